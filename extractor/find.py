@@ -1,0 +1,449 @@
+"""The matcher: where in a text a DOI is, where it ends, and which DOI it is (spec §2–§5).
+
+Anchor and expand: one fast scan finds every `10.<digits>/` (the literal every display form
+contains), then a bounded window around each anchor is read — left for the label, resolver
+or URL the DOI sits in, right for where it ends. Nothing here backtracks: every pattern is
+applied to a window of bounded size, so time is linear in the input on any text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from . import pdf as pdf_repair
+from .canonical import FORMAT_CHARS, canonical_key, clean_name
+from .forms import Form
+from .tails import strip_tails
+
+KINDS = ("plain", "html", "pdf")
+
+# Spec §4: the extractor may bound its window per candidate (at least 1,000 characters); a
+# longer candidate is dropped and counted, never truncated.
+MAX_DOI_CHARS = 2000
+_LEFT_WINDOW = 512
+
+# Every 10-prefix DOI: "10." + registrant digits (dot-subdivided) + "/" or "%2F". The ":" is
+# for EIDR URNs (RFC 7972 swaps the first "/" for ":"); it is accepted only after urn:eidr:.
+_ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)")
+# In PDF text a space or one line break may sit inside the prefix ("10. 1016/", "10.\n1371/").
+_ANCHOR_PDF = re.compile(r"10\.[ \t]*(?:\n[ \t]*)?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|%2[Ff]|:)")
+
+# The run of characters a DOI can span: whitespace and the straight double quote end it (§4),
+# and so do control characters, which are never in a DOI (NISO Z39.84-2005 §4.1).
+_RUN = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{MAX_DOI_CHARS + 1}}}')
+
+# Left context. Matched against the end of the token before the anchor.
+_LEFT_GLUED = re.compile(
+    r"""(?ix)
+    (?:
+        (?P<dx>(?:https?:/{1,3})?dx\.doi\.org/)
+      | (?P<resolver>(?:https?:/{1,3})?(?:www\.)?doi\.org/)
+      | (?P<handle>(?:https?:/{1,3})?hdl\.handle\.net/)
+      | (?P<urn>urn:doi:)
+      | (?P<eidr>urn:eidr:)
+      | (?P<info>info:doi/)
+      | (?P<pinfo>info%3Adoi%2F)
+      | (?P<plabel>(?<![a-z0-9])doi%3A)
+      | (?P<label>(?<![a-z0-9/.%-])doi[ \t]*[:：=]?)
+    )\Z"""
+)
+# A label and the DOI separated by whitespace, at most one line break (spec §2).
+_LEFT_SPACED_LABEL = re.compile(r"(?i)(?<![a-z0-9/.%-])doi[ \t]*[:：=]?[^\S\n]*\n?[^\S\n]*\Z")
+# PDF text: a resolver whose DOI went to the next line or after a space.
+_LEFT_SPACED_RESOLVER = re.compile(
+    r"(?i)(?:https?:/{1,3})?(?P<dx>dx\.)?(?:www\.)?doi\.org/[^\S\n]*\n?[^\S\n]*\Z"
+)
+# The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query.
+_URLISH = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/)")
+_PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
+# A token read backwards from the anchor (the window is reversed, so the match is a prefix).
+_TOKEN_REV = re.compile(r"""[^\s"'(\[{<>,;]*""")
+
+# Spec §2: ",10.1234/" or ";10.1234/" inside a candidate starts a second DOI.
+_SPLIT = re.compile(r"[,;](?=(?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]))", re.I)
+# A `?` that starts query syntax (`?name=`) ends a DOI outside URL context (spec §4).
+_QUERY = re.compile(r"\?(?=[A-Za-z_][A-Za-z0-9_.-]*=)")
+# An HTML/XML tag in plain text ends a DOI: SICI DOIs have "<" before digits, never "</x" or "<x>".
+_TAGLIKE = re.compile(r"<(?=/?[A-Za-z][A-Za-z0-9]*(?:[\s/>]|\Z))")
+
+_OPEN = "([{<（［｛＜"
+_CLOSE = ")]}>）］｝＞"
+_PAIR = dict(zip(_CLOSE, _OPEN, strict=True))
+_HAS_CLOSER = re.compile("[" + re.escape(_CLOSE) + "]")
+# Spec §4: trailing punctuation and closing quotes are stripped, repeatedly.
+_TRAILING = frozenset(".,;:!?\"'”’»“›」" + FORMAT_CHARS)
+_URL_STOPS = re.compile(r"[?#&]")
+_URN_STOPS = re.compile(r"[?#]")
+
+_OTHER_LABEL_ANCHOR = re.compile(
+    r"(?i)(?<![a-z0-9/.%-])doi[ \t]*:[ \t]*(?!10\.[0-9]+(?:\.[0-9]+)*(?:/|%2F))([^\s/\"]{1,64})/"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One DOI found in a text: offsets into the text, the raw span, its display form and key."""
+
+    start: int
+    end: int
+    raw: str
+    form: Form
+    doi: str
+
+
+@dataclass(slots=True)
+class FindStats:
+    """Counts of candidates the finder saw but could not report (spec §4: counted, not lost)."""
+
+    too_long: int = 0
+
+
+@dataclass(slots=True)
+class _Evidence:
+    """What a PDF document says about its own DOIs, for deciding line-break joins (spec §5)."""
+
+    dois: set[str] = field(default_factory=set)
+    shapes: set[str] = field(default_factory=set)
+
+
+def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
+    """The display form of the DOI whose `10.` is at `p`, and where its display text starts.
+
+    None when the anchor is glued to a preceding letter or digit (spec §2) and no label or
+    resolver explains it.
+    """
+    lo = max(0, p - 64)
+    window = text[lo:p]
+    # The token glued to the anchor: back to the last whitespace or opening delimiter.
+    tlen = _TOKEN_REV.match(window[::-1]).end()
+    if tlen == len(window) and lo > 0:
+        lo = max(0, p - _LEFT_WINDOW)
+        window = text[lo:p]
+        tlen = _TOKEN_REV.match(window[::-1]).end()
+    ts = len(window) - tlen
+    token = window[ts:]
+    if token:
+        tail = token[-40:]
+        m = _LEFT_GLUED.search(tail)
+        if m is not None:
+            start = p - (len(tail) - m.start())
+            kind = m.lastgroup
+            if kind == "dx":
+                return Form.DX_RESOLVER, start
+            if kind == "resolver":
+                return Form.RESOLVER, start
+            if kind == "handle":
+                return Form.HANDLE, start
+            if kind == "urn":
+                return Form.URN, start
+            if kind == "eidr":
+                return Form.EIDR_URN, start
+            if kind == "info":
+                return Form.INFO_URI, start
+            if kind in ("pinfo", "plabel"):
+                return Form.PERCENT, start
+            # A glued "doi=" in a URL is a query parameter, not a label.
+            if _URLISH.search(token):
+                return Form.OTHER_URL, p - len(token)
+            return Form.LABEL, start
+        if _URLISH.search(token):
+            prev = token[-1]
+            if prev in "/=" or _PCT_BEFORE.search(token):
+                return Form.OTHER_URL, p - len(token)
+            if prev.isalnum():
+                return None
+            return Form.OTHER_URL, p - len(token)
+        prev = token[-1]
+        pm = _PCT_BEFORE.search(token)
+        if pm is not None:
+            # Spec §2: the glue test looks at the character before `10.` after percent-decoding.
+            dec = chr(int(pm.group(1), 16))
+            if dec.isalnum():
+                return None
+            return Form.PERCENT, p
+        if prev.isalnum() or prev in "_-./":
+            # "110.1234/5", "v10.1234/5", "1.10.1234/5": not a DOI start (spec §2).
+            return None
+        return Form.BARE, p
+    # Whitespace (or nothing) before the anchor: a spaced label, or bare.
+    m = _LEFT_SPACED_LABEL.search(window[-24:])
+    if m is not None:
+        return Form.LABEL, p - (len(window[-24:]) - m.start())
+    if pdf:
+        m = _LEFT_SPACED_RESOLVER.search(window[-48:])
+        if m is not None:
+            form = Form.DX_RESOLVER if m.group("dx") else Form.RESOLVER
+            return form, p - (len(window[-48:]) - m.start())
+    return Form.BARE, p
+
+
+# Forms after which a registrant code of 1+ digits is accepted (spec §2); elsewhere 4+.
+_LABELLED = frozenset(
+    {Form.LABEL, Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE, Form.URN, Form.EIDR_URN, Form.INFO_URI}
+)
+
+
+# DOI resolvers serve the DOI itself: no publisher tails after it, only a path's trailing slash.
+_RESOLVERS = frozenset({Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE})
+
+
+def _cut_brackets(s: str) -> int:
+    """Index of the first closing bracket that closes nothing opened inside `s`, else len(s)."""
+    if not _HAS_CLOSER.search(s):
+        return len(s)
+    stack: list[str] = []
+    for i, ch in enumerate(s):
+        if ch in _OPEN:
+            stack.append(ch)
+        elif ch in _PAIR:
+            if stack and stack[-1] == _PAIR[ch]:
+                stack.pop()
+            else:
+                return i
+    return len(s)
+
+
+def end_of_name(s: str, form: Form, url_before: str) -> int:
+    """Length of the DOI name at the start of `s` (a run from `10.` to whitespace), per spec §4."""
+    end = len(s)
+    if form.is_url:
+        m = _URL_STOPS.search(s)
+    elif form in (Form.URN, Form.EIDR_URN):
+        m = _URN_STOPS.search(s)  # URN F-, Q- and R-components (URN registration 2020)
+    else:
+        m = _QUERY.search(s)
+    if m is not None:
+        end = m.start()
+    m = _SPLIT.search(s, 0, end)
+    if m is not None:
+        end = m.start()
+    m = _TAGLIKE.search(s, 0, end)
+    if m is not None:
+        end = m.start()
+    end = _cut_brackets(s[:end])
+    while end and s[end - 1] in _TRAILING:
+        end -= 1
+    if form.is_url and end:
+        end = len(strip_tails(s[:end], url_before, publisher=form not in _RESOLVERS))
+        while end and s[end - 1] in _TRAILING:
+            end -= 1
+    return end
+
+
+class _Scanner:
+    """One pass of the matcher over a text; PDF text may take a second pass with evidence."""
+
+    def __init__(self, text: str, pdf: bool, allow_other_prefix: bool, stats: FindStats | None) -> None:
+        self.text = text
+        self.pdf = pdf
+        self.allow_other_prefix = allow_other_prefix
+        self.stats = stats
+        self.uncertain: set[int] = set()  # PDF: anchors of DOIs that ended at a guessed break
+
+    def scan(self, evidence: _Evidence | None) -> list[tuple[int, int, Form, str]]:
+        """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name."""
+        text = self.text
+        out: list[tuple[int, int, Form, str]] = []
+        last_end = 0
+        anchor = _ANCHOR_PDF if self.pdf else _ANCHOR
+        for m in anchor.finditer(text):
+            p = m.start()
+            if p < last_end:
+                continue
+            sep = m.group(2)
+            got = _left_context(text, p, self.pdf)
+            if got is None:
+                continue
+            form, start = got
+            if sep == ":" and form is not Form.EIDR_URN:
+                continue
+            if form is Form.EIDR_URN and sep != ":":
+                form = Form.URN
+            if form not in _LABELLED and len(m.group(1).split(".", 1)[0]) < 4:
+                continue  # spec §2: bare 10.2.1/, 10.5/100 and IP ranges are not DOIs
+            if form is Form.BARE and sep != "/":
+                form = Form.PERCENT
+            hit = self._extend(p, m.end(), form, start, evidence)
+            if hit is not None:
+                out.append(hit)
+                last_end = hit[1]
+        if self.allow_other_prefix:
+            out.extend(self._other_prefixes(out))
+            out.sort()
+        return out
+
+    def _extend(
+        self, p: int, q: int, form: Form, start: int, evidence: _Evidence | None
+    ) -> tuple[int, int, Form, str] | None:
+        """Read right from the suffix start `q`; returns the hit or None."""
+        text = self.text
+        run = _RUN.match(text, q).group()
+        pieces = [(p, q + len(run))]
+        if self.pdf:
+            pieces, uncertain = pdf_repair.join_pieces(text, p, q, pieces, evidence)
+            if uncertain:
+                self.uncertain.add(p)
+        logical = "".join(text[a:b] for a, b in pieces)
+        if len(logical) > MAX_DOI_CHARS:
+            if self.stats is not None:
+                self.stats.too_long += 1
+            return None
+        url_before = text[start:p] if form.is_url else ""
+        n = end_of_name(logical, form, url_before)
+        prefix_len = q - p
+        if self.pdf:
+            prefix_len = len(text[p:q])
+        if n <= prefix_len:
+            return None  # empty suffix
+        name = logical[:n]
+        # Map the logical end back to an offset in the text.
+        end = _map_end(pieces, n)
+        if form is Form.EIDR_URN:
+            i = name.index(":")
+            name = name[:i] + "/" + name[i + 1 :]
+        return start, end, form, name
+
+    def _other_prefixes(self, found: list[tuple[int, int, Form, str]]) -> list[tuple[int, int, Form, str]]:
+        """Spec §2: prefixes other than 10. behind an explicit `doi:` label, when enabled."""
+        text = self.text
+        covered = [(s, e) for s, e, _, _ in found]
+        out = []
+        for m in _OTHER_LABEL_ANCHOR.finditer(text):
+            if any(s <= m.start() < e for s, e in covered):
+                continue
+            p = m.start(1)
+            q = m.end()
+            run = _RUN.match(text, q).group()
+            n = end_of_name(text[p : q + len(run)], Form.LABEL, "")
+            if n <= q - p:
+                continue
+            out.append((m.start(), p + n, Form.LABEL, text[p : p + n]))
+        return out
+
+
+def _map_end(pieces: list[tuple[int, int]], n: int) -> int:
+    for a, b in pieces:
+        if n <= b - a:
+            return a + n
+        n -= b - a
+    return pieces[-1][1]
+
+
+def _hits(
+    text: str, pdf: bool, allow_other_prefix: bool, stats: FindStats | None
+) -> list[tuple[int, int, Form, str]]:
+    scanner = _Scanner(text, pdf, allow_other_prefix, stats)
+    found = scanner.scan(None)
+    if pdf and found:
+        # Spec §5 / issue 4: a break whose join is uncertain is decided by what the document
+        # says elsewhere — the same DOI unbroken, or DOIs of the same shape.
+        ev = _Evidence()
+        for s, _e, _f, name in found:
+            key = canonical_key(name, True)
+            ev.dois.add(key)
+            if not any(s <= u < _e for u in scanner.uncertain):
+                ev.shapes.add(pdf_repair.shape_of(key))
+        found = _Scanner(text, pdf, allow_other_prefix, None).scan(ev)
+    return found
+
+
+def find_dois(
+    text: str,
+    kind: str = "plain",
+    *,
+    allow_other_prefix: bool = False,
+    stats: FindStats | None = None,
+) -> Iterator[Hit]:
+    """Every DOI in `text`, in order: offsets of the raw span, raw text, form and canonical DOI.
+
+    `kind` is "plain", "html" (entities decoded, tags handled, attribute values and JSON-LD
+    read) or "pdf" (text extracted from a PDF: broken DOIs joined, look-alike dashes mapped).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    if kind == "html":
+        from .html import html_views
+
+        hits = []
+        for view in html_views(text):
+            for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
+                rs, re_ = view.to_raw(s, e)
+                hits.append(Hit(rs, re_, text[rs:re_], form, canonical_key(name)))
+        hits.sort(key=lambda h: (h.start, h.end))
+        yield from hits
+        return
+    pdf = kind == "pdf"
+    for s, e, form, name in _hits(text, pdf, allow_other_prefix, stats):
+        yield Hit(s, e, text[s:e], form, canonical_key(name, pdf))
+
+
+_ID_PREFIX = re.compile(
+    r"""(?ix)\A(?:
+        (?P<dx>(?:https?://)?dx\.doi\.org/)
+      | (?P<resolver>(?:https?://)?(?:www\.)?doi\.org/)
+      | (?P<handle>(?:https?://)?hdl\.handle\.net/)
+      | (?P<urn>urn:doi:)
+      | (?P<eidr>urn:eidr:)
+      | (?P<info>info:doi/)
+      | (?P<pinfo>info%3Adoi%2F)
+      | (?P<plabel>doi%3A)
+      | (?P<label>doi[ \t]*[:：=]?[ \t]*)
+    )?"""
+)
+_ID_NAME = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff])")
+_ID_EIDR = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*:")
+_ID_OTHER = re.compile(r"[^/\s]+/")
+_ID_FORM = {
+    "dx": Form.DX_RESOLVER,
+    "resolver": Form.RESOLVER,
+    "handle": Form.HANDLE,
+    "urn": Form.URN,
+    "eidr": Form.EIDR_URN,
+    "info": Form.INFO_URI,
+    "pinfo": Form.PERCENT,
+    "plabel": Form.PERCENT,
+    "label": Form.LABEL,
+}
+
+
+def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
+    """The DOI name (cleaned, percent-decoded, case kept) of `s`, one identifier, or None."""
+    s = s.strip()
+    m = _ID_PREFIX.match(s)
+    form = _ID_FORM.get(m.lastgroup or "", Form.BARE) if m else Form.BARE
+    rest = s[m.end() :] if m else s
+    if any(ch.isspace() for ch in rest):
+        return None  # spec §4: whitespace ends a DOI; one identifier has none
+    if form is Form.EIDR_URN:
+        em = _ID_EIDR.match(rest)
+        if em is None:
+            return None
+        rest = rest[: em.end() - 1] + "/" + rest[em.end() :]
+        form = Form.URN
+    nm = _ID_NAME.match(rest)
+    if nm is None:
+        if allow_other_prefix and form in (Form.LABEL, Form.URN, Form.INFO_URI) and _ID_OTHER.match(rest):
+            nm = _ID_OTHER.match(rest)
+        elif _URLISH.search(s):
+            # A publisher or other URL with a DOI in its path or query.
+            for hit in find_dois(s):
+                if hit.start == 0 or hit.form.is_url:
+                    return clean_name(_name_from_hit(hit))
+            return None
+        else:
+            return None
+    assert nm is not None
+    end = len(rest)
+    if form.is_url or form in (Form.URN, Form.EIDR_URN):
+        end = end_of_name(rest, form, s[: m.end()] if m else "")
+    if end <= nm.end():
+        return None
+    return clean_name(rest[:end])
+
+
+def _name_from_hit(hit: Hit) -> str:
+    """The raw DOI name inside a hit: from its `10.` to its end."""
+    i = hit.raw.find("10.")
+    return hit.raw[i:]

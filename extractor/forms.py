@@ -1,0 +1,28 @@
+"""The display forms a DOI is written in (spec §3); every hit reports one."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Form(StrEnum):
+    """How a DOI was written where it was found."""
+
+    BARE = "bare"  # 10.1000/182
+    LABEL = "doi-label"  # doi:10.1000/182, DOI 10.1000/182, DOI10.1000/182
+    RESOLVER = "resolver-url"  # https://doi.org/10.1000/182, doi.org/…, www.doi.org/…
+    DX_RESOLVER = "dx-resolver-url"  # http://dx.doi.org/10.1000/182
+    HANDLE = "handle-url"  # https://hdl.handle.net/10.1000/182
+    URN = "urn"  # urn:doi:10.1000/182
+    EIDR_URN = "eidr-urn"  # urn:eidr:10.5240:XXXX-…  (RFC 7972)
+    INFO_URI = "info-uri"  # info:doi/10.1000/182
+    OTHER_URL = "other-url"  # https://publisher.example/doi/abs/10.1000/182, ?doi=10.1000/182
+    PERCENT = "percent-encoded"  # 10.1000%2F182, doi%3A10.1000%2F182, info%3Adoi%2F10…
+
+    @property
+    def is_url(self) -> bool:
+        """True for forms in URL context, where `?`, `#` and `&` end a DOI (spec §4)."""
+        return self in _URL_FORMS
+
+
+_URL_FORMS = frozenset({Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE, Form.OTHER_URL, Form.PERCENT})

@@ -1,0 +1,178 @@
+"""HTML as text the matcher can read, with a map back to offsets in the markup (spec §3, §5).
+
+A page gives three views: the visible text flow (entities decoded, inline tags transparent,
+block boundaries as line breaks), the attribute values (href, content, data-doi, …), and the
+JSON inside JSON-LD / JSON `<script>` elements (string escapes decoded). Comments, `<style>`
+and other scripts are skipped. Each view maps its offsets back to the raw markup.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+# Spec §5: these tags do not split a DOI; every other tag is a block boundary.
+INLINE_TAGS = frozenset(
+    ["a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "ins", "del"]
+)
+_RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
+_JSON_TYPES = re.compile(r"(?i)\bjson\b|ld\+json")
+
+_TAG = re.compile(
+    r"""<(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]{0,65536}"|'[^']{0,65536}'){0,4096})>""",
+)
+_ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+_JSON_ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|[/\\\"bfnrt])")
+_JSON_SIMPLE = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+@dataclass(slots=True)
+class View:
+    """A text built from pieces of a raw document, with the map from its offsets to raw ones."""
+
+    parts: list[str] = field(default_factory=list)
+    vpos: list[int] = field(default_factory=list)  # view offset where each segment starts
+    rpos: list[int] = field(default_factory=list)  # raw offset where it starts
+    rlen: list[int] = field(default_factory=list)  # raw length of an atomic segment, 0 if linear
+    size: int = 0
+    text: str = ""
+
+    def linear(self, s: str, raw_start: int) -> None:
+        """Append `s`, copied verbatim from the raw text at `raw_start`."""
+        if s:
+            self._seg(s, raw_start, 0)
+
+    def atomic(self, s: str, raw_start: int, raw_len: int) -> None:
+        """Append `s`, which stands for raw_len raw characters (an entity, escape or boundary)."""
+        self._seg(s, raw_start, raw_len)
+
+    def _seg(self, s: str, raw_start: int, raw_len: int) -> None:
+        self.parts.append(s)
+        self.vpos.append(self.size)
+        self.rpos.append(raw_start)
+        self.rlen.append(raw_len)
+        self.size += len(s)
+
+    def finish(self) -> View:
+        self.text = "".join(self.parts)
+        self.parts = []
+        return self
+
+    def to_raw(self, start: int, end: int) -> tuple[int, int]:
+        """Raw offsets of the view span [start, end)."""
+        i = bisect_right(self.vpos, start) - 1
+        rs = self.rpos[i] + (start - self.vpos[i] if not self.rlen[i] else 0)
+        j = bisect_right(self.vpos, end - 1) - 1
+        re_ = self.rpos[j] + (end - self.vpos[j] if not self.rlen[j] else self.rlen[j])
+        return rs, re_
+
+
+def _add_decoded(view: View, s: str, raw_start: int, pattern: re.Pattern[str], decode) -> None:  # type: ignore[no-untyped-def]
+    pos = 0
+    for m in pattern.finditer(s):
+        rep = decode(m.group())
+        if rep == m.group():
+            continue
+        view.linear(s[pos : m.start()], raw_start + pos)
+        view.atomic(rep, raw_start + m.start(), m.end() - m.start())
+        pos = m.end()
+    view.linear(s[pos:], raw_start + pos)
+
+
+def _add_text(view: View, s: str, raw_start: int) -> None:
+    """Append text with HTML character references decoded (spec §3: `&lt;`, `&#47;`, `&amp;`)."""
+    if "&" in s:
+        _add_decoded(view, s, raw_start, _ENTITY, _html.unescape)
+    else:
+        view.linear(s, raw_start)
+
+
+def _json_unescape(esc: str) -> str:
+    if esc[1] == "u":
+        return chr(int(esc[2:], 16))
+    return _JSON_SIMPLE[esc[1]]
+
+
+def _add_json(view: View, s: str, raw_start: int) -> None:
+    """Append JSON text with string escapes decoded (spec §5: `\\/`, `\\u002F`)."""
+    if "\\" in s:
+        _add_decoded(view, s, raw_start, _JSON_ESCAPE, _json_unescape)
+    else:
+        view.linear(s, raw_start)
+
+
+def html_views(doc: str) -> list[View]:
+    """The text-flow, attribute and JSON views of an HTML document."""
+    flow, attrs, data = View(), View(), View()
+    lower = None
+    pos = 0
+    n = len(doc)
+    last_inline_close = False
+    while pos < n:
+        lt = doc.find("<", pos)
+        if lt < 0:
+            _add_text(flow, doc[pos:], pos)
+            break
+        if lt > pos:
+            _add_text(flow, doc[pos:lt], pos)
+            last_inline_close = False
+        if doc.startswith("<!--", lt):
+            end = doc.find("-->", lt + 4)
+            pos = n if end < 0 else end + 3
+            continue
+        if doc.startswith("<![CDATA[", lt):
+            end = doc.find("]]>", lt + 9)
+            end = n if end < 0 else end
+            _add_text(flow, doc[lt + 9 : end], lt + 9)
+            pos = min(n, end + 3)
+            continue
+        if doc.startswith("<!", lt) or doc.startswith("<?", lt):
+            end = doc.find(">", lt)
+            pos = n if end < 0 else end + 1
+            continue
+        m = _TAG.match(doc, lt)
+        if m is None:
+            _add_text(flow, "<", lt)
+            pos = lt + 1
+            continue
+        closing, name, attr_text = m.group(1), m.group(2).lower(), m.group(3)
+        pos = m.end()
+        inline = name in INLINE_TAGS
+        # A closing inline tag directly followed by an opening one ("</a><a>") separates two items.
+        if not inline or (last_inline_close and not closing) or (name == "a" and closing):
+            flow.atomic("\n", lt, m.end() - lt)
+        last_inline_close = inline and bool(closing)
+        if not closing and attr_text:
+            _add_attributes(attrs, attr_text, m.start(3))
+        if not closing and name in _RAW_TEXT:
+            if lower is None:
+                lower = doc.lower()
+            end = lower.find("</" + name, pos)
+            end = n if end < 0 else end
+            body_start = pos
+            if name == "script":
+                type_m = re.search(r"""(?i)\btype\s*=\s*["']?([^"'\s>]+)""", attr_text)
+                if type_m and _JSON_TYPES.search(type_m.group(1)):
+                    _add_json(data, doc[body_start:end], body_start)
+                    data.atomic("\n", end, 0)
+            elif name in ("textarea", "title"):
+                _add_text(flow, doc[body_start:end], body_start)
+            pos = end
+    return [flow.finish(), attrs.finish(), data.finish()]
+
+
+def _add_attributes(view: View, attr_text: str, raw_start: int) -> None:
+    """Append each attribute value that may hold a DOI, as its own line of the view."""
+    if "10." not in attr_text and "&" not in attr_text and "%" not in attr_text:
+        return
+    for m in _ATTR.finditer(attr_text):
+        for g in (2, 3, 4):
+            value = m.group(g)
+            if value is not None:
+                if "10" in value:
+                    _add_text(view, value, raw_start + m.start(g))
+                    view.atomic("\n", raw_start + m.end(g), 0)
+                break

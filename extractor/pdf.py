@@ -1,0 +1,119 @@
+"""Repair of DOIs that text extraction from a PDF broke across lines or spaces (spec §5).
+
+The decision uses the evidence a reader uses: the character before the break, what the next
+line starts with, and — for breaks that could be either — whether the joined string is a DOI
+the same document shows unbroken, or has the shape of this registrant's other DOIs there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .find import _Evidence
+
+MAX_JOINS = 4
+
+_LINEBREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
+_SPACES = re.compile(r"[ \t]{1,2}")
+_NEXT_TOKEN = re.compile(r'[^\s"]{1,300}')
+
+# What a next line starts with when it is not the rest of a DOI: a new label, identifier or
+# URL, a reference number ("46." "[46]" "(46)" "46)"), a PMID, a bullet or dash.
+_STARTS_NEW = re.compile(
+    r"""(?ix)(?:
+        doi\b | doi[:：] | p?mid\b | pmid[:：] | pmcid | pmc\d | https?: | www\. | urn: | info: | isbn | issn
+      | arxiv | 10\.\d{4,}
+      | \[\d+\]? | \(\d+\) | \d{1,4}[.)\]]\Z | [•·▪–—]
+    )"""
+)
+_DOI_CHAR_START = re.compile(r"[0-9A-Za-z(\[<_-]")
+_LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
+
+
+def _key(name: str) -> str:
+    from .canonical import canonical_key
+
+    return canonical_key(name, True)
+
+
+def shape_of(key: str) -> str:
+    """Registrant prefix and the character classes of the suffix: 10.1371/aaaaaaa.aaaa.9999999."""
+    prefix, _, suffix = key.partition("/")
+    return prefix + "/" + re.sub(r"[0-9]", "9", re.sub(r"[a-z]", "a", suffix))
+
+
+def _complete_name(s: str) -> str:
+    from .find import end_of_name
+    from .forms import Form
+
+    return s[: end_of_name(s, Form.BARE, "")]
+
+
+def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) -> tuple[bool, bool]:
+    """(join, uncertain): whether the DOI `so_far` goes on with `nxt`, and whether that was a guess."""
+    if _STARTS_NEW.match(nxt) or not _DOI_CHAR_START.match(nxt):
+        return False, False
+    suffix = so_far.partition("/")[2]
+    if "/" not in so_far or not suffix:
+        return True, False  # the break is inside the prefix or right after it: a DOI goes on
+    if same_line:
+        return False, False
+    last = so_far[-1]
+    if evidence is not None:
+        joined = _key(_complete_name(so_far + nxt))
+        if joined in evidence.dois:
+            return True, False
+    if last in "-_/":
+        return True, False
+    if last == ".":
+        if _LOWER_OR_DIGIT.match(nxt):
+            return True, False
+        return False, True
+    if not last.isalnum():
+        return False, False
+    # A break after a letter or digit: a layout engine broke an over-long token, or the DOI
+    # ended with the line. Only the document's own DOIs can tell.
+    if evidence is None:
+        return False, True
+    joined = _key(_complete_name(so_far + nxt))
+    alone = _key(_complete_name(so_far))
+    if shape_of(joined) in evidence.shapes and shape_of(alone) not in evidence.shapes:
+        return True, False
+    return False, True
+
+
+def join_pieces(
+    text: str, p: int, q: int, pieces: list[tuple[int, int]], evidence: _Evidence | None
+) -> tuple[list[tuple[int, int]], bool]:
+    """Extend a DOI that starts at `p` across line breaks where the break falls inside it.
+
+    `pieces` are (start, end) spans of the text that make up the DOI so far; returns the
+    spans after joining, and whether a break was left unjoined on a guess.
+    """
+    from .find import _RUN
+
+    uncertain = False
+    for _ in range(MAX_JOINS):
+        b = pieces[-1][1]
+        so_far = "".join(text[a:e] for a, e in pieces)
+        m = _LINEBREAK.match(text, b)
+        same_line = False
+        if m is None:
+            if not so_far.endswith("/") or so_far.partition("/")[2]:
+                break
+            m = _SPACES.match(text, b)  # "10.1016/ j.cell…": a space right after the prefix
+            if m is None:
+                break
+            same_line = True
+        nm = _NEXT_TOKEN.match(text, m.end())
+        if nm is None:
+            break
+        join, guess = _decide(so_far, nm.group(), same_line, evidence)
+        uncertain = uncertain or guess
+        if not join:
+            break
+        run = _RUN.match(text, m.end()).group()
+        pieces = [*pieces, (m.end(), m.end() + len(run))]
+    return pieces, uncertain

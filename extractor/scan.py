@@ -1,0 +1,424 @@
+"""`doi-extract scan`: a corpus in, deduplicated Parquet out, over worker processes.
+
+A thin shell around `shard.run_shard` (the work) and `dedupe.merge_bucket` (the merge): this
+module expands inputs, plans shards, runs them in a process pool with resumable completion
+markers, owns the progress display, and writes the final datasets and `_run.json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import queue
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+from .dedupe import merge_bucket
+from .find import KINDS
+from .read import detect_compression
+from .shard import InputError, Options, ShardResult, ShardSpec, run_shard, shard_paths
+from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA, write_table
+
+DEFAULT_SHARD_BYTES = 32 << 20
+_SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
+
+
+def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("inputs", nargs="+", help="files, directories, glob patterns, @LIST files, or - for stdin")
+    ap.add_argument("-o", "--out", required=True, help="output folder (created; rerunning resumes)")
+    ap.add_argument("--workers", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
+    ap.add_argument("--text-field", default="text", help="record field/column holding the text (JSONL, Parquet)")
+    ap.add_argument("--id-field", default="id", help="record field/column holding the record id")
+    ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
+    ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
+    ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar or status lines")
+    ap.add_argument("--buckets", type=int, default=16, help="hash buckets for deduplication (memory per merge step)")
+    ap.add_argument("--shard-size", type=int, default=DEFAULT_SHARD_BYTES, help="split uncompressed text files larger than this many bytes")
+    ap.add_argument("--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label")
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def expand_inputs(items: list[str], spool_dir: str) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
+    """(source as given, path) for every input file, and the inputs rejected with reasons."""
+    files: list[tuple[str, str]] = []
+    rejected: list[dict[str, str]] = []
+    seen: set[str] = set()
+
+    def add(source: str, path: str) -> None:
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            files.append((source, path))
+
+    def expand(item: str, depth: int = 0) -> None:
+        if item == "-":
+            os.makedirs(spool_dir, exist_ok=True)
+            path = os.path.join(spool_dir, "stdin")
+            with open(path, "wb") as f:
+                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            files.append(("-", path))
+            return
+        if item.startswith("@") and depth < 4:
+            try:
+                with open(item[1:], encoding="utf-8") as f:
+                    for line in f:
+                        line = line.strip()
+                        if line and not line.startswith("#"):
+                            expand(line, depth + 1)
+            except OSError as exc:
+                rejected.append({"source": item, "reason": f"cannot read list: {exc.strerror or exc}"})
+            return
+        if os.path.isdir(item):
+            for root, dirs, names in os.walk(item):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+                for name in sorted(names):
+                    if not name.startswith("."):
+                        path = os.path.join(root, name)
+                        add(path, path)
+            return
+        if os.path.exists(item):
+            add(item, item)
+            return
+        if glob.has_magic(item):
+            matches = sorted(glob.glob(item, recursive=True))
+            if not matches:
+                rejected.append({"source": item, "reason": "no file matches the pattern"})
+            for path in matches:
+                expand(path, depth + 1) if os.path.isdir(path) else add(path, path)
+            return
+        rejected.append({"source": item, "reason": "no such file or directory"})
+
+    for item in items:
+        expand(item)
+    return files, rejected
+
+
+def _format_of(path: str, head: bytes) -> str:
+    name = path.lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst", ".zstd"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if name.endswith((".jsonl", ".ndjson", ".jsonlines")):
+        return "jsonl"
+    return "text"
+
+
+def _line_cut(f: Any, pos: int) -> int:
+    """The offset just after the first newline at or after `pos` (or the end of file)."""
+    f.seek(pos)
+    while True:
+        chunk = f.read(1 << 16)
+        if not chunk:
+            return f.tell()
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return f.tell() - len(chunk) + i + 1
+
+
+def plan_shards(files: list[tuple[str, str]], args: argparse.Namespace, opts_key: str) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
+    """Shards for the input files, rejected inputs, and the total bytes to read."""
+    specs: list[ShardSpec] = []
+    rejected: list[dict[str, str]] = []
+    total = 0
+    for source, path in files:
+        try:
+            st = os.stat(path)
+            with open(path, "rb") as f:
+                head = f.read(8)
+                fmt = _format_of(path, head)
+                comp = detect_compression(head)
+                parts: list[tuple[int, int]] = [(0, -1)]
+                if fmt == "parquet":
+                    n = pq.ParquetFile(path).num_row_groups
+                    parts = [(g, g) for g in range(n)] or [(0, -1)]
+                elif fmt == "text" and comp is None and st.st_size > args.shard_size and path != "-":
+                    cuts = [0]
+                    while cuts[-1] + args.shard_size < st.st_size:
+                        c = _line_cut(f, cuts[-1] + args.shard_size)
+                        if c >= st.st_size:
+                            break
+                        cuts.append(c)
+                    parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+        except OSError as exc:
+            rejected.append({"source": source, "reason": exc.strerror or str(exc)})
+            continue
+        except Exception as exc:  # a corrupt Parquet footer
+            rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})
+            continue
+        total += st.st_size
+        for a, b in parts:
+            ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{fmt}|{a}|{b}|{opts_key}"
+            key = hashlib.blake2b(ident.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+            specs.append(ShardSpec(len(specs), source, path, fmt, args.kind, a, b, key))
+    return specs, rejected, total
+
+
+# ----------------------------------------------------------------------------- workers
+
+_QUEUE: Any = None
+
+
+def _init_worker(q: Any) -> None:
+    global _QUEUE
+    _QUEUE = q
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+
+
+class _Throttle:
+    """Sends progress to the parent at most every 0.25 s."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.hits = 0
+        self.last = time.monotonic()
+
+    def __call__(self, nbytes: int, nhits: int) -> None:
+        self.bytes += nbytes
+        self.hits += nhits
+        now = time.monotonic()
+        if now - self.last >= 0.25:
+            self.flush()
+            self.last = now
+
+    def flush(self) -> None:
+        if _QUEUE is not None and (self.bytes or self.hits):
+            _QUEUE.put((self.bytes, self.hits))
+        self.bytes = self.hits = 0
+
+
+def _work(spec: ShardSpec, opts: Options) -> ShardResult:
+    """Worker entry point: run a shard; an unreadable input becomes a result with an error."""
+    progress = _Throttle()
+    try:
+        result = run_shard(spec, opts, progress)
+    except InputError as exc:
+        result = ShardResult(spec.index, error=str(exc))
+    except MemoryError:
+        result = ShardResult(spec.index, error="out of memory reading this input")
+    progress.flush()
+    return result
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+class _Progress:
+    """Progress owned by the parent: a tqdm bar on a terminal, status lines in logs, or nothing."""
+
+    def __init__(self, total_bytes: int, total_files: int, quiet: bool) -> None:
+        self.total = total_bytes
+        self.files_total = total_files
+        self.bytes = self.hits = self.files = 0
+        self.t0 = time.monotonic()
+        self.last_line = self.t0
+        self.bar = None
+        self.quiet = quiet
+        if not quiet and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, smoothing=0.1)
+
+    def update(self, nbytes: int, nhits: int) -> None:
+        self.bytes += nbytes
+        self.hits += nhits
+        if self.bar is not None:
+            self.bar.update(nbytes)
+            self.bar.set_postfix_str(f"files {self.files}/{self.files_total} DOIs {self.hits}", refresh=False)
+        elif not self.quiet and time.monotonic() - self.last_line >= 30:
+            self.last_line = time.monotonic()
+            print(self.status(), file=sys.stderr, flush=True)
+
+    def status(self) -> str:
+        dt = max(1e-9, time.monotonic() - self.t0)
+        return (f"doi-extract scan: {self.bytes / 1e6:.1f}/{self.total / 1e6:.1f} MB, shards {self.files}/{self.files_total}, "
+                f"{self.hits} DOIs, {self.bytes / 1e6 / dt:.1f} MB/s")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def _opts_key(args: argparse.Namespace) -> str:
+    ident = json.dumps([__version__, args.kind, args.text_field, args.id_field, args.occurrences, args.buckets, args.other_prefixes])
+    return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
+
+
+def _clear(out: str) -> None:
+    for name in ("_work", "_shards", "mentions", "dois", "occurrences", "_run.json", "_spool"):
+        p = os.path.join(out, name)
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+
+
+def _publish(out: str, name: str, tmpdir: str) -> None:
+    """Put a finished dataset folder in place: the old one is moved aside, then removed."""
+    final = os.path.join(out, name)
+    old = None
+    if os.path.exists(final):
+        old = tempfile.mkdtemp(prefix=f".{name}.old-", dir=out)
+        os.replace(final, os.path.join(old, name))
+    os.replace(tmpdir, final)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opts: Options) -> dict[str, int]:
+    """Merge the partial results bucket by bucket into mentions/ and dois/ (and occurrences/)."""
+    counts = {"mentions": 0, "dois": 0, "occurrences": 0}
+    complete = [s for s in specs if s.index in done and done[s.index].error is None]
+    staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
+    for b in range(opts.buckets):
+        tables = []
+        for s in complete:
+            path = shard_paths(out, s, opts.buckets)[0][b]
+            if os.path.exists(path):
+                tables.append(pq.read_table(path))
+        if not tables:
+            continue
+        rows = pa.concat_tables(tables).to_pydict()
+        mentions, dois = merge_bucket(rows)
+        write_table(os.path.join(staging["mentions"], f"part-{b:05d}.parquet"), mentions, MENTIONS_SCHEMA)
+        write_table(os.path.join(staging["dois"], f"part-{b:05d}.parquet"), dois, DOIS_SCHEMA)
+        counts["mentions"] += len(mentions["doi"])
+        counts["dois"] += len(dois["doi"])
+    if opts.occurrences:
+        staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
+        for i, s in enumerate(complete):
+            path = shard_paths(out, s, opts.buckets)[1]
+            if os.path.exists(path):
+                t = pq.read_table(path, schema=OCCURRENCES_SCHEMA)
+                counts["occurrences"] += t.num_rows
+                if t.num_rows:
+                    dest = os.path.join(staging["occurrences"], f"part-{i:05d}.parquet")
+                    pq.write_table(t, dest, compression="zstd")
+    for name, tmpdir in staging.items():
+        _publish(out, name, tmpdir)
+    return counts
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    """Run a scan; exit 0 when every input was read, 1 when any was rejected, 2 on a fatal error."""
+    t0 = time.monotonic()
+    out = args.out
+    if args.workers < 1 or args.buckets < 1 or args.shard_size < 1:
+        print("doi-extract scan: --workers, --buckets and --shard-size must be positive", file=sys.stderr)
+        return 2
+    try:
+        os.makedirs(out, exist_ok=True)
+        if args.force:
+            _clear(out)
+        for stale in glob.glob(os.path.join(out, ".*.tmp-*")) + glob.glob(os.path.join(out, ".*.old-*")):
+            shutil.rmtree(stale, ignore_errors=True)
+    except OSError as exc:
+        print(f"doi-extract scan: cannot use output folder {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    opts = Options(os.path.abspath(out), args.buckets, args.occurrences, args.text_field, args.id_field, args.other_prefixes)
+    files, rejected = expand_inputs(args.inputs, os.path.join(out, "_spool"))
+    specs, rej2, total = plan_shards(files, args, _opts_key(args))
+    rejected += rej2
+    for r in rejected:
+        print(f"doi-extract scan: rejected {r['source']}: {r['reason']}", file=sys.stderr)
+
+    done: dict[int, ShardResult] = {}
+    todo: list[ShardSpec] = []
+    for s in specs:
+        marker = shard_paths(opts.out, s, opts.buckets)[2]
+        if os.path.exists(marker):
+            with open(marker, encoding="utf-8") as f:
+                done[s.index] = ShardResult(**json.load(f)["result"])
+        else:
+            todo.append(s)
+    resumed = len(done)
+    progress = _Progress(total, len(specs), args.quiet)
+    progress.files = resumed
+    interrupted = False
+    try:
+        if todo:
+            ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
+            q = ctx.Queue()
+            with ProcessPoolExecutor(max_workers=min(args.workers, len(todo)), mp_context=ctx,
+                                     initializer=_init_worker, initargs=(q,)) as pool:
+                pending: set[Future[ShardResult]] = {pool.submit(_work, s, opts) for s in todo}
+                while pending:
+                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    _drain(q, progress)
+                    for fut in finished:
+                        res = fut.result()
+                        done[res.index] = res
+                        progress.files += 1
+                        if res.error:
+                            spec = specs[res.index]
+                            rejected.append({"source": spec.source, "reason": res.error})
+                            print(f"doi-extract scan: rejected {spec.source}: {res.error}", file=sys.stderr)
+                _drain(q, progress)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        progress.close()
+    if interrupted:
+        print("doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume", file=sys.stderr)
+        return 130
+    counts = finalize(opts.out, specs, done, opts)
+    ok = [r for r in done.values() if r.error is None]
+    run = {
+        "version": __version__,
+        "inputs": [{"source": s.source, "path": s.path, "format": s.fmt, "range": [s.start, s.stop]} for s in specs],
+        "options": {k: v for k, v in vars(args).items() if k not in ("inputs", "func")},
+        "bytes_read": sum(r.bytes_read for r in ok),
+        "input_bytes": total,
+        "documents": sum(r.documents for r in ok),
+        "hits": sum(r.hits for r in ok),
+        "mentions": counts["mentions"],
+        "distinct_dois": counts["dois"],
+        "occurrences_written": counts["occurrences"],
+        "invalid_bytes_replaced": sum(r.invalid_bytes for r in ok),
+        "candidates_too_long": sum(r.too_long for r in ok),
+        "records_skipped": sum(r.skipped_records for r in ok),
+        "shards": len(specs),
+        "shards_resumed": resumed,
+        "rejected": rejected,
+        "timings": {"wall_seconds": round(time.monotonic() - t0, 3), "shard_seconds": round(sum(r.seconds for r in ok), 3)},
+    }
+    tmp = os.path.join(out, "_run.json.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(run, f, indent=2, ensure_ascii=False, default=str)
+    os.replace(tmp, os.path.join(out, "_run.json"))
+    if not args.quiet:
+        print(f"doi-extract scan: {len(specs)} shards, {run['bytes_read'] / 1e6:.1f} MB, {run['hits']} hits, "
+              f"{counts['dois']} distinct DOIs in {run['timings']['wall_seconds']} s -> {out}", file=sys.stderr)
+    return 1 if rejected else 0
+
+
+def _drain(q: Any, progress: _Progress) -> None:
+    while True:
+        try:
+            nbytes, nhits = q.get_nowait()
+        except queue.Empty:
+            return
+        progress.update(nbytes, nhits)
+
+

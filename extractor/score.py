@@ -1,0 +1,149 @@
+"""`doi-extract score`: precision, recall and F1 of the extractor on a labelled corpus manifest.
+
+The manifest format is that of the development corpora: one JSON row per document with `doc`
+(path relative to the manifest), `genre`, `gold` (canonical DOIs), optional `ignore` (DOIs
+neither required nor penalised) and `derivation`. Documents are scored as sets of DOIs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .decode import decode_bytes, detect_kind
+from .find import find_dois
+from .read import read_all
+
+
+@dataclass(slots=True)
+class Tally:
+    docs: int = 0
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+@dataclass(slots=True)
+class DocScore:
+    doc: str
+    genre: str
+    tp: set[str] = field(default_factory=set)
+    fp: set[str] = field(default_factory=set)
+    fn: set[str] = field(default_factory=set)
+
+
+def load_manifest(path: str) -> list[dict[str, Any]]:
+    base = os.path.dirname(os.path.abspath(path))
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                row["_path"] = os.path.join(base, row["doc"])
+                rows.append(row)
+    return rows
+
+
+def predict(path: str, kind: str | None = None) -> set[str]:
+    """The set of canonical DOIs the extractor finds in one document."""
+    data = read_all(path)
+    text, _ = decode_bytes(data)
+    return {h.doi for h in find_dois(text, kind or detect_kind(path, data[:65536]))}
+
+
+def score_doc(row: dict[str, Any], pred: set[str]) -> DocScore:
+    """Score one document; a prediction that is, or extends or truncates, an ignored DOI is free."""
+    gold = set(row["gold"])
+    ignore = set(row.get("ignore", []))
+    s = DocScore(row["doc"], row["genre"], pred & gold, set(), gold - pred)
+    for x in pred - gold:
+        if x in ignore or any(i.startswith(x) or x.startswith(i) for i in ignore):
+            continue
+        s.fp.add(x)
+    return s
+
+
+def score_rows(rows: list[dict[str, Any]], by: str | None = "derivation") -> tuple[dict[str, Tally], list[DocScore]]:
+    tallies: dict[str, Tally] = defaultdict(Tally)
+    docs = []
+    for row in rows:
+        s = score_doc(row, predict(row["_path"]))
+        docs.append(s)
+        keys = [f"genre={row['genre']}", "ALL (micro)"]
+        if by and row.get(by) is not None:
+            keys.append(f"{by}={row[by]}")
+        for k in keys:
+            t = tallies[k]
+            t.docs += 1
+            t.tp += len(s.tp)
+            t.fp += len(s.fp)
+            t.fn += len(s.fn)
+    return dict(tallies), docs
+
+
+def format_report(tallies: dict[str, Tally], docs: list[DocScore], show_errors: int) -> str:
+    lines = [f"{'group':<58} {'docs':>5} {'TP':>6} {'FP':>5} {'FN':>5} {'prec':>7} {'recall':>7} {'F1':>7}"]
+    order = sorted(k for k in tallies if k.startswith("genre=")) + sorted(
+        k for k in tallies if not k.startswith(("genre=", "ALL"))
+    ) + ["ALL (micro)"]
+    for k in order:
+        if k not in tallies:
+            continue
+        t = tallies[k]
+        lines.append(f"{k[:58]:<58} {t.docs:>5} {t.tp:>6} {t.fp:>5} {t.fn:>5} {t.precision:>7.4f} {t.recall:>7.4f} {t.f1:>7.4f}")
+    if show_errors:
+        shown = 0
+        for d in docs:
+            if (d.fp or d.fn) and shown < show_errors:
+                shown += 1
+                lines.append(f"\n{d.doc} ({d.genre})")
+                lines.extend(f"  miss  {x}" for x in sorted(d.fn))
+                lines.extend(f"  false {x}" for x in sorted(d.fp))
+    return "\n".join(lines)
+
+
+def add_score_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("manifests", nargs="+", help="manifest JSONL files (rows: doc, genre, gold, ignore, derivation)")
+    ap.add_argument("--by", default="derivation", help="extra breakdown key from the manifest rows")
+    ap.add_argument("--errors", type=int, default=50, help="list misses and false positives of up to N documents")
+    ap.add_argument("--genre", action="append", help="only these genres")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    rows = []
+    for m in args.manifests:
+        rows += load_manifest(m)
+    if args.genre:
+        rows = [r for r in rows if r["genre"] in args.genre]
+    tallies, docs = score_rows(rows, args.by)
+    if args.json:
+        print(json.dumps({k: {"docs": t.docs, "tp": t.tp, "fp": t.fp, "fn": t.fn, "precision": t.precision,
+                              "recall": t.recall, "f1": t.f1} for k, t in tallies.items()}, indent=2))
+    else:
+        print(format_report(tallies, docs, args.errors))
+    return 0
+
+
+if __name__ == "__main__":
+    from .cli import main
+
+    sys.exit(main(["score", *sys.argv[1:]]))

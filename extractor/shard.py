@@ -1,0 +1,350 @@
+"""One shard of a scan: read its bytes, find the DOIs, write partial results, mark it done.
+
+`run_shard` knows nothing of the executor: it takes a plan entry and an output folder, reports
+progress through a callback, and either completes (outputs renamed into place, then a
+completion marker) or raises an error classed as skip-this-input.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .decode import detect_kind
+from .dedupe import bucket_of, mentions_of
+from .find import MAX_DOI_CHARS, FindStats, Hit, find_dois
+from .read import BLOCK_SIZE, iter_jsonl_records, open_stream
+from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_table
+
+# A hit that starts before this many characters from the end of a block may not be complete
+# yet: it is left for the next block, which starts LEFT_CONTEXT characters before it.
+_TAIL_RESERVE = MAX_DOI_CHARS + 4 * 400
+LEFT_CONTEXT = 1024
+# Byte-range shards read this much before their range, for the left context of the first hit.
+RANGE_OVERLAP = 4096
+_JSONL_EXT = (".jsonl", ".ndjson", ".jsonlines")
+MAX_RECORD_BYTES = 64 << 20
+
+
+class InputError(Exception):
+    """An input that cannot be read: reported with its reason, the run goes on."""
+
+
+@dataclass(slots=True)
+class ShardSpec:
+    """A unit of work: a whole file, a byte range of one, or a Parquet row group."""
+
+    index: int
+    source: str  # the input path as given
+    path: str
+    fmt: str  # text, jsonl or parquet
+    kind: str | None  # forced kind, or None to detect
+    start: int = 0  # byte range for text; row group for parquet
+    stop: int = -1
+    key: str = ""
+
+
+@dataclass(slots=True)
+class ShardResult:
+    index: int
+    bytes_read: int = 0
+    documents: int = 0
+    hits: int = 0
+    invalid_bytes: int = 0
+    too_long: int = 0
+    skipped_records: int = 0
+    error: str | None = None
+    seconds: float = 0.0
+    kinds: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Options:
+    out: str
+    buckets: int
+    occurrences: bool
+    text_field: str
+    id_field: str
+    allow_other_prefix: bool
+
+
+Progress = Callable[[int, int], None]  # (bytes, hits) since the last call
+
+
+def _is_binary(head: bytes) -> str | None:
+    """Why `head` is not text, or None: a PDF, or mostly control bytes."""
+    if head.startswith(b"%PDF-"):
+        return "a PDF file, not text: extract its text first (pdftotext)"
+    if not head:
+        return None
+    sample = head[:65536]
+    controls = sum(sample.count(bytes([b])) for b in (*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)))
+    if controls > len(sample) * 0.03:
+        return "binary data (control bytes in the first block)"
+    return None
+
+
+def _iter_text_blocks(
+    stream: Any, base: int, limit: int | None, progress: Progress, result: ShardResult
+) -> Iterator[tuple[str, int, bool]]:
+    """Decoded blocks (text, byte offset of text[0], is_last), reading at most `limit` bytes.
+
+    Invalid UTF-8 bytes decode to lone surrogates (surrogateescape), one per byte, so that
+    character offsets still map exactly to byte offsets.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    first = True
+    while True:
+        want = BLOCK_SIZE if limit is None else min(BLOCK_SIZE, limit)
+        data = stream.read(want) if want > 0 else b""
+        if first:
+            why = _is_binary(data)
+            if why:
+                raise InputError(why)
+            if base == 0 and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]
+                base = 3
+            first = False
+        if limit is not None:
+            limit -= len(data)
+        result.bytes_read += len(data)
+        progress(len(data), 0)
+        last = not data or (limit is not None and limit <= 0)
+        yield decoder.decode(data, final=last), base, last
+        base += len(data)
+        if last:
+            return
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _clean(text: str) -> tuple[str, int]:
+    """Lone surrogates (invalid bytes) to U+FFFD, keeping the length; and how many there were."""
+    if text.isascii():
+        return text, 0
+    return _SURROGATE.subn("\ufffd", text)
+
+
+def _byte_offsets(text: str, starts: list[int]) -> list[int]:
+    """UTF-8 byte offsets of sorted character offsets into `text` (surrogates are one byte)."""
+    if text.isascii():
+        return list(starts)
+    out = []
+    pos = 0
+    acc = 0
+    for s in starts:
+        acc += len(text[pos:s].encode("utf-8", "surrogateescape"))
+        pos = s
+        out.append(acc)
+    return out
+
+
+def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: ShardResult) -> Iterator[tuple[Hit, int]]:
+    """(hit, absolute byte offset) for the hits of a text shard whose start it owns, in order.
+
+    A shard owns the hits that start in its byte range [start, stop); it reads from a little
+    before `start` (left context) to well past `stop` (so a hit across the cut is complete),
+    which is how a DOI straddling a cut is found exactly once.
+    """
+    stream, _comp = open_stream(spec.path)
+    with stream:
+        range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
+        base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
+        if base:
+            stream.seek(base)
+        limit = None if range_hi is None else range_hi - base + 8 * _TAIL_RESERVE
+        kind = spec.kind
+        carry = ""  # raw text (with surrogates) kept from the previous block
+        carry_base = base  # byte offset of carry[0], or of the next block when carry is empty
+        emitted_end = -1
+        stats = FindStats()
+        for text, tbase, last in _iter_text_blocks(stream, base, limit, progress, result):
+            if kind is None:
+                kind = detect_kind(spec.source, text[:65536])
+                result.kinds[kind] = result.kinds.get(kind, 0) + 1
+            if not carry:
+                carry_base = tbase
+            raw_block = carry + text
+            clean_new, bad = _clean(text)
+            result.invalid_bytes += bad
+            block = _clean(carry)[0] + clean_new
+            cut = len(block) if last else max(0, len(block) - _TAIL_RESERVE)
+            hits = [
+                h
+                for h in find_dois(block, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
+                if h.start < cut
+            ]
+            n_hits = 0
+            for h, off in zip(hits, _byte_offsets(raw_block, [h.start for h in hits]), strict=True):
+                ab = carry_base + off
+                if ab < emitted_end or ab < range_lo or (range_hi is not None and ab >= range_hi):
+                    continue
+                emitted_end = ab + len(raw_block[h.start : h.end].encode("utf-8", "surrogateescape"))
+                n_hits += 1
+                yield h, ab
+            result.hits += n_hits
+            progress(0, n_hits)
+            if last:
+                break
+            keep = max(0, cut - LEFT_CONTEXT)
+            carry_base += len(raw_block[:keep].encode("utf-8", "surrogateescape"))
+            carry = raw_block[keep:]
+            if range_hi is not None and carry_base > range_hi:
+                break
+        result.too_long += stats.too_long
+        if range_lo == 0:
+            result.documents += 1
+
+
+def _records(spec: ShardSpec, opts: Options, result: ShardResult, progress: Progress) -> Iterator[tuple[str | None, str]]:
+    """(record id, text) for each record of a JSONL or Parquet shard."""
+    if spec.fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(spec.path)
+        names = pf.schema_arrow.names
+        if opts.text_field not in names:
+            raise InputError(f"no column {opts.text_field!r} in the Parquet file")
+        cols = [opts.text_field] + ([opts.id_field] if opts.id_field in names else [])
+        groups = [spec.start] if spec.stop >= 0 else list(range(pf.num_row_groups))
+        for g in groups:
+            result.bytes_read += pf.metadata.row_group(g).total_byte_size
+            progress(pf.metadata.row_group(g).total_byte_size, 0)
+            for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
+                texts = batch.column(opts.text_field).to_pylist()
+                ids = batch.column(opts.id_field).to_pylist() if opts.id_field in names else [None] * len(texts)
+                for rid, text in zip(ids, texts, strict=True):
+                    if isinstance(text, str):
+                        yield (None if rid is None else str(rid)), text
+                    else:
+                        result.skipped_records += 1
+        return
+    stream, _ = open_stream(spec.path)
+    with stream:
+        counting = _CountingReader(stream, progress, result)
+        for rid, text, _n in iter_jsonl_records(counting, opts.text_field, opts.id_field, MAX_RECORD_BYTES):
+            if text is None:
+                result.skipped_records += 1
+                continue
+            yield rid, text
+
+
+class _CountingReader:
+    """A read-only stream wrapper that reports bytes read as progress."""
+
+    def __init__(self, stream: Any, progress: Progress, result: ShardResult) -> None:
+        self._s = stream
+        self._progress = progress
+        self._result = result
+
+    def read(self, n: int = -1) -> bytes:
+        data: bytes = self._s.read(n)
+        self._result.bytes_read += len(data)
+        self._progress(len(data), 0)
+        return data
+
+    def readinto(self, b: Any) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def readable(self) -> bool:
+        return True
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+
+def shard_paths(out: str, spec: ShardSpec, buckets: int) -> tuple[list[str], str, str]:
+    """Partial files per bucket, the occurrences file and the completion marker of a shard."""
+    name = f"{spec.index:06d}-{spec.key}"
+    parts = [os.path.join(out, "_work", f"b{b:04d}", name + ".parquet") for b in range(buckets)]
+    occ = os.path.join(out, "_work", "occurrences", name + ".parquet")
+    done = os.path.join(out, "_shards", name + ".done")
+    return parts, occ, done
+
+
+def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult:
+    """Process one shard and mark it complete; raises InputError for an unreadable input."""
+    t0 = time.monotonic()
+    result = ShardResult(spec.index)
+    docs: list[tuple[str | None, dict[str, Any]]] = []
+    occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
+    try:
+        if spec.fmt == "text":
+            pairs = list(_scan_text(spec, opts, progress, result))
+            docs.append((None, mentions_of(pairs)))
+            if opts.occurrences:
+                _add_occ(occ, spec.source, None, pairs)
+        else:
+            for rid, text in _records(spec, opts, result, progress):
+                kind = spec.kind or detect_kind(None, text[:65536])
+                stats = FindStats()
+                hits = list(find_dois(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats))
+                result.too_long += stats.too_long
+                result.documents += 1
+                result.hits += len(hits)
+                progress(0, len(hits))
+                pairs = [(h, h.start) for h in hits]
+                docs.append((rid, mentions_of(pairs)))
+                if opts.occurrences:
+                    _add_occ(occ, spec.source, rid, pairs)
+    except InputError:
+        raise
+    except (EOFError, OSError, ValueError) as exc:  # truncated or corrupt archives and files
+        raise InputError(_describe(exc)) from exc
+    except Exception as exc:  # zstandard.ZstdError and pyarrow errors have no common base
+        if type(exc).__module__.split(".")[0] in ("zstandard", "pyarrow", "_zstd"):
+            raise InputError(_describe(exc)) from exc
+        raise
+    parts, occ_path, done = shard_paths(opts.out, spec, opts.buckets)
+    by_bucket: dict[int, dict[str, list[Any]]] = {}
+    for doc_i, (rid, mentions) in enumerate(docs):
+        for m in mentions.values():
+            cols = by_bucket.setdefault(bucket_of(m.doi, opts.buckets), {k: [] for k in PARTIAL_SCHEMA.names})
+            cols["shard"].append(spec.index)
+            cols["doc"].append(doc_i)
+            cols["source"].append(spec.source)
+            cols["record"].append(rid)
+            cols["doi"].append(m.doi)
+            cols["count"].append(m.count)
+            cols["first_offset"].append(m.first_offset)
+            cols["first_raw"].append(m.first_raw)
+            cols["forms"].append(m.forms)
+    for b, cols in by_bucket.items():
+        write_table(parts[b], cols, PARTIAL_SCHEMA)
+    if opts.occurrences:
+        write_table(occ_path, occ, OCCURRENCES_SCHEMA)
+    result.seconds = time.monotonic() - t0
+    os.makedirs(os.path.dirname(done), exist_ok=True)
+    tmp = done + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump({"result": asdict(result), "buckets": sorted(by_bucket)}, f)
+    os.replace(tmp, done)
+    return result
+
+
+def _add_occ(occ: dict[str, list[Any]], source: str, rid: str | None, pairs: list[tuple[Hit, int]]) -> None:
+    for h, off in pairs:
+        occ["source"].append(source)
+        occ["record"].append(rid)
+        occ["offset"].append(off)
+        occ["raw"].append(h.raw)
+        occ["form"].append(str(h.form))
+        occ["doi"].append(h.doi)
+
+
+def _describe(exc: BaseException) -> str:
+    name = type(exc).__name__
+    msg = getattr(exc, "strerror", None) or str(exc)
+    if isinstance(exc, EOFError):
+        return f"truncated compressed data ({msg or name})"
+    return f"{name}: {msg}" if msg else name

@@ -1,0 +1,57 @@
+"""Parquet sinks: explicit schemas, zstd compression, temporary name then rename."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+MENTIONS_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("record", pa.string()),
+        pa.field("doi", pa.string(), nullable=False),
+        pa.field("count", pa.int64(), nullable=False),
+        pa.field("first_offset", pa.int64(), nullable=False),
+        pa.field("first_raw", pa.string(), nullable=False),
+        pa.field("forms", pa.list_(pa.string()), nullable=False),
+    ]
+)
+DOIS_SCHEMA = pa.schema(
+    [
+        pa.field("doi", pa.string(), nullable=False),
+        pa.field("occurrences", pa.int64(), nullable=False),
+        pa.field("documents", pa.int64(), nullable=False),
+        pa.field("first_source", pa.string(), nullable=False),
+    ]
+)
+OCCURRENCES_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("record", pa.string()),
+        pa.field("offset", pa.int64(), nullable=False),
+        pa.field("raw", pa.string(), nullable=False),
+        pa.field("form", pa.string(), nullable=False),
+        pa.field("doi", pa.string(), nullable=False),
+    ]
+)
+# What a shard writes per hash bucket: a mention row plus where it stands in the run's order.
+PARTIAL_SCHEMA = pa.schema(
+    [pa.field("shard", pa.int64(), nullable=False), pa.field("doc", pa.int64(), nullable=False), *list(MENTIONS_SCHEMA)]
+)
+
+
+def write_table(path: str, columns: dict[str, Sequence[Any]], schema: pa.Schema) -> None:
+    """Write one Parquet file atomically: a temporary name in the same folder, then rename."""
+    table = pa.Table.from_pydict(dict(columns), schema=schema)
+    write_arrow(path, table)
+
+
+def write_arrow(path: str, table: pa.Table) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, path)

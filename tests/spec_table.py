@@ -1,0 +1,242 @@
+"""The specification as data: (text, expected DOIs in order, expected forms) rows, by rule.
+
+Every row is checked for detection (find_dois), canonicalization, idempotence and URL
+rendering by tests/test_spec.py. Sections refer to ../shared/spec/extraction-rules.md;
+the seeds are the standards in ../shared/seeds/.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Row(NamedTuple):
+    text: str
+    dois: list[str]  # canonical DOIs expected, in order of appearance
+    forms: list[str] | None = None  # expected display form of each hit, when the row is about forms
+    kind: str = "plain"
+
+
+# §1 Canonical form and equivalence — the standards' own examples.
+CANONICAL = {
+    # URN registration 2020, "Rules for lexical equivalence": four equivalent forms.
+    "urn_2020_equivalent_forms": [
+        Row("urn:doi:10.1000/456%23789", ["10.1000/456#789"], ["urn"]),
+        Row("https://doi.org/10.1000/456%23789", ["10.1000/456#789"], ["resolver-url"]),
+        Row("doi:10.1000/456#789", ["10.1000/456#789"], ["doi-label"]),
+        Row("10.1000/456#789", ["10.1000/456#789"], ["bare"]),
+    ],
+    # DOI Handbook (URN 2020 "Syntax", NISO Z39.84 Appendix D).
+    "handbook_doi": [Row("The handbook is 10.1000/182.", ["10.1000/182"], ["bare"])],
+    # 2024 URI draft, Example 1 and 2 of §2; Note 1: Á is kept, never normalized.
+    "uri_2024_examples": [
+        Row("doi:10.5594/SMPTE.ST2067-21.2020", ["10.5594/smpte.st2067-21.2020"]),
+        Row("10.26321/Á.GUTIÉRREZ.ZARZA.02.2018.03", ["10.26321/Á.gutiÉrrez.zarza.02.2018.03"]),
+        Row("doi:10.26321/%C3%81.GUTI%C3%89RREZ.ZARZA.02.2018.03", ["10.26321/Á.gutiÉrrez.zarza.02.2018.03"]),
+        Row("doi:10.1103/PhysRevLett.59.381", ["10.1103/physrevlett.59.381"]),
+    ],
+    # Spec §1: ASCII-only case folding; the Kelvin sign and long s are not k and s.
+    "fold_ascii_only": [
+        Row("10.1234/\u212a\u017f-X", ["10.1234/\u212a\u017f-x"]),
+        Row("10.1234/A\u0301", ["10.1234/a\u0301"]),
+    ],
+    # Spec §1: percent-decode once; malformed, non-UTF-8 and control escapes stay.
+    "percent_decode_once": [
+        Row("https://doi.org/10.1000/a%2541", ["10.1000/a%41"]),
+        Row("https://doi.org/10.1000/50%zz", ["10.1000/50%zz"]),
+        Row("https://doi.org/10.1000/x%FFy", ["10.1000/x%ffy"]),
+        Row("https://doi.org/10.1000/x%0Ay", ["10.1000/x%0ay"]),
+        Row("10.1000%2F182", ["10.1000/182"], ["percent-encoded"]),
+    ],
+    # RFC 7972 via the URN registration 2020: EIDR swaps the first "/" for ":".
+    "eidr_urn": [
+        Row("urn:eidr:10.5240:7B0B-0CE2-E3B1-D8AB-2B2C-6", ["10.5240/7b0b-0ce2-e3b1-d8ab-2b2c-6"], ["eidr-urn"]),
+        Row("URN:EIDR:10.5240:F85A-E100-B068-5B8F-A1A0-8", ["10.5240/f85a-e100-b068-5b8f-a1a0-8"], ["eidr-urn"]),
+    ],
+    # URN 2020: F-, Q- and R-components are ignored.
+    "urn_components_dropped": [
+        Row("urn:doi:10.1000/182?=format", ["10.1000/182"]),
+        Row("urn:doi:10.1000/182#section2", ["10.1000/182"]),
+    ],
+}
+
+# §2 Where a DOI can start.
+START = {
+    "registrant_subdivided": [Row("doi:10.1000.10/123456", ["10.1000.10/123456"])],
+    "bare_needs_four_digit_registrant": [
+        Row("10.10.10.10/24 is a subnet", []),
+        Row("upgrade to 10.2.1/ now", []),
+        Row("a fraction 10.5/100 of cases", []),
+        Row("version 10.123/4", []),
+    ],
+    "label_allows_short_registrant": [
+        Row("doi:10.5/100", ["10.5/100"], ["doi-label"]),
+        Row("https://doi.org/10.1/x", ["10.1/x"], ["resolver-url"]),
+    ],
+    "not_glued_to_letter_or_digit": [
+        Row("110.1234/5 and v10.1234/5 and x10.1234/abc", []),
+        Row("(10.1234/abc)", ["10.1234/abc"]),
+    ],
+    "glue_test_after_percent_decoding": [
+        Row("rtsp://service.net/query?doi%3A10.1234%2Fab%2Fcd%2Fef", ["10.1234/ab/cd/ef"], ["percent-encoded"]),
+        Row("id=info%3Adoi%2F10.1234%2Fxyz", ["10.1234/xyz"], ["percent-encoded"]),
+        Row("q=abc%4110.1234%2Fxyz", []),
+    ],
+    "label_then_whitespace_and_one_line_break": [
+        Row("DOI: 10.1000/182", ["10.1000/182"], ["doi-label"]),
+        Row("Clin Rehabil 24: 1045–1056 DOI:\n10.1177/0269215510375901", ["10.1177/0269215510375901"], ["doi-label"]),
+        Row("DOI10.1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], ["doi-label"]),
+        Row("doi：10.1000/182", ["10.1000/182"], ["doi-label"]),
+    ],
+    "label_without_doi": [Row("doi: none yet; DOI: pending", [])],
+    "comma_or_semicolon_starts_second_doi": [
+        Row("10.1000/1,10.1000/2;10.1000/3", ["10.1000/1", "10.1000/2", "10.1000/3"]),
+    ],
+}
+
+# §3 Display forms.
+FORMS = {
+    "display_forms": [
+        Row("http://dx.doi.org/10.1006/rwei.1999.0001", ["10.1006/rwei.1999.0001"], ["dx-resolver-url"]),
+        Row("https://www.doi.org/10.1000/182", ["10.1000/182"], ["resolver-url"]),
+        Row("doi.org/10.1000/182", ["10.1000/182"], ["resolver-url"]),
+        Row("https://hdl.handle.net/10.1000/182", ["10.1000/182"], ["handle-url"]),
+        Row("info:doi/10.1000/182", ["10.1000/182"], ["info-uri"]),
+        Row("URN:DOI:10.1000/182", ["10.1000/182"], ["urn"]),
+        Row("https://link.springer.com/article/10.1007/s100529901036", ["10.1007/s100529901036"], ["other-url"]),
+        Row("https://example.org/resolve?doi=10.1038/nature12373&x=1", ["10.1038/nature12373"], ["other-url"]),
+        Row("doi%3A10.1000%2F182", ["10.1000/182"], ["percent-encoded"]),
+    ],
+    "html_entities_decoded": [
+        Row("<p>doi&#58;10.1371&#47;journal.pcbi.1000204</p>", ["10.1371/journal.pcbi.1000204"], ["doi-label"], "html"),
+        Row("<p>10.1000&#x2F;182</p>", ["10.1000/182"], None, "html"),
+        Row("<p>doi:10.5555/R&amp;D.2019.07</p>", ["10.5555/r&d.2019.07"], None, "html"),
+        Row("<p>10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O</p>",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"], None, "html"),
+    ],
+    "html_attribute_values": [
+        Row('<a href="https://doi.org/10.1371%2Fjournal.pone.0046041">link</a>', ["10.1371/journal.pone.0046041"], None, "html"),
+        Row('<meta name="citation_doi" content="10.1371/journal.pbio.0020334">', ["10.1371/journal.pbio.0020334"], None, "html"),
+        Row('<span data-doi="10.1186/1471-2105-7-123">x</span>', ["10.1186/1471-2105-7-123"], None, "html"),
+        Row("<a href='http://dx.doi.org/10.1016/j.visres.2008.03.006?via=x&amp;y=1'>v</a>", ["10.1016/j.visres.2008.03.006"], None, "html"),
+    ],
+    "entities_only_in_html": [Row("doi:10.5555/R&amp;D", ["10.5555/r&amp;d"])],
+}
+
+# §4 Where a DOI ends.
+ENDS = {
+    "unicode_whitespace_ends": [
+        Row("doi:10.1000/182\u00a0next", ["10.1000/182"]),
+        Row("doi:10.1000/182\u2009next", ["10.1000/182"]),
+        Row("doi:10.1000/182\u3000next", ["10.1000/182"]),
+    ],
+    "url_context_query_fragment_ampersand": [
+        Row("https://doi.org/10.1000/456#789", ["10.1000/456"]),
+        Row("https://doi.org/10.1000/182?locatt=mode:legacy", ["10.1000/182"]),
+        Row("https://example.org/?doi=10.1000/182&format=ris", ["10.1000/182"]),
+    ],
+    "label_keeps_hash_and_ampersand": [
+        Row("doi:10.1000/456#789", ["10.1000/456#789"]),
+        Row("doi:10.5555/R&D.2019.07", ["10.5555/r&d.2019.07"]),
+        Row("info:doi/10.1000/456#789", ["10.1000/456#789"]),
+    ],
+    "question_mark_outside_url": [
+        Row("Is it doi:10.1000/182?", ["10.1000/182"]),
+        Row("doi:10.1000/what?is=this", ["10.1000/what"]),
+        Row("doi:10.1000/a?b", ["10.1000/a?b"]),
+    ],
+    "double_quote_ends": [Row('"10.1000/182"', ["10.1000/182"]), Row('doi:10.1000/182"x', ["10.1000/182"])],
+    "trailing_punctuation_stripped": [
+        Row("see doi:10.1000/182.", ["10.1000/182"]),
+        Row("(doi:10.1000/182), and", ["10.1000/182"]),
+        Row("“10.1000/182”", ["10.1000/182"]),
+        Row("„10.1000/182“", ["10.1000/182"]),
+        Row("'10.1000/182';", ["10.1000/182"]),
+        Row("«10.1000/182»", ["10.1000/182"]),
+        Row("「10.1000/182」", ["10.1000/182"]),
+        Row("doi:10.1000/182!?:", ["10.1000/182"]),
+    ],
+    "brackets_balanced_kept_unbalanced_end": [
+        Row("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"]),
+        Row("(see doi:10.1000/182)", ["10.1000/182"]),
+        Row("[https://doi.org/10.1000/182](https://doi.org/10.1000/182)", ["10.1000/182", "10.1000/182"]),
+        Row("<https://doi.org/10.1000/182>", ["10.1000/182"]),
+        Row("(doi:10.1016/S0140-6736(12)60240-2)", ["10.1016/s0140-6736(12)60240-2"]),
+        Row("{10.1000/182}", ["10.1000/182"]),
+        Row("（10.1000/182）", ["10.1000/182"]),
+    ],
+    "publisher_tails_in_url_context": [
+        Row("https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678/abstract", ["10.1002/anie.201915678"]),
+        Row("https://onlinelibrary.wiley.com/doi/epdf/10.1111/j.1365-2524.2010.00917.x/full", ["10.1111/j.1365-2524.2010.00917.x"]),
+        Row("https://pubs.example.org/doi/10.1021/acs.jpcb.0c01234.pdf", ["10.1021/acs.jpcb.0c01234"]),
+        Row("https://x.org/doi/10.1000/182;jsessionid=ABC123", ["10.1000/182"]),
+        Row("https://www.biorxiv.org/content/10.1101/2020.03.22.002386v1.full.pdf", ["10.1101/2020.03.22.002386"]),
+        Row("https://www.medrxiv.org/content/10.1101/2020.04.01.20050542v2.supplementary-material",
+            ["10.1101/2020.04.01.20050542"]),
+        Row("https://api.crossref.org/works/10.1000/182/transform/application/x-bibtex", ["10.1000/182"]),
+        Row("https://api.crossref.org/works/10.1000/182/agency", ["10.1000/182"]),
+        Row("https://academic.oup.com/nar/article/doi/10.1093/nar/gkaa942/5943200", ["10.1093/nar/gkaa942"]),
+    ],
+    "publisher_tails_not_outside_url": [
+        Row("doi:10.1000/abc/full", ["10.1000/abc/full"]),
+        Row("doi:10.1101/2020.03.22.002386v1", ["10.1101/2020.03.22.002386v1"]),
+    ],
+}
+
+# §5 Cleaning, and PDF text.
+CLEANING = {
+    "format_characters_removed": [
+        Row("doi:10.1371/jour\u00adnal.pcbi.1004\u200b141", ["10.1371/journal.pcbi.1004141"]),
+        Row("10.1000/\u2060182\ufeff", ["10.1000/182"]),
+    ],
+    "html_inline_tags_transparent": [
+        Row("<p>10.1186/1471-2105-7-<wbr>123</p>", ["10.1186/1471-2105-7-123"], None, "html"),
+        Row("<p>doi:10.1000/<i>182</i>.</p>", ["10.1000/182"], None, "html"),
+        Row("<p>doi</a>:<a>10.1371/journal.pbio.1001315</a></p>", ["10.1371/journal.pbio.1001315"], None, "html"),
+    ],
+    "html_block_boundaries_split": [
+        Row("<p>10.1000/182<br>next</p>", ["10.1000/182"], None, "html"),
+        Row("<table><tr><td>10.1000/182</td><td>2019</td></tr></table>", ["10.1000/182"], None, "html"),
+        Row("<ul><li>10.1000/1</li><li>10.1000/2</li></ul>", ["10.1000/1", "10.1000/2"], None, "html"),
+    ],
+    "html_comments_styles_scripts_skipped": [
+        Row("<!-- 10.9999/x --><style>a{content:'10.9999/y'}</style><script>f('10.9999/z')</script><p>ok</p>", [], None, "html"),
+    ],
+    "html_json_ld_read": [
+        Row('<script type="application/ld+json">{"@id":"https:\\/\\/doi.org\\/10.1093\\u002Fnar\\u002Fgkaa942"}</script>',
+            ["10.1093/nar/gkaa942"], None, "html"),
+    ],
+    "pdf_hyphen_like_and_ligatures": [
+        Row("doi:10.1016/j.cell\u20102010.01.002", ["10.1016/j.cell-2010.01.002"], None, "pdf"),
+        Row("doi:10.1016/j.\ufb01tote.2010.01.001", ["10.1016/j.fitote.2010.01.001"], None, "pdf"),
+        Row("doi:10.1016/j.cell\u20102010", ["10.1016/j.cell\u20102010"], None, "plain"),
+    ],
+    "pdf_line_break_joined": [
+        Row("Networks 20: 49–68. https://doi.org/10.1080/\n09548980902950891\n21. Fitzgerald JD", ["10.1080/09548980902950891"], None, "pdf"),
+        Row("Neuron 58: 956–66. https://doi.org/10.1016/j.neuron.2008.04.\n026\n54. Atencio CA", ["10.1016/j.neuron.2008.04.026"], None, "pdf"),
+        Row("https://dx.doi.org/10.\n1371/journal.pbio.0020334.t002\n\nAnalogous results", ["10.1371/journal.pbio.0020334.t002"], None, "pdf"),
+        Row("doi:10.1111/j.1471-\n6712.2007.00449 more", ["10.1111/j.1471-6712.2007.00449"], None, "pdf"),
+        Row("doi:10.1016/B978-\n              0-12-387688-1.00006-5", ["10.1016/b978-0-12-387688-1.00006-5"], None, "pdf"),
+    ],
+    "pdf_line_break_not_joined": [
+        Row("(2013) doi:10.1371/journal.pone.0071959\n23. Park IM, Archer EW", ["10.1371/journal.pone.0071959"], None, "pdf"),
+        Row("doi:10.1000/182.\nThe next sentence.", ["10.1000/182"], None, "pdf"),
+        Row("doi:10.1000/182\nPMID: 123456", ["10.1000/182"], None, "pdf"),
+        Row("doi:10.1000/182\n\nAbstract", ["10.1000/182"], None, "pdf"),
+    ],
+    "pdf_join_uses_document_evidence": [
+        Row("PLOS ONE | https://doi.org/10.1371/journal.pone.0066742 June 2013\n"
+            "Multimorbidity refers to the https://doi.org/10.1371/journal.pone.006674\n2\n\nThis analysis",
+            ["10.1371/journal.pone.0066742", "10.1371/journal.pone.0066742"], None, "pdf"),
+    ],
+    "pdf_space_inside_doi": [
+        Row("doi: 10. 1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
+        Row("doi: 10.1016/ j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
+    ],
+    "plain_no_line_joining": [
+        Row("https://doi.org/10.1080/\n09548980902950891", [], None, "plain"),
+    ],
+}
+
+ALL_TABLES = {**CANONICAL, **START, **FORMS, **ENDS, **CLEANING}

@@ -1,0 +1,100 @@
+"""Properties that must hold for every DOI, checked on generated ones (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from extractor import canonicalize, find_dois, to_uri, to_url
+from extractor.canonical import fold_ascii
+
+# Suffix characters seen in real DOIs (Crossref's advice plus SICI punctuation), and a few
+# non-ASCII letters; the suffix never ends in punctuation that running text would strip.
+_INNER = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._;()/:<>ÁéßΩ"
+_LAST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ÁéΩ"
+
+
+def _balanced(s: str) -> bool:
+    stack = []
+    pairs = {")": "(", ">": "<"}
+    for ch in s:
+        if ch in "(<":
+            stack.append(ch)
+        elif ch in pairs and (not stack or stack.pop() != pairs[ch]):
+            return False
+    return not stack
+
+
+@st.composite
+def doi_names(draw: st.DrawFn) -> str:
+    registrant = draw(st.integers(1000, 999999))
+    sub = draw(st.sampled_from(["", ".1", ".25"]))
+    body = draw(st.text(_INNER, min_size=0, max_size=30))
+    last = draw(st.text(_LAST, min_size=1, max_size=3))
+    suffix = body + last
+    if not _balanced(suffix) or "10." in suffix or suffix.startswith("/"):
+        suffix = "x" + "".join(ch for ch in suffix if ch not in "()<>/")
+    if "<" in suffix:  # "<x" would read as an HTML tag in plain text
+        suffix = suffix.replace("<", "<1")
+    return f"10.{registrant}{sub}/{suffix}"
+
+
+def _encode_all(name: str) -> str:
+    prefix, _, suffix = name.partition("/")
+    return prefix + "%2F" + "".join(f"%{b:02X}" for b in suffix.encode("utf-8"))
+
+
+FORMS = [
+    lambda n: n,
+    lambda n: "doi:" + n,
+    lambda n: "DOI: " + n,
+    lambda n: "doi " + n,
+    lambda n: "urn:doi:" + to_url(n)[len("https://doi.org/") :],
+    lambda n: "info:doi/" + n,
+    lambda n: to_url(n),
+    lambda n: "http://dx.doi.org/" + to_url(n)[len("https://doi.org/") :],
+    lambda n: "https://hdl.handle.net/" + to_url(n)[len("https://doi.org/") :],
+    lambda n: to_uri(n),
+    lambda n: "https://doi.org/" + _encode_all(n),
+    lambda n: "https://example.org/openurl?id=doi%3A" + _encode_all(n)[0:] + "&sid=x",
+]
+
+
+@given(doi_names())
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_canonicalize_is_idempotent(name: str) -> None:
+    c = canonicalize(name)
+    assert c == fold_ascii(name)
+    assert canonicalize(c) == c
+
+
+@given(doi_names(), st.sampled_from(range(len(FORMS))))
+@settings(max_examples=400)
+def test_every_display_form_canonicalizes_to_the_same_key(name: str, form: int) -> None:
+    shown = FORMS[form](name)
+    assert canonicalize(shown) == fold_ascii(name), shown
+
+
+_BEFORE = ["", " ", "see ", "(", "[", "“", "«", "'", "(see ", "ref. ", "\n", "1. ", "—"]
+_AFTER = ["", " ", ".", ",", ";", ")", "]", "”", "»", "'", ").", "], and", ":", "!", "?", " (2019)"]
+
+
+@given(doi_names(), st.sampled_from(range(len(FORMS))), st.sampled_from(_BEFORE), st.sampled_from(_AFTER),
+       st.sampled_from(["plain", "pdf"]))
+@settings(max_examples=600)
+def test_doi_in_random_sentence_context_found_once(name: str, form: int, before: str, after: str, kind: str) -> None:
+    shown = FORMS[form](name)
+    closer = {"(": ")", "[": "]", "(see ": ")"}.get(before, "")
+    text = f"Prior work {before}{shown}{closer}{after} shows this."
+    hits = list(find_dois(text, kind))
+    assert [h.doi for h in hits] == [fold_ascii(name)], text
+    assert text[hits[0].start : hits[0].end] == hits[0].raw
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=300)
+def test_any_text_never_raises_and_offsets_are_exact(text: str) -> None:
+    for kind in ("plain", "html", "pdf"):
+        for h in find_dois(text, kind):
+            assert text[h.start : h.end] == h.raw
+            assert h.doi.startswith("10.")

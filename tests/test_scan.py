@@ -1,0 +1,238 @@
+"""`doi-extract scan`: inputs, compression, shards, workers, resume and faults (issue 3)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from extractor.read import BLOCK_SIZE
+
+TEXT = (
+    "Intro. See doi:10.1000/182 and https://doi.org/10.1038/nature12373.\n"
+    "Again DOI: 10.1000/182; and 10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O.\n"
+)
+
+
+def scan(*args: str, check: int | None = 0) -> subprocess.CompletedProcess[str]:
+    p = subprocess.run([sys.executable, "-m", "extractor.cli", "scan", *args], capture_output=True, text=True, timeout=300)
+    if check is not None:
+        assert p.returncode == check, p.stderr
+    return p
+
+
+def table(out: Path, name: str) -> list[dict[str, Any]]:
+    return ds.dataset(str(out / name), format="parquet").to_table().to_pylist()
+
+
+def run_json(out: Path) -> dict[str, Any]:
+    return json.loads((out / "_run.json").read_text())
+
+
+def test_same_text_in_every_compression_format(tmp_path: Path) -> None:
+    data = TEXT.encode()
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "plain.txt").write_bytes(data)
+    (src / "g.txt.gz").write_bytes(gzip.compress(data))
+    (src / "b.bz2").write_bytes(bz2.compress(data))
+    (src / "x.txt.xz").write_bytes(lzma.compress(data))
+    (src / "z.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+    (src / "gz-named-txt.txt").write_bytes(gzip.compress(data))  # magic bytes decide, not names
+    out = tmp_path / "out"
+    scan(str(src), "-o", str(out), "--workers", "2", "--quiet")
+    mentions = table(out, "mentions")
+    by_source: dict[str, set[tuple[str, int, int]]] = {}
+    for m in mentions:
+        by_source.setdefault(os.path.basename(m["source"]), set()).add((m["doi"], m["count"], m["first_offset"]))
+    assert len(by_source) == 6
+    expected = by_source["plain.txt"]
+    raw = TEXT.encode()
+    assert expected == {
+        ("10.1000/182", 2, raw.index(b"doi:10.1000/182")),
+        ("10.1038/nature12373", 1, raw.index(b"https://doi.org/10.1038")),
+        ("10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o", 1, raw.index(b"10.1002")),
+    }
+    assert all(v == expected for v in by_source.values())
+    dois = {d["doi"]: d for d in table(out, "dois")}
+    assert dois["10.1000/182"]["occurrences"] == 12 and dois["10.1000/182"]["documents"] == 6
+
+
+def test_nul_byte_after_first_read_buffer_does_not_end_file(tmp_path: Path) -> None:
+    body = ("filler words " * 80 + "\n") * (BLOCK_SIZE // 1000 + 10)
+    f = tmp_path / "nul.txt"
+    f.write_bytes(b"doi:10.1000/first\n" + body.encode() + b"\x00\x00 doi:10.1000/after-nul\x00 end\n")
+    out = tmp_path / "out"
+    scan(str(f), "-o", str(out), "--quiet")
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/first", "10.1000/after-nul"}
+
+
+def test_line_longer_than_read_block(tmp_path: Path) -> None:
+    filler = "x" * 100 + " "
+    line = filler * (BLOCK_SIZE // 101 + 50)
+    doi_at = len(line) // 2
+    line = line[:doi_at] + " doi:10.1000/in-the-middle " + line[doi_at:] + " https://doi.org/10.1000/at-end"
+    f = tmp_path / "long.txt"
+    f.write_text(line)
+    out = tmp_path / "out"
+    scan(str(f), "-o", str(out), "--quiet")
+    rows = {m["doi"]: m for m in table(out, "mentions")}
+    assert set(rows) == {"10.1000/in-the-middle", "10.1000/at-end"}
+    raw = f.read_bytes()
+    for m in rows.values():
+        assert raw[m["first_offset"] :].startswith(m["first_raw"].encode())
+
+
+def test_doi_straddling_a_shard_cut_found_exactly_once(tmp_path: Path) -> None:
+    lines = [f"line {i} cites doi:10.1234/item.{i} in the text\n" for i in range(4000)]
+    lines[1000] = "a label at the end of a line DOI:\n"  # label and DOI on two lines, across a cut
+    lines[1001] = "10.1234/across-the-cut and more\n"
+    data = "".join(lines).encode()
+    f = tmp_path / "big.txt"
+    f.write_bytes(data)
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    scan(str(f), "-o", str(whole), "--quiet")
+    for cut in range(40_000, 50_000, 2500):
+        scan(str(f), "-o", str(split), "--quiet", "--shard-size", str(cut), "--force", "--workers", "2")
+        assert run_json(split)["shards"] > 1
+        assert table(split, "mentions") == table(whole, "mentions")
+        assert table(split, "dois") == table(whole, "dois")
+    assert any(m["doi"] == "10.1234/across-the-cut" for m in table(whole, "mentions"))
+
+
+def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
+    recs = [{"id": "a", "text": "doi:10.1000/182 and doi:10.1000/182"}, {"id": 7, "text": "<p>10.1038/nature12373</p>"},
+            {"id": "c", "body": "no text field"}, {"id": "d", "text": "nothing here"}]
+    jl = tmp_path / "docs.jsonl"
+    jl.write_text("\n".join(json.dumps(r) for r in recs) + "\nnot json\n")
+    pqf = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"doc_id": ["p1", "p2"], "content": ["https://doi.org/10.1000/182", "x"]}), pqf)
+    out = tmp_path / "out"
+    scan(str(jl), "-o", str(out), "--quiet")
+    rows = [(m["record"], m["doi"], m["count"]) for m in table(out, "mentions")]
+    assert sorted(rows) == [("7", "10.1038/nature12373", 1), ("a", "10.1000/182", 2)]
+    assert run_json(out)["records_skipped"] == 2
+    out2 = tmp_path / "out2"
+    scan(str(pqf), "-o", str(out2), "--quiet", "--text-field", "content", "--id-field", "doc_id")
+    assert [(m["record"], m["doi"], m["first_offset"]) for m in table(out2, "mentions")] == [("p1", "10.1000/182", 0)]
+
+
+def _corpus(tmp_path: Path) -> Path:
+    src = tmp_path / "corpus"
+    src.mkdir()
+    for i in range(12):
+        text = "".join(f"Ref {j}: doi:10.{1000 + j % 7}/doc{i}.ref{j}\n" for j in range(300))
+        (src / f"doc{i:02d}.txt").write_text(text + "shared: 10.1000/182\n")
+    (src / "page.html").write_text("<p>https://doi.org/10.1000%2F182 and <b>10.1038/nature12373</b></p>")
+    return src
+
+
+def test_one_and_two_workers_give_identical_output(tmp_path: Path) -> None:
+    src = _corpus(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    scan(str(src), "-o", str(a), "--workers", "1", "--quiet", "--occurrences")
+    scan(str(src), "-o", str(b), "--workers", "2", "--quiet", "--occurrences", "--shard-size", "4000")
+    for name in ("mentions", "dois", "occurrences"):
+        assert table(a, name) == table(b, name), name
+    assert len(table(a, "occurrences")) == run_json(a)["hits"] == 12 * 301 + 2
+
+
+def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
+    src = _corpus(tmp_path)
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    scan(str(src), "-o", str(clean), "--quiet", "--workers", "1", "--shard-size", "3000")
+    for delay in (0.6, 1.2, 2.0):
+        p = subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", str(src), "-o", str(killed), "--quiet",
+                              "--workers", "2", "--shard-size", "3000", "--force"], start_new_session=True)
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        scan(str(src), "-o", str(killed), "--quiet", "--workers", "2", "--shard-size", "3000")
+        assert table(killed, "mentions") == table(clean, "mentions")
+        assert table(killed, "dois") == table(clean, "dois")
+        assert not [n for n in os.listdir(killed) if ".tmp" in n]
+
+
+def test_rerun_skips_completed_shards(tmp_path: Path) -> None:
+    src = _corpus(tmp_path)
+    out = tmp_path / "out"
+    scan(str(src), "-o", str(out), "--quiet")
+    first = table(out, "mentions")
+    scan(str(src), "-o", str(out), "--quiet")
+    assert run_json(out)["shards_resumed"] == run_json(out)["shards"]
+    assert table(out, "mentions") == first
+    scan(str(src), "-o", str(out), "--quiet", "--force")
+    assert run_json(out)["shards_resumed"] == 0
+
+
+def test_rejected_inputs_reported_while_others_processed(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("doi:10.1000/182\n")
+    truncated = tmp_path / "trunc.gz"
+    truncated.write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 1000)[:-30])
+    binary = tmp_path / "image.bin"
+    binary.write_bytes(bytes(range(256)) * 64)
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n")
+    bad_utf8 = tmp_path / "latin1.txt"
+    bad_utf8.write_bytes("caf\xe9 doi:10.1000/latin\n".encode("latin-1"))
+    out = tmp_path / "out"
+    p = scan(str(good), str(truncated), str(binary), str(pdf), str(bad_utf8), str(tmp_path / "missing.txt"), "-o", str(out),
+             "--quiet", check=1)
+    run = run_json(out)
+    reasons = {os.path.basename(r["source"]): r["reason"] for r in run["rejected"]}
+    assert set(reasons) == {"trunc.gz", "image.bin", "paper.pdf", "missing.txt"}
+    assert "truncated" in reasons["trunc.gz"] or "EOF" in reasons["trunc.gz"]
+    assert "PDF" in reasons["paper.pdf"]
+    assert "missing.txt" in p.stderr
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/182", "10.1000/latin"}
+    assert run["invalid_bytes_replaced"] == 1
+
+
+def test_inputs_globs_lists_and_stdin(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("doi:10.1000/a\n")
+    (tmp_path / "b.txt").write_text("doi:10.1000/b\n")
+    (tmp_path / "list").write_text(f"{tmp_path / 'b.txt'}\n# a comment\n")
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "extractor.cli", "scan", str(tmp_path / "a*.txt"), f"@{tmp_path / 'list'}", "-",
+                        "-o", str(out), "--quiet"], input=b"doi:10.1000/stdin\n", capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    got = {(os.path.basename(m["source"]), m["doi"]) for m in table(out, "mentions")}
+    assert got == {("a.txt", "10.1000/a"), ("b.txt", "10.1000/b"), ("-", "10.1000/stdin")}
+
+
+def test_output_schema_is_explicit(tmp_path: Path) -> None:
+    src = _corpus(tmp_path)
+    out = tmp_path / "out"
+    scan(str(src), "-o", str(out), "--quiet")
+    files = sorted((out / "mentions").glob("part-*.parquet"))
+    assert files
+    schema = pq.read_schema(files[0])
+    assert schema.names == ["source", "record", "doi", "count", "first_offset", "first_raw", "forms"]
+    assert schema.field("forms").type == pa.list_(pa.string())
+    assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "ZSTD"
+    row = next(m for m in table(out, "mentions") if m["source"].endswith("page.html") and m["doi"] == "10.1000/182")
+    assert row["forms"] == ["resolver-url"] and row["first_raw"] == "https://doi.org/10.1000%2F182"
+
+
+@pytest.mark.slow
+def test_demo_script_scans_the_sample(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run([str(root / "scripts" / "demo"), str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "distinct DOIs" in p.stdout
+    assert len(table(tmp_path / "out", "dois")) == 27

@@ -1,0 +1,103 @@
+"""The spec tables (tests/spec_table.py) drive detection, canonicalization, idempotence and URLs.
+
+Test ids name the rule of ../shared/spec/extraction-rules.md that each row checks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from extractor import canonicalize, find_dois, is_equivalent, to_uri, to_url
+from extractor.canonical import percent_decode
+
+from .spec_table import ALL_TABLES, Row
+
+CASES = [pytest.param(rule, row, id=f"{rule}-{i}") for rule, rows in ALL_TABLES.items() for i, row in enumerate(rows)]
+
+
+@pytest.mark.parametrize(("rule", "row"), CASES)
+def test_detection(rule: str, row: Row) -> None:
+    hits = list(find_dois(row.text, row.kind))
+    assert [h.doi for h in hits] == row.dois, [h for h in hits]
+    if row.forms is not None:
+        assert [str(h.form) for h in hits] == row.forms
+    for h in hits:
+        assert row.text[h.start : h.end] == h.raw
+        assert h.raw.strip() == h.raw
+
+
+@pytest.mark.parametrize(("rule", "row"), CASES)
+def test_canonical_is_idempotent_and_renders(rule: str, row: Row) -> None:
+    for doi in row.dois:
+        if "%" in doi or any(ch.isspace() for ch in doi):
+            continue  # "percent-decode once" (spec §1) cannot be idempotent on a literal %XX
+        assert canonicalize(doi) == doi
+        assert canonicalize(to_uri(doi)) == doi
+        assert canonicalize(to_url(doi)) == doi
+        assert is_equivalent(doi, to_url(doi))
+
+
+def test_uri_form_2024_draft_example_2() -> None:
+    # 2024 URI draft §2, Example 2: the URI percent-encodes the UTF-8 of Á and É; case is kept.
+    assert to_uri("10.26321/Á.GUTIÉRREZ.ZARZA.02.2018.03") == "doi:10.26321/%C3%81.GUTI%C3%89RREZ.ZARZA.02.2018.03"
+    assert to_uri("10.5594/SMPTE.ST2067-21.2020") == "doi:10.5594/SMPTE.ST2067-21.2020"
+
+
+def test_url_form_niso_mandatory_encoding() -> None:
+    # NISO Z39.84-2005 Appendix E, table 1: % " # and space are always encoded in URLs.
+    assert to_url("10.1000/456#789") == "https://doi.org/10.1000/456%23789"
+    assert to_url('doi:10.1006/rwei.1999".0001') == "https://doi.org/10.1006/rwei.1999%22.0001"
+    assert to_url("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O") == (
+        "https://doi.org/10.1002/(SICI)1097-4571(199806)49:8%3C693::AID-ASI4%3E3.0.CO;2-O"
+    )
+
+
+def test_urn_2020_four_forms_are_equivalent() -> None:
+    forms = ["urn:doi:10.1000/456%23789", "https://doi.org/10.1000/456%23789", "doi:10.1000/456#789", "10.1000/456#789"]
+    assert {canonicalize(f) for f in forms} == {"10.1000/456#789"}
+    assert all(is_equivalent(forms[0], f) for f in forms)
+
+
+def test_equivalence_is_by_code_point_not_normalized() -> None:
+    # 2024 URI draft Note 1: Á (U+00C1) and A + U+0301 are different DOI names.
+    assert not is_equivalent("10.26321/\u00c1", "10.26321/A\u0301")
+    assert is_equivalent("10.123/ABC", "10.123/AbC")  # NISO Z39.84-2005 §4
+
+
+def test_canonicalize_rejects_non_dois() -> None:
+    for s in ["", "doi:", "10.1000", "10.1000/", "hello", "11.1000/182", "doi: 10.1000/ 182"]:
+        assert canonicalize(s) is None, s
+    assert canonicalize("  https://dx.doi.org/10.1000/182  ") == "10.1000/182"
+
+
+def test_non_10_prefixes_behind_label_with_option() -> None:
+    # 2002 URI draft §2.3 examples (a)–(c): prefixes other than 10. (spec §2, off by default).
+    text = "doi:alpha-beta/182.342-24 and doi:10.abc/ab/cd/ef and doi:1.23/2002/january/21/4690"
+    assert [h.doi for h in find_dois(text)] == []
+    got = [h.doi for h in find_dois(text, allow_other_prefix=True)]
+    assert got == ["alpha-beta/182.342-24", "10.abc/ab/cd/ef", "1.23/2002/january/21/4690"]
+    assert canonicalize("doi:10.abc/ab/cd/ef", allow_other_prefix=True) == "10.abc/ab/cd/ef"
+    assert canonicalize("doi:10.abc/ab/cd/ef") is None
+
+
+def test_percent_decode_keeps_bad_escapes() -> None:
+    assert percent_decode("%C3%81%2F") == "Á/"
+    assert percent_decode("%C3") == "%C3"  # truncated UTF-8 sequence
+    assert percent_decode("100%") == "100%"
+    assert percent_decode("%00%7F") == "%00%7F"  # controls stay encoded
+
+
+def test_niso_jama_example_loses_trailing_colon_in_text() -> None:
+    # Spec §4: NISO's 10.1001/PUBS.JAMA(278)3,JOC7055-ABSY: ends in ":"; in running text it is lost.
+    assert [h.doi for h in find_dois("doi:10.1001/PUBS.JAMA(278)3,JOC7055-ABSY:")] == ["10.1001/pubs.jama(278)3,joc7055-absy"]
+    assert canonicalize("10.1001/PUBS.JAMA(278)3,JOC7055-ABSY:") == "10.1001/pubs.jama(278)3,joc7055-absy:"
+
+
+def test_offsets_point_into_html_markup() -> None:
+    doc = '<p>See <a href="https://doi.org/10.1000%2F182">doi&#58;10.1000/182</a>.</p>'
+    hits = list(find_dois(doc, "html"))
+    assert [(h.raw, str(h.form)) for h in hits] == [
+        ("https://doi.org/10.1000%2F182", "resolver-url"),
+        ("doi&#58;10.1000/182", "doi-label"),
+    ]
+    assert all(doc[h.start : h.end] == h.raw for h in hits)
