@@ -57,6 +57,7 @@ _LEFT_SPACED_RESOLVER = re.compile(
 )
 # The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query.
 _URLISH = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/)")
+_BROKEN_RESOLVER = re.compile(r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}")
 _PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
 # A token read backwards from the anchor (the window is reversed, so the match is a prefix).
 _TOKEN_REV = re.compile(r"""[^\s"'(\[{<>,;]*""")
@@ -106,6 +107,11 @@ class _Evidence:
 
     dois: set[str] = field(default_factory=set)
     shapes: set[str] = field(default_factory=set)
+
+    def extends(self, key: str) -> bool:
+        """True when `key` is a whole-component prefix of a DOI seen, as a parent of its
+        figure or table DOIs (10.1371/journal.pone.0046041 of …0046041.t001)."""
+        return any(d.startswith(key) and d[len(key) : len(key) + 1] in "./" and len(d) > len(key) for d in self.dois)
 
 
 def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
@@ -163,9 +169,12 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
             if dec.isalnum():
                 return None
             return Form.PERCENT, p
-        if prev.isalnum() or prev in "_-./":
+        if prev.isalnum() or prev in "_-.":
             # "110.1234/5", "v10.1234/5", "1.10.1234/5": not a DOI start (spec §2).
             return None
+        if pdf and token.lower() in ("org/", ".org/", "doi.org/") and _BROKEN_RESOLVER.search(text, max(0, p - 300), p):
+            # PDF text: "https://doi.\norg/10.…", a resolver broken across a line or column.
+            return Form.RESOLVER, p - len(token)
         return Form.BARE, p
     # Whitespace (or nothing) before the anchor: a spaced label, or bare.
     m = _LEFT_SPACED_LABEL.search(window[-24:])
@@ -246,11 +255,11 @@ class _Scanner:
         """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name."""
         text = self.text
         out: list[tuple[int, int, Form, str]] = []
-        last_end = 0
+        covered: list[tuple[int, int]] = []  # the pieces of recent hits (a joined DOI has several)
         anchor = _ANCHOR_PDF if self.pdf else _ANCHOR
         for m in anchor.finditer(text):
             p = m.start()
-            if p < last_end:
+            if covered and p < covered[-1][1] and any(a <= p < b for a, b in covered):
                 continue
             sep = m.group(2)
             got = _left_context(text, p, self.pdf)
@@ -265,18 +274,20 @@ class _Scanner:
                 continue  # spec §2: bare 10.2.1/, 10.5/100 and IP ranges are not DOIs
             if form is Form.BARE and sep != "/":
                 form = Form.PERCENT
-            hit = self._extend(p, m.end(), form, start, evidence)
-            if hit is not None:
+            got_hit = self._extend(p, m.end(), form, start, evidence)
+            if got_hit is not None:
+                hit, pieces = got_hit
                 out.append(hit)
-                last_end = hit[1]
+                covered = [c for c in covered if c[1] > p] + pieces
+                covered.sort(key=lambda c: c[1])
         if self.allow_other_prefix:
             out.extend(self._other_prefixes(out))
-            out.sort()
+        out.sort()
         return out
 
     def _extend(
         self, p: int, q: int, form: Form, start: int, evidence: _Evidence | None
-    ) -> tuple[int, int, Form, str] | None:
+    ) -> tuple[tuple[int, int, Form, str], list[tuple[int, int]]] | None:
         """Read right from the suffix start `q`; returns the hit or None."""
         text = self.text
         run = _RUN.match(text, q).group()
@@ -303,7 +314,7 @@ class _Scanner:
         if form is Form.EIDR_URN:
             i = name.index(":")
             name = name[:i] + "/" + name[i + 1 :]
-        return start, end, form, name
+        return (start, end, form, name), [(a, min(b, end)) for a, b in pieces if a < end]
 
     def _other_prefixes(self, found: list[tuple[int, int, Form, str]]) -> list[tuple[int, int, Form, str]]:
         """Spec §2: prefixes other than 10. behind an explicit `doi:` label, when enabled."""

@@ -23,7 +23,7 @@ _NEXT_TOKEN = re.compile(r'[^\s"]{1,300}')
 # URL, a reference number ("46." "[46]" "(46)" "46)"), a PMID, a bullet or dash.
 _STARTS_NEW = re.compile(
     r"""(?ix)(?:
-        doi\b | doi[:：] | p?mid\b | pmid[:：] | pmcid | pmc\d | https?: | www\. | urn: | info: | isbn | issn
+        doi\b | doi[:：] | p?mid\b | pmid[:：] | pubmed | medline | pmcid | pmc\d | https?: | www\. | urn: | info: | isbn | issn
       | arxiv | 10\.\d{4,}
       | \[\d+\]? | \(\d+\) | \d{1,4}[.)\]]\Z | [•·▪–—]
     )"""
@@ -63,7 +63,7 @@ def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) 
     last = so_far[-1]
     if evidence is not None:
         joined = _key(_complete_name(so_far + nxt))
-        if joined in evidence.dois:
+        if joined in evidence.dois or evidence.extends(joined):
             return True, False
     if last in "-_/":
         return True, False
@@ -84,6 +84,61 @@ def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) 
     return False, True
 
 
+# pdftotext -layout sets columns apart by runs of spaces; within a column, words by one or two.
+_GAP = re.compile(r"[ \t]{3,}")
+_SEGMENT = re.compile(r"[^ \t\n]+(?:[ \t]{1,2}[^ \t\n]+)*")
+_MAX_LINE = 1000
+_COLUMN_SLACK = 4
+
+
+def _segment_column(text: str, line_start: int, pos: int) -> tuple[int, bool]:
+    """Column where the layout block holding `pos` starts on its line, and whether the line has
+    more than one block (multi-column layout)."""
+    line = text[line_start:pos]
+    col = len(line) - len(line.lstrip(" \t"))
+    multi = False
+    for m in _GAP.finditer(line):
+        if m.start() > 0 and m.end() < len(line):
+            col = m.end()
+            multi = True
+    return col, multi
+
+
+def _continuation(text: str, b: int) -> tuple[int, bool] | None:
+    """Where the rest of a DOI that stops at `b` would start, and whether it is on the same line.
+
+    The DOI stops at a line end, or at a column gap with the other column's text after it. On
+    the next line the rest must be in the same column: in a multi-column layout the block that
+    starts where the DOI's block starts; in single-column text the first word, whatever its
+    indentation.
+    """
+    m = _LINEBREAK.match(text, b)
+    gap_end = None
+    if m is None:
+        g = _GAP.match(text, b)
+        if g is None or g.end() >= len(text) or text[g.end()] == "\n":
+            return None
+        gap_end = text.find("\n", g.end(), g.end() + _MAX_LINE)
+        if gap_end < 0:
+            return None
+    line_start = text.rfind("\n", max(0, b - _MAX_LINE), b) + 1
+    col, multi = _segment_column(text, line_start, b)
+    next_start = (gap_end if gap_end is not None else text.find("\n", b, b + _MAX_LINE)) + 1
+    if next_start <= 0:
+        return None
+    next_end = text.find("\n", next_start, next_start + _MAX_LINE)
+    next_line = text[next_start : next_end if next_end >= 0 else next_start + _MAX_LINE]
+    segments = [s.start() for s in _SEGMENT.finditer(next_line)]
+    if not segments:
+        return None  # a blank line: a paragraph or page break ends the DOI
+    if gap_end is not None or multi or len(segments) > 1:
+        best = min(segments, key=lambda c: abs(c - col))
+        if abs(best - col) > _COLUMN_SLACK:
+            return None
+        return next_start + best, False
+    return next_start + segments[0], False
+
+
 def join_pieces(
     text: str, p: int, q: int, pieces: list[tuple[int, int]], evidence: _Evidence | None
 ) -> tuple[list[tuple[int, int]], bool]:
@@ -98,22 +153,22 @@ def join_pieces(
     for _ in range(MAX_JOINS):
         b = pieces[-1][1]
         so_far = "".join(text[a:e] for a, e in pieces)
-        m = _LINEBREAK.match(text, b)
-        same_line = False
-        if m is None:
+        cont = _continuation(text, b)
+        if cont is None:
             if not so_far.endswith("/") or so_far.partition("/")[2]:
                 break
-            m = _SPACES.match(text, b)  # "10.1016/ j.cell…": a space right after the prefix
-            if m is None:
+            sm = _SPACES.match(text, b)  # "10.1016/ j.cell…": a space right after the prefix
+            if sm is None:
                 break
-            same_line = True
-        nm = _NEXT_TOKEN.match(text, m.end())
+            cont = (sm.end(), True)
+        start, same_line = cont
+        nm = _NEXT_TOKEN.match(text, start)
         if nm is None:
             break
         join, guess = _decide(so_far, nm.group(), same_line, evidence)
         uncertain = uncertain or guess
         if not join:
             break
-        run = _RUN.match(text, m.end()).group()
-        pieces = [*pieces, (m.end(), m.end() + len(run))]
+        run = _RUN.match(text, start).group()
+        pieces = [*pieces, (start, start + len(run))]
     return pieces, uncertain
