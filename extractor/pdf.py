@@ -84,59 +84,53 @@ def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) 
     return False, True
 
 
-# pdftotext -layout sets columns apart by runs of spaces; within a column, words by one or two.
+# pdftotext -layout sets columns apart by runs of spaces; within a column, words mostly by one
+# or two (justified lines have wider gaps too, which is why every block start is a candidate).
 _GAP = re.compile(r"[ \t]{3,}")
 _SEGMENT = re.compile(r"[^ \t\n]+(?:[ \t]{1,2}[^ \t\n]+)*")
 _MAX_LINE = 1000
 _COLUMN_SLACK = 4
+_HANGING_INDENT = 12
 
 
-def _segment_column(text: str, line_start: int, pos: int) -> tuple[int, bool]:
-    """Column where the layout block holding `pos` starts on its line, and whether the line has
-    more than one block (multi-column layout)."""
-    line = text[line_start:pos]
-    col = len(line) - len(line.lstrip(" \t"))
-    multi = False
-    for m in _GAP.finditer(line):
-        if m.start() > 0 and m.end() < len(line):
-            col = m.end()
-            multi = True
-    return col, multi
+def _block_starts(line: str) -> list[int]:
+    """Columns where the blocks of a layout line start (blocks are apart by 3+ spaces)."""
+    return [m.start() for m in _SEGMENT.finditer(line)]
 
 
 def _continuation(text: str, b: int) -> tuple[int, bool] | None:
     """Where the rest of a DOI that stops at `b` would start, and whether it is on the same line.
 
-    The DOI stops at a line end, or at a column gap with the other column's text after it. On
-    the next line the rest must be in the same column: in a multi-column layout the block that
-    starts where the DOI's block starts; in single-column text the first word, whatever its
-    indentation.
+    The DOI stops at a line end, or at a column gap with the other column's text after it. Its
+    rest is on the next line, in the DOI's own column: the next line's block that starts where
+    one of the blocks before the DOI on its line starts (nearest the DOI first — justified text
+    has wide gaps inside a column too). A small hanging indent is allowed in single-column text.
     """
     m = _LINEBREAK.match(text, b)
-    gap_end = None
+    nl = b
     if m is None:
         g = _GAP.match(text, b)
         if g is None or g.end() >= len(text) or text[g.end()] == "\n":
             return None
-        gap_end = text.find("\n", g.end(), g.end() + _MAX_LINE)
-        if gap_end < 0:
-            return None
-    line_start = text.rfind("\n", max(0, b - _MAX_LINE), b) + 1
-    col, multi = _segment_column(text, line_start, b)
-    next_start = (gap_end if gap_end is not None else text.find("\n", b, b + _MAX_LINE)) + 1
-    if next_start <= 0:
+        nl = text.find("\n", g.end(), g.end() + _MAX_LINE)
+    else:
+        nl = text.find("\n", b, b + _MAX_LINE)
+    if nl < 0:
         return None
+    line_start = text.rfind("\n", max(0, b - _MAX_LINE), b) + 1
+    here = _block_starts(text[line_start:b])
+    next_start = nl + 1
     next_end = text.find("\n", next_start, next_start + _MAX_LINE)
-    next_line = text[next_start : next_end if next_end >= 0 else next_start + _MAX_LINE]
-    segments = [s.start() for s in _SEGMENT.finditer(next_line)]
-    if not segments:
+    nxt = _block_starts(text[next_start : next_end if next_end >= 0 else next_start + _MAX_LINE])
+    if not nxt or not here:
         return None  # a blank line: a paragraph or page break ends the DOI
-    if gap_end is not None or multi or len(segments) > 1:
-        best = min(segments, key=lambda c: abs(c - col))
-        if abs(best - col) > _COLUMN_SLACK:
-            return None
-        return next_start + best, False
-    return next_start + segments[0], False
+    for col in reversed(here):
+        for c in nxt:
+            if abs(c - col) <= _COLUMN_SLACK:
+                return next_start + c, False
+    if m is not None and len(here) == 1 and len(nxt) >= 1 and abs(nxt[0] - here[0]) <= _HANGING_INDENT:
+        return next_start + nxt[0], False
+    return None
 
 
 def join_pieces(

@@ -217,7 +217,17 @@ CLEANING = {
         Row("Neuron 58: 956–66. https://doi.org/10.1016/j.neuron.2008.04.\n026\n54. Atencio CA", ["10.1016/j.neuron.2008.04.026"], None, "pdf"),
         Row("https://dx.doi.org/10.\n1371/journal.pbio.0020334.t002\n\nAnalogous results", ["10.1371/journal.pbio.0020334.t002"], None, "pdf"),
         Row("doi:10.1111/j.1471-\n6712.2007.00449 more", ["10.1111/j.1471-6712.2007.00449"], None, "pdf"),
-        Row("doi:10.1016/B978-\n              0-12-387688-1.00006-5", ["10.1016/b978-0-12-387688-1.00006-5"], None, "pdf"),
+        Row("left column text here          In: Methods. doi:10.1016/B978-\n"
+            "more left column words         0-12-387688-1.00006-5 and on", ["10.1016/b978-0-12-387688-1.00006-5"], None, "pdf"),
+        Row("  1. Smith J. Title. https://doi.org/10.1080/\n     09548980902950891", ["10.1080/09548980902950891"], None, "pdf"),
+    ],
+    "pdf_layout_other_column_not_joined": [
+        Row("                                        Oecologia 164: 231-241. https://doi.org/10.1007/s00442-010-1640-2.\n"
+            "waters. Nature 444: 283-284.", ["10.1007/s00442-010-1640-2"], None, "pdf"),
+        Row("left column words      41. https://doi.org/10.1007/s10498-008-9036-1.\n"
+            "in parenthesis (upper   PubMed: 20431922.", ["10.1007/s10498-008-9036-1"], None, "pdf"),
+        Row("Structure 356 https://doi.org/10.1016/0022-        https://doi.org/10.1021/j100007a016\n"
+            "2860(95)08939-S                                    next", ["10.1016/0022-2860(95)08939-s", "10.1021/j100007a016"], None, "pdf"),
     ],
     "pdf_line_break_not_joined": [
         Row("(2013) doi:10.1371/journal.pone.0071959\n23. Park IM, Archer EW", ["10.1371/journal.pone.0071959"], None, "pdf"),
