@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from . import pdf as pdf_repair
-from .canonical import FORMAT_CHARS, canonical_key, clean_name
+from .canonical import FORMAT_CHARS, canonical_key, clean_name, fold_ascii
 from .forms import Form
 from .tails import strip_tails
 
@@ -387,7 +387,8 @@ def find_dois(
         return
     pdf = kind == "pdf"
     for s, e, form, name in _hits(text, pdf, allow_other_prefix, stats):
-        yield Hit(s, e, text[s:e], form, canonical_key(name, pdf))
+        doi = fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))) if pdf else canonical_key(name)
+        yield Hit(s, e, text[s:e], form, doi)
 
 
 _ID_PREFIX = re.compile(

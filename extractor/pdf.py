@@ -32,6 +32,35 @@ _DOI_CHAR_START = re.compile(r"[0-9A-Za-z(\[<_-]")
 _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
 
 
+# pdftotext (default mode) drops the hyphen of a word hyphenated at a line end, which moves the
+# rest of a DOI up to its line: nothing positional is left to see. Where the DOI structure of a
+# large registrant makes the hyphenless form impossible, the hyphen is put back. Each rule is
+# (pattern on the DOI name, replacement); extend the table as registrant patterns turn up.
+DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # An ISSN is always NNNN-NNNX: Elsevier 0005-2795(77)…, S0140-6736(11)…, Wiley 1097-0142(2001…),
+    # (SICI)1097-4571(1998…).
+    (re.compile(r"\A(10\.\d+/(?:\(SICI\))?S?)(\d{4})(\d{3}[\dX])(?=\()", re.I), r"\1\2-\3"),
+    # Blackwell/Wiley j.1365-2133.1977…
+    (re.compile(r"\A(10\.\d+/j\.)(\d{4})(\d{3}[\dX])(?=\.)", re.I), r"\1\2-\3"),
+    # SICI check: …>3.0.CO;2-O
+    (re.compile(r"(>\d\.\d\.CO;\d)([\dA-Z])\Z", re.I), r"\1-\2"),
+    # Springer sJJJJJ-YYY-NNNNN-C
+    (re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dX])\Z", re.I), r"\1-\2"),
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dX])\Z", re.I), r"\1-\2"),
+    # Lippincott 00006534-197903000-00011
+    (re.compile(r"\A(10\.1097/\d{8})-?(\d{9})-?(\d{5})\Z"), r"\1-\2-\3"),
+    # Annual Reviews annurev-pathol-020712-163923
+    (re.compile(r"\A(10\.1146/annurev-[a-z]+)(\d{6}-\d{6})\Z", re.I), r"\1-\2"),
+)
+
+
+def rehyphenate(name: str) -> str:
+    """The DOI name with hyphens put back where pdftotext's dehyphenation took them out."""
+    for pattern, repl in DEHYPHENATION_RULES:
+        name = pattern.sub(repl, name)
+    return name
+
+
 def _key(name: str) -> str:
     from .canonical import canonical_key
 

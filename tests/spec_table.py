@@ -240,6 +240,16 @@ CLEANING = {
             "Multimorbidity refers to the https://doi.org/10.1371/journal.pone.006674\n2\n\nThis analysis",
             ["10.1371/journal.pone.0066742", "10.1371/journal.pone.0066742"], None, "pdf"),
     ],
+    "pdf_dehyphenated_registrant_patterns": [
+        Row("Vision Res 33: 173-193. doi:10.1016/00426989(93)90156-Q. PubMed", ["10.1016/0042-6989(93)90156-q"], None, "pdf"),
+        Row("Lancet. 2011. doi:10.1016/S01406736(11)60545-X", ["10.1016/s0140-6736(11)60545-x"], None, "pdf"),
+        Row("doi:10.1002/14397641(20011119)2:11<665::AID-CPHC665>3.0.CO;2O", ["10.1002/1439-7641(20011119)2:11<665::aid-cphc665>3.0.co;2-o"], None, "pdf"),
+        Row("http://dx.doi.org/10.1111/j.14698137.2010.03347.x", ["10.1111/j.1469-8137.2010.03347.x"], None, "pdf"),
+        Row("doi:10.1186/s11671021-03554-7 and doi:10.1007/s10805021-09420-6", ["10.1186/s11671-021-03554-7", "10.1007/s10805-021-09420-6"], None, "pdf"),
+        Row("doi.org/10.1146/annurev-pathol020712-163923", ["10.1146/annurev-pathol-020712-163923"], None, "pdf"),
+        Row("doi:10.1097/00006534-19790300000011", ["10.1097/00006534-197903000-00011"], None, "pdf"),
+        Row("doi:10.1016/00426989(93)90156-Q", ["10.1016/00426989(93)90156-q"], None, "plain"),
+    ],
     "pdf_space_inside_doi": [
         Row("doi: 10. 1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
         Row("doi: 10.1016/ j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),

