@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import pdf as pdf_repair
 from .canonical import FORMAT_CHARS, canonical_key, clean_name, fold_ascii
@@ -33,6 +34,38 @@ _ANCHOR_PDF = re.compile(r"10\.[ \t]*(?:\n[ \t]*)?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|
 # The run of characters a DOI can span: whitespace and the straight double quote end it (§4),
 # and so do control characters, which are never in a DOI (NISO Z39.84-2005 §4.1).
 _RUN = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{MAX_DOI_CHARS + 1}}}')
+
+# The fast path, for the common case: an ASCII DOI with a 4+ digit registrant, no brackets, that
+# ends in a letter or digit and is followed by closing brackets, quotes and sentence marks only,
+# then whitespace; after nothing, a label, a URN/info prefix or a DOI resolver. For such a DOI
+# every rule of spec §4 gives that same span, so it is taken at once; anything else goes
+# through the full rules below. tests/test_fast_path.py checks that the two always agree.
+_FAST = re.compile(
+    rf"10\.[0-9]{{4,9}}/[A-Za-z0-9._/:-]{{0,{MAX_DOI_CHARS - 20}}}[A-Za-z0-9]"
+    r"(?=[)\]}>）］｝＞\"'”’»“›」.,:;!?]{0,8}(?:\s|\Z))"
+)
+# The text before the anchor, reversed: "/gro.iod//:sptth" is "https://doi.org/".
+_FAST_LEFT_REV = re.compile(
+    r"""(?ix)(?:
+        (?P<dx>/gro\.iod\.xd(?://{1,3}:s?ptth)?)
+      | (?P<resolver>/gro\.iod(?:\.www)?(?://{1,3}:s?ptth)?)
+      | (?P<handle>/ten\.eldnah\.ldh(?://{1,3}:s?ptth)?)
+      | (?P<urn>:iod:nru)
+      | (?P<info>/iod:ofni)
+      | (?P<label>[ \t]{0,3}[:=]?[ \t]{0,3}iod)
+      | (?P<bare>)
+    )(?=[\s"'(\[{<>,;]|\Z)"""
+)
+FAST_PATH = True  # tests switch it off to check that both paths agree
+_FAST_FORMS = {
+    "dx": Form.DX_RESOLVER,
+    "resolver": Form.RESOLVER,
+    "handle": Form.HANDLE,
+    "urn": Form.URN,
+    "info": Form.INFO_URI,
+    "label": Form.LABEL,
+    "bare": Form.BARE,
+}
 
 # Left context. Matched against the end of the token before the anchor.
 _LEFT_GLUED = re.compile(
@@ -83,8 +116,7 @@ _OTHER_LABEL_ANCHOR = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """One DOI found in a text: offsets into the text, the raw span, its display form and key."""
 
     start: int
@@ -255,12 +287,24 @@ class _Scanner:
         """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name."""
         text = self.text
         out: list[tuple[int, int, Form, str]] = []
-        covered: list[tuple[int, int]] = []  # the pieces of recent hits (a joined DOI has several)
+        append = out.append
+        last_end = 0  # end of the last hit's first piece
+        extra: list[tuple[int, int]] = []  # later pieces of DOIs joined across lines (PDF)
         anchor = _ANCHOR_PDF if self.pdf else _ANCHOR
+        fast = FAST_PATH and not self.pdf
         for m in anchor.finditer(text):
             p = m.start()
-            if covered and p < covered[-1][1] and any(a <= p < b for a, b in covered):
+            if p < last_end or (extra and any(a <= p < b for a, b in extra)):
                 continue
+            if fast:
+                fm = _FAST.match(text, p)
+                if fm is not None:
+                    lm = _FAST_LEFT_REV.match(text[max(0, p - 28) : p][::-1])
+                    if lm is not None and (lm.lastgroup != "bare" or "doi" not in text[max(0, p - 12) : p].lower()):
+                        end = fm.end()
+                        append((p - lm.end(), end, _FAST_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
+                        last_end = end
+                        continue
             sep = m.group(2)
             got = _left_context(text, p, self.pdf)
             if got is None:
@@ -277,12 +321,15 @@ class _Scanner:
             got_hit = self._extend(p, m.end(), form, start, evidence)
             if got_hit is not None:
                 hit, pieces = got_hit
-                out.append(hit)
-                covered = [c for c in covered if c[1] > p] + pieces
-                covered.sort(key=lambda c: c[1])
+                append(hit)
+                last_end = pieces[0][1]
+                if len(pieces) > 1 or extra:
+                    extra = [c for c in extra if c[1] > p] + pieces[1:]
         if self.allow_other_prefix:
             out.extend(self._other_prefixes(out))
-        out.sort()
+            out.sort()
+        elif extra:
+            out.sort()
         return out
 
     def _extend(

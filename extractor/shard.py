@@ -129,7 +129,11 @@ def _clean(text: str) -> tuple[str, int]:
     """Lone surrogates (invalid bytes) to U+FFFD, keeping the length; and how many there were."""
     if text.isascii():
         return text, 0
-    return _SURROGATE.subn("\ufffd", text)
+    try:
+        text.encode("utf-8")  # fails only on lone surrogates; far faster than searching for them
+    except UnicodeEncodeError:
+        return _SURROGATE.subn("\ufffd", text)
+    return text, 0
 
 
 def _byte_offsets(text: str, starts: list[int]) -> list[int]:
@@ -163,7 +167,7 @@ def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: Shard
         kind = spec.kind
         carry = ""  # raw text (with surrogates) kept from the previous block
         carry_base = base  # byte offset of carry[0], or of the next block when carry is empty
-        emitted_end = -1
+        done_upto = 0  # hits starting before this character of the block were handled already
         stats = FindStats()
         for text, tbase, last in _iter_text_blocks(stream, base, limit, progress, result):
             if kind is None:
@@ -174,19 +178,18 @@ def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: Shard
             raw_block = carry + text
             clean_new, bad = _clean(text)
             result.invalid_bytes += bad
-            block = _clean(carry)[0] + clean_new
+            block = (_clean(carry)[0] if carry else "") + clean_new
             cut = len(block) if last else max(0, len(block) - _TAIL_RESERVE)
             hits = [
                 h
                 for h in find_dois(block, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
-                if h.start < cut
+                if done_upto <= h.start < cut
             ]
             n_hits = 0
             for h, off in zip(hits, _byte_offsets(raw_block, [h.start for h in hits]), strict=True):
                 ab = carry_base + off
-                if ab < emitted_end or ab < range_lo or (range_hi is not None and ab >= range_hi):
+                if ab < range_lo or (range_hi is not None and ab >= range_hi):
                     continue
-                emitted_end = ab + len(raw_block[h.start : h.end].encode("utf-8", "surrogateescape"))
                 n_hits += 1
                 yield h, ab
             result.hits += n_hits
@@ -194,6 +197,8 @@ def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: Shard
             if last:
                 break
             keep = max(0, cut - LEFT_CONTEXT)
+            # A hit that ran past the cut covers the start of the next block up to its end.
+            done_upto = max(cut, hits[-1].end if hits else 0) - keep
             carry_base += len(raw_block[:keep].encode("utf-8", "surrogateescape"))
             carry = raw_block[keep:]
             if range_hi is not None and carry_base > range_hi:

@@ -1,0 +1,295 @@
+"""Benchmarks: `doi-extract scan` against a raw ripgrep scan, and the finder in memory.
+
+    python -m benchmarks [--size 1GB] [--repeat 3] [--record]
+
+In one run: generates the benchmark corpus if absent (scripts/make_corpus.py bench), times
+`rg -j1 -o` with Crossref's DOI pattern and `doi-extract scan` with 1 and 2 workers over the
+same files (plain, gzip, JSONL, HTML), measures the peak memory of each whole process tree,
+times `find_dois` per display form and kind, and checks memory on a 1 GB line with no
+newline and on one enormous JSONL record. Each timing is the median of --repeat runs.
+--record appends the figures to benchmarks/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CROSSREF = r"10.\d{4,9}/[-._;()/:A-Z0-9]+"
+
+
+@dataclass
+class Measure:
+    seconds: float
+    peak_tree_mb: float
+    peak_proc_mb: float
+    out: str = ""
+
+
+def _children_rss() -> tuple[dict[int, int], dict[int, int]]:
+    """(ppid of each pid, RSS in bytes of each pid) from /proc."""
+    ppid: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            ppid[int(name)] = int(fields[1])
+            rss[int(name)] = int(fields[21]) * page
+        except (OSError, IndexError, ValueError):
+            continue
+    return ppid, rss
+
+
+def run_measured(cmd: list[str], stdout: int | None = subprocess.DEVNULL) -> Measure:
+    """Run `cmd`, polling the RSS of its whole process tree; wall time and peak memory."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE)
+    peak_tree = peak_proc = 0
+    while p.poll() is None:
+        ppid, rss = _children_rss()
+        tree = {p.pid}
+        grew = True
+        while grew:
+            grew = False
+            for pid, parent in ppid.items():
+                if parent in tree and pid not in tree:
+                    tree.add(pid)
+                    grew = True
+        sizes = [rss.get(pid, 0) for pid in tree]
+        peak_tree = max(peak_tree, sum(sizes))
+        peak_proc = max(peak_proc, max(sizes, default=0))
+        time.sleep(0.02)
+    seconds = time.perf_counter() - t0
+    out, err = p.communicate()
+    if p.returncode not in (0, 1):
+        raise RuntimeError(f"{cmd[0]} failed ({p.returncode}): {err.decode(errors='replace')[-500:]}")
+    return Measure(seconds, peak_tree / 2**20, peak_proc / 2**20, (out or b"").decode(errors="replace"))
+
+
+def median_run(cmd: list[str], repeat: int, before: callable | None = None) -> Measure:  # type: ignore[valid-type]
+    runs = []
+    for _ in range(repeat):
+        if before:
+            before()
+        runs.append(run_measured(cmd))
+    runs.sort(key=lambda m: m.seconds)
+    mid = runs[len(runs) // 2]
+    return Measure(mid.seconds, max(m.peak_tree_mb for m in runs), max(m.peak_proc_mb for m in runs))
+
+
+def ensure_rg() -> str:
+    rg = shutil.which("rg")
+    if rg:
+        return rg
+    print("ripgrep is absent: installing Debian's ripgrep package (apt-get install ripgrep)", file=sys.stderr)
+    subprocess.run(["apt-get", "update", "-qq"], check=False)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "ripgrep"], check=True)
+    rg = shutil.which("rg")
+    assert rg, "ripgrep could not be installed"
+    return rg
+
+
+def ensure_corpus(corpus: Path, size: str) -> dict[str, object]:
+    meta = corpus / "corpus.json"
+    if not meta.exists():
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "make_corpus.py"), "bench", "--size", size, "--out", str(corpus)],
+                       check=True)
+    return json.loads(meta.read_text())
+
+
+def dir_bytes(d: Path) -> int:
+    return sum(f.stat().st_size for f in d.iterdir() if f.is_file())
+
+
+def scan_cmd(inputs: list[str], out: str, workers: int) -> list[str]:
+    exe = shutil.which("doi-extract") or str(Path(sys.executable).parent / "doi-extract")
+    return [exe, "scan", *inputs, "-o", out, "--workers", str(workers), "--force", "--quiet"]
+
+
+def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, int]]:
+    """(label, MB/s, hits) of find_dois on in-memory texts."""
+    from extractor import find_dois
+
+    res = []
+    for label, text in kind_texts.items():
+        kind = "html" if label.startswith("html") else "pdf" if label.startswith("pdf") else "plain"
+        best = float("inf")
+        hits = 0
+        for _ in range(3):
+            t0 = time.perf_counter()
+            hits = sum(1 for _ in find_dois(text, kind))
+            best = min(best, time.perf_counter() - t0)
+        res.append((label, len(text.encode()) / 1e6 / best, hits))
+    return res
+
+
+def _form_texts(n_bytes: int) -> dict[str, str]:
+    """Texts of about n_bytes with DOIs in one display form at ~2 per KB, in prose."""
+    rng = random.Random(7)
+    words = ["the", "of", "and", "in", "to", "a", "with", "for", "was", "were", "on", "by", "that", "cells", "patients", "study", "results", "analysis", "protein", "expression", "increased", "significantly", "compared"]
+    forms = {
+        "bare": "{}", "doi-label": "doi:{}", "resolver-url": "https://doi.org/{}", "dx-resolver-url": "http://dx.doi.org/{}",
+        "urn": "urn:doi:{}", "info-uri": "info:doi/{}", "other-url": "https://onlinelibrary.wiley.com/doi/abs/{}/abstract",
+        "percent-encoded": "https://example.org/openurl?id=doi%3A{}&x=1", "no-dois (prose only)": "",
+    }
+    out = {}
+    for label, fmt in forms.items():
+        parts: list[str] = []
+        size = 0
+        i = 0
+        while size < n_bytes:
+            chunk = " ".join(rng.choice(words) for _ in range(80)) + " "
+            if fmt:
+                doi = f"10.{1000 + i % 9000}/j.abc.2020.{i:05d}"
+                if "%3A" in fmt:
+                    doi = doi.replace("/", "%2F")
+                chunk += fmt.format(doi) + ". "
+            parts.append(chunk)
+            size += len(chunk)
+            i += 1
+        out[label] = "".join(parts)
+    base = out["doi-label"]
+    out["html (same text in markup)"] = "<html><body>" + "".join(
+        f"<p>{p}</p>" for p in base.split(". ")) + "</body></html>"
+    out["pdf (same text, wrapped)"] = "\n".join(base[i : i + 90] for i in range(0, len(base), 90))
+    return out
+
+
+def write_one_line_file(path: Path, size: int) -> None:
+    rng = random.Random(3)
+    chunk = "".join(f"word{rng.randint(0, 999)} " for _ in range(2000))
+    with open(path, "w") as f:
+        written = 0
+        i = 0
+        while written < size:
+            s = chunk + f"doi:10.1234/line.{i} "
+            f.write(s)
+            written += len(s)
+            i += 1
+
+
+def write_huge_record(path: Path, size: int) -> None:
+    with open(path, "w") as f:
+        f.write('{"id": "huge", "text": "')
+        written = 0
+        i = 0
+        while written < size:
+            s = "lorem ipsum dolor sit amet " * 40 + f"doi:10.1234\\/rec.{i} "
+            f.write(s)
+            written += len(s)
+            i += 1
+        f.write('"}\n{"id": "small", "text": "doi:10.1234/small"}\n')
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", default="1GB", help="benchmark corpus size when it must be generated")
+    ap.add_argument("--corpus", default=str(ROOT / "corpora" / "bench"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--memory-file", default="1GB", help="size of the one-line and one-record memory checks (0 to skip)")
+    ap.add_argument("--record", action="store_true", help="append the figures to benchmarks/RESULTS.md")
+    a = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from make_corpus import parse_size
+
+    corpus = Path(a.corpus)
+    meta = ensure_corpus(corpus, a.size)
+    rg = ensure_rg()
+    plain = corpus / "plain"
+    plain_files = sorted(str(p) for p in plain.iterdir())
+    nbytes = dir_bytes(plain)
+    lines: list[str] = []
+
+    def say(s: str = "") -> None:
+        print(s, flush=True)
+        lines.append(s)
+
+    say(f"corpus: {corpus} — {nbytes / 1e6:.0f} MB plain text in {len(plain_files)} files ({meta})")
+    tmp = Path(tempfile.mkdtemp(prefix="doi-bench-"))
+    try:
+        # ripgrep's raw scan: the physical reference.
+        rg_cmd = [rg, "-j1", "-o", "-i", "--no-filename", "--no-line-number", CROSSREF, *plain_files]
+        rg_m = median_run(rg_cmd, a.repeat)
+        rg_hits = run_measured(rg_cmd, stdout=subprocess.PIPE).out.count("\n")
+        drop = lambda: shutil.rmtree(tmp / "out", ignore_errors=True)  # noqa: E731
+        s1 = median_run(scan_cmd(plain_files, str(tmp / "out"), 1), a.repeat, drop)
+        run = json.loads((tmp / "out" / "_run.json").read_text())
+        hits = run["hits"]
+        s2 = median_run(scan_cmd(plain_files, str(tmp / "out"), 2), a.repeat, drop)
+        say()
+        say(f"{'what':<44} {'seconds':>8} {'MB/s':>8} {'hits/s':>11} {'peak tree MB':>13} {'peak proc MB':>13}")
+        for label, m, h in (("rg -j1 -o (Crossref pattern)", rg_m, rg_hits), ("doi-extract scan --workers 1", s1, hits),
+                            ("doi-extract scan --workers 2", s2, hits)):
+            say(f"{label:<44} {m.seconds:>8.2f} {nbytes / 1e6 / m.seconds:>8.1f} {h / m.seconds:>11.0f} "
+                f"{m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}")
+        say(f"ratio scan(1 worker) / rg: {s1.seconds / rg_m.seconds:.2f}x (target <= 3x); "
+            f"2-worker speed-up: {s1.seconds / s2.seconds:.2f}x (target >= 1.8x); "
+            f"hits: scan {hits}, rg {rg_hits} (rg finds bare-pattern matches only)")
+        # Compressed input against decompression alone.
+        gz = sorted(str(p) for p in (corpus / "gzip").iterdir())
+        dec = median_run(["sh", "-c", "gzip -dc " + " ".join(gz) + " > /dev/null"], a.repeat)
+        sg = median_run(scan_cmd(gz, str(tmp / "out"), 1), a.repeat, drop)
+        say(f"{'gzip -dc (decompression alone)':<44} {dec.seconds:>8.2f}")
+        say(f"{'doi-extract scan gzip --workers 1':<44} {sg.seconds:>8.2f} {nbytes / 1e6 / sg.seconds:>8.1f} "
+            f"{'':>11} {sg.peak_tree_mb:>13.0f} {sg.peak_proc_mb:>13.0f}")
+        say(f"gzip overhead: scan(gz) - scan(plain) = {sg.seconds - s1.seconds:.2f} s vs decompression {dec.seconds:.2f} s")
+        jl = sorted(str(p) for p in (corpus / "jsonl").iterdir())[:4]
+        jl_bytes = sum(os.path.getsize(p) for p in jl)
+        sj = median_run(scan_cmd(jl, str(tmp / "out"), 1), a.repeat, drop)
+        say(f"{'scan JSONL records (4 files) --workers 1':<44} {sj.seconds:>8.2f} {jl_bytes / 1e6 / sj.seconds:>8.1f} "
+            f"{'':>11} {sj.peak_tree_mb:>13.0f} {sj.peak_proc_mb:>13.0f}")
+        html_dir = corpus / "html"
+        h_bytes = dir_bytes(html_dir)
+        sh = median_run(scan_cmd([str(html_dir)], str(tmp / "out"), 1), a.repeat, drop)
+        say(f"{'scan HTML pages --workers 1':<44} {sh.seconds:>8.2f} {h_bytes / 1e6 / sh.seconds:>8.1f} "
+            f"{'':>11} {sh.peak_tree_mb:>13.0f} {sh.peak_proc_mb:>13.0f}")
+        # The finder in memory, per display form and per kind.
+        say()
+        say(f"{'find_dois in memory (8 MB each)':<44} {'MB/s':>8} {'hits':>8}")
+        for label, mbs, h in bench_find(_form_texts(8 << 20)):
+            say(f"{label:<44} {mbs:>8.1f} {h:>8}")
+        # Memory on adversarial inputs.
+        msize = parse_size(a.memory_file) if a.memory_file != "0" else 0
+        if msize:
+            say()
+            one = tmp / "one-line.txt"
+            write_one_line_file(one, msize)
+            m = run_measured(scan_cmd([str(one)], str(tmp / "out"), 1))
+            found = json.loads((tmp / "out" / "_run.json").read_text())["hits"]
+            say(f"{'one line, no newline, ' + a.memory_file:<44} {m.seconds:>8.2f} {msize / 1e6 / m.seconds:>8.1f} "
+                f"{found:>11} {m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}")
+            one.unlink()
+            rec = tmp / "huge.jsonl"
+            write_huge_record(rec, msize)
+            m = run_measured(scan_cmd([str(rec)], str(tmp / "out"), 1))
+            found = json.loads((tmp / "out" / "_run.json").read_text())["hits"]
+            say(f"{'one JSONL record of ' + a.memory_file:<44} {m.seconds:>8.2f} {msize / 1e6 / m.seconds:>8.1f} "
+                f"{found:>11} {m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if a.record:
+        machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        with open(ROOT / "benchmarks" / "RESULTS.md", "a", encoding="utf-8") as f:
+            f.write(f"\n## {datetime.date.today().isoformat()} — `python -m benchmarks {' '.join(argv or sys.argv[1:])}`\n\n")
+            f.write(f"Machine: {machine}. Medians of {a.repeat} runs.\n\n```\n" + "\n".join(lines) + "\n```\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
