@@ -6,11 +6,13 @@ Owns the bytes (ripgrep's "searcher"): nothing here knows what a DOI is.
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import io
 import json
 import lzma
 import os
+import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -66,41 +68,171 @@ def iter_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE) -> Iterator[byte
         yield block
 
 
+class StreamedText:
+    """The text field of a record too large to hold, decoded chunk by chunk.
+
+    `rid` is the record id when it stands before the text; it is filled in after the text was
+    read when it stands after it.
+    """
+
+    def __init__(self, rid: str | None, chunks: Iterator[str]) -> None:
+        self.rid = rid
+        self.chunks = chunks
+
+
+_JSON_SIMPLE = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ESC_OR_END = re.compile(r'[\\"]')
+
+
+class JsonStringDecoder:
+    """Decodes the inside of a JSON string fed in pieces, up to its closing quote."""
+
+    def __init__(self) -> None:
+        self.pending = ""
+        self.done = False
+        self.rest = ""
+
+    def feed(self, s: str) -> str:
+        s = self.pending + s
+        self.pending = ""
+        out: list[str] = []
+        i = 0
+        while True:
+            m = _ESC_OR_END.search(s, i)
+            if m is None:
+                out.append(s[i:])
+                break
+            j = m.start()
+            out.append(s[i:j])
+            if s[j] == '"':
+                self.done = True
+                self.rest = s[j + 1 :]
+                break
+            if j + 1 >= len(s) or (s[j + 1] == "u" and j + 6 > len(s)):
+                self.pending = s[j:]
+                break
+            c = s[j + 1]
+            if c != "u":
+                out.append(_JSON_SIMPLE.get(c, c))
+                i = j + 2
+                continue
+            try:
+                code = int(s[j + 2 : j + 6], 16)
+            except ValueError:
+                out.append("\ufffd")
+                i = j + 2
+                continue
+            if 0xD800 <= code < 0xDC00:
+                if j + 12 > len(s):
+                    self.pending = s[j:]
+                    break
+                if s[j + 6 : j + 8] == "\\u":
+                    try:
+                        low = int(s[j + 8 : j + 12], 16)
+                    except ValueError:
+                        low = 0
+                    if 0xDC00 <= low < 0xE000:
+                        out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                        i = j + 12
+                        continue
+                out.append("\ufffd")
+                i = j + 6
+                continue
+            out.append(chr(code))
+            i = j + 6
+        return "".join(out)
+
+
+def _id_in(data: bytes, id_field: str) -> str | None:
+    m = re.search(rb'"' + re.escape(id_field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})', data)
+    if m is None:
+        return None
+    try:
+        value = json.loads(m.group(1))
+    except ValueError:
+        return None
+    return str(value)
+
+
+def _stream_string(first: bytes, buf: BinaryIO, rec: StreamedText, id_field: str) -> Iterator[str]:
+    """Decoded text of a JSON string whose inside starts with `first`, reading on from `buf`;
+    then the rest of the record's line is read past (an id found there is kept)."""
+    dec = codecs.getincrementaldecoder("utf-8")("replace")
+    js = JsonStringDecoder()
+    pieces = iter([first[i : i + (1 << 20)] for i in range(0, len(first), 1 << 20)])
+    del first
+    while True:
+        data = next(pieces, None)
+        if data is None:
+            data = buf.readline(1 << 20)  # a JSON string holds no raw newline: the line goes on
+        text = dec.decode(data, final=not data)
+        out = js.feed(text)
+        if out:
+            yield out
+        if js.done or not data:
+            break
+    tail = js.rest.encode("utf-8")
+    if not tail.endswith(b"\n"):
+        for data in pieces:
+            tail += data
+            if len(tail) > 1 << 20:
+                tail = tail[-(1 << 20) :]
+        while not tail.endswith(b"\n"):
+            more = buf.readline(1 << 20)
+            if not more:
+                break
+            tail = (tail + more)[-(1 << 20) :]
+    if rec.rid is None:
+        rec.rid = _id_in(tail, id_field)
+
+
 def iter_jsonl_records(
-    stream: BinaryIO, text_field: str, id_field: str, max_line: int = 256 << 20
-) -> Iterator[tuple[str | None, str | None, int]]:
+    stream: BinaryIO, text_field: str, id_field: str, max_line: int = 64 << 20
+) -> Iterator[tuple[str | None, str | StreamedText | None, int]]:
     """(record id, text, line number) for each line of a JSONL stream.
 
-    A line longer than `max_line` bytes is skipped and reported as (None, None, n): one
-    enormous record must not make a worker hold it whole.
+    A line longer than `max_line` bytes is not held whole: its text field is given as a
+    StreamedText, decoded piece by piece (the caller reads it before the next record). A line
+    that is not a JSON object, or has no text field, gives (None, None, n).
     """
-    buf = io.BufferedReader(stream, buffer_size=1 << 20) if not hasattr(stream, "peek") else stream
+    buf = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)  # type: ignore[arg-type]
     n = 0
+    field_re = re.compile(rb'"' + re.escape(text_field.encode()) + rb'"\s*:\s*"')
     while True:
         line = buf.readline(max_line + 1)
         if not line:
             return
         n += 1
         if len(line) > max_line and not line.endswith(b"\n"):
-            # Drain the rest of the over-long line in bounded pieces.
-            while True:
-                more = buf.readline(1 << 20)
-                if not more or more.endswith(b"\n"):
-                    break
-            yield None, None, n
+            m = field_re.search(line)
+            if m is None:
+                while True:  # drain the over-long line in bounded pieces
+                    more = buf.readline(1 << 20)
+                    if not more or more.endswith(b"\n"):
+                        break
+                yield None, None, n
+                continue
+            rec = StreamedText(_id_in(line[: m.start()], id_field), iter(()))
+            rest = line[m.end() :]
+            del line
+            rec.chunks = _stream_string(rest, buf, rec, id_field)
+            del rest
+            yield rec.rid, rec, n
+            for _ in rec.chunks:  # make sure the record was read to its end
+                pass
             continue
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            obj = json.loads(line)
         except ValueError:
             yield None, None, n
             continue
-        if not isinstance(rec, dict):
+        if not isinstance(obj, dict):
             yield None, None, n
             continue
-        text = rec.get(text_field)
-        rid = rec.get(id_field)
+        text = obj.get(text_field)
+        rid = obj.get(id_field)
         yield (None if rid is None else str(rid)), (text if isinstance(text, str) else None), n
 
 

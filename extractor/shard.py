@@ -19,7 +19,7 @@ from typing import Any
 from .decode import detect_kind
 from .dedupe import bucket_of, mentions_of
 from .find import MAX_DOI_CHARS, FindStats, Hit, find_dois
-from .read import BLOCK_SIZE, iter_jsonl_records, open_stream
+from .read import BLOCK_SIZE, StreamedText, iter_jsonl_records, open_stream
 from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_table
 
 # A hit that starts before this many characters from the end of a block may not be complete
@@ -150,6 +150,67 @@ def _byte_offsets(text: str, starts: list[int]) -> list[int]:
     return out
 
 
+def _scan_blocks(
+    blocks: Iterator[tuple[str, int, bool]],
+    kind: str | None,
+    source: str,
+    opts: Options,
+    result: ShardResult,
+    progress: Progress,
+    range_lo: int = 0,
+    range_hi: int | None = None,
+    char_offsets: bool = False,
+) -> Iterator[tuple[Hit, int]]:
+    """(hit, absolute offset) for the hits in a stream of text blocks, in order.
+
+    Blocks are (text, offset of text[0], is_last). Each block is searched together with the
+    end of the one before (left context), and hits too near its end wait for the next block,
+    so a hit across a block boundary is found once and whole. Offsets are UTF-8 byte offsets,
+    or character offsets with `char_offsets`. Only hits starting in [range_lo, range_hi) are
+    given: a byte-range shard owns those.
+    """
+    carry = ""  # raw text (with surrogates) kept from the previous block
+    carry_base = 0  # offset of carry[0], or of the next block when carry is empty
+    done_upto = 0  # hits starting before this character of the block were handled already
+    stats = FindStats()
+    for text, tbase, last in blocks:
+        if kind is None:
+            kind = detect_kind(source, text[:65536])
+            result.kinds[kind] = result.kinds.get(kind, 0) + 1
+        if not carry:
+            carry_base = tbase
+        raw_block = carry + text
+        clean_new, bad = _clean(text)
+        result.invalid_bytes += bad
+        block = (_clean(carry)[0] if carry else "") + clean_new
+        cut = len(block) if last else max(0, len(block) - _TAIL_RESERVE)
+        hits = [
+            h
+            for h in find_dois(block, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
+            if done_upto <= h.start < cut
+        ]
+        starts = [h.start for h in hits]
+        n_hits = 0
+        for h, off in zip(hits, starts if char_offsets else _byte_offsets(raw_block, starts), strict=True):
+            ab = carry_base + off
+            if ab < range_lo or (range_hi is not None and ab >= range_hi):
+                continue
+            n_hits += 1
+            yield h, ab
+        result.hits += n_hits
+        progress(0, n_hits)
+        if last:
+            break
+        keep = max(0, cut - LEFT_CONTEXT)
+        # A hit that ran past the cut covers the start of the next block up to its end.
+        done_upto = max(cut, hits[-1].end if hits else 0) - keep
+        carry_base += keep if char_offsets else len(raw_block[:keep].encode("utf-8", "surrogateescape"))
+        carry = raw_block[keep:]
+        if range_hi is not None and carry_base > range_hi:
+            break
+    result.too_long += stats.too_long
+
+
 def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: ShardResult) -> Iterator[tuple[Hit, int]]:
     """(hit, absolute byte offset) for the hits of a text shard whose start it owns, in order.
 
@@ -164,51 +225,27 @@ def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: Shard
         if base:
             stream.seek(base)
         limit = None if range_hi is None else range_hi - base + 8 * _TAIL_RESERVE
-        kind = spec.kind
-        carry = ""  # raw text (with surrogates) kept from the previous block
-        carry_base = base  # byte offset of carry[0], or of the next block when carry is empty
-        done_upto = 0  # hits starting before this character of the block were handled already
-        stats = FindStats()
-        for text, tbase, last in _iter_text_blocks(stream, base, limit, progress, result):
-            if kind is None:
-                kind = detect_kind(spec.source, text[:65536])
-                result.kinds[kind] = result.kinds.get(kind, 0) + 1
-            if not carry:
-                carry_base = tbase
-            raw_block = carry + text
-            clean_new, bad = _clean(text)
-            result.invalid_bytes += bad
-            block = (_clean(carry)[0] if carry else "") + clean_new
-            cut = len(block) if last else max(0, len(block) - _TAIL_RESERVE)
-            hits = [
-                h
-                for h in find_dois(block, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
-                if done_upto <= h.start < cut
-            ]
-            n_hits = 0
-            for h, off in zip(hits, _byte_offsets(raw_block, [h.start for h in hits]), strict=True):
-                ab = carry_base + off
-                if ab < range_lo or (range_hi is not None and ab >= range_hi):
-                    continue
-                n_hits += 1
-                yield h, ab
-            result.hits += n_hits
-            progress(0, n_hits)
-            if last:
-                break
-            keep = max(0, cut - LEFT_CONTEXT)
-            # A hit that ran past the cut covers the start of the next block up to its end.
-            done_upto = max(cut, hits[-1].end if hits else 0) - keep
-            carry_base += len(raw_block[:keep].encode("utf-8", "surrogateescape"))
-            carry = raw_block[keep:]
-            if range_hi is not None and carry_base > range_hi:
-                break
-        result.too_long += stats.too_long
+        blocks = _iter_text_blocks(stream, base, limit, progress, result)
+        yield from _scan_blocks(blocks, spec.kind, spec.source, opts, result, progress, range_lo, range_hi)
         if range_lo == 0:
             result.documents += 1
 
 
-def _records(spec: ShardSpec, opts: Options, result: ShardResult, progress: Progress) -> Iterator[tuple[str | None, str]]:
+def _char_blocks(chunks: Iterator[str]) -> Iterator[tuple[str, int, bool]]:
+    """Blocks (text, character offset, is_last) from the decoded pieces of a streamed record."""
+    pos = 0
+    prev: str | None = None
+    for c in chunks:
+        if prev is not None:
+            yield prev, pos, False
+            pos += len(prev)
+        prev = c
+    yield prev or "", pos, True
+
+
+def _records(
+    spec: ShardSpec, opts: Options, result: ShardResult, progress: Progress
+) -> Iterator[tuple[str | None, str | StreamedText]]:
     """(record id, text) for each record of a JSONL or Parquet shard."""
     if spec.fmt == "parquet":
         import pyarrow.parquet as pq
@@ -285,23 +322,32 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
     try:
         if spec.fmt == "text":
-            pairs = list(_scan_text(spec, opts, progress, result))
-            docs.append((None, mentions_of(pairs)))
-            if opts.occurrences:
-                _add_occ(occ, spec.source, None, pairs)
+            hits = _scan_text(spec, opts, progress, result)
+            docs.append((None, mentions_of(_tee_occ(hits, occ, spec.source, None) if opts.occurrences else hits)))
         else:
             for rid, text in _records(spec, opts, result, progress):
+                result.documents += 1
+                if isinstance(text, StreamedText):
+                    # A record too large to hold: its text is read in blocks, like a file.
+                    blocks = _char_blocks(text.chunks)
+                    hits = _scan_blocks(blocks, spec.kind, spec.source, opts, result, progress, char_offsets=True)
+                    first_row = len(occ["record"])
+                    if opts.occurrences:
+                        hits = _tee_occ(hits, occ, spec.source, text.rid)
+                    mentions = mentions_of(hits)
+                    docs.append((text.rid, mentions))
+                    occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
+                    continue
                 kind = spec.kind or detect_kind(None, text[:65536])
                 stats = FindStats()
-                hits = list(find_dois(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats))
+                pairs = [(h, h.start) for h in find_dois(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)]
                 result.too_long += stats.too_long
-                result.documents += 1
-                result.hits += len(hits)
-                progress(0, len(hits))
-                pairs = [(h, h.start) for h in hits]
+                result.hits += len(pairs)
+                progress(0, len(pairs))
                 docs.append((rid, mentions_of(pairs)))
                 if opts.occurrences:
-                    _add_occ(occ, spec.source, rid, pairs)
+                    for _ in _tee_occ(iter(pairs), occ, spec.source, rid):
+                        pass
     except InputError:
         raise
     except (EOFError, OSError, ValueError) as exc:  # truncated or corrupt archives and files
@@ -337,14 +383,18 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     return result
 
 
-def _add_occ(occ: dict[str, list[Any]], source: str, rid: str | None, pairs: list[tuple[Hit, int]]) -> None:
-    for h, off in pairs:
+def _tee_occ(
+    hits: Iterator[tuple[Hit, int]], occ: dict[str, list[Any]], source: str, rid: str | None
+) -> Iterator[tuple[Hit, int]]:
+    """Pass hits through, recording each as an occurrence row."""
+    for h, off in hits:
         occ["source"].append(source)
         occ["record"].append(rid)
         occ["offset"].append(off)
         occ["raw"].append(h.raw)
         occ["form"].append(str(h.form))
         occ["doi"].append(h.doi)
+        yield h, off
 
 
 def _describe(exc: BaseException) -> str:

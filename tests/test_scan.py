@@ -236,3 +236,30 @@ def test_demo_script_scans_the_sample(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert "distinct DOIs" in p.stdout
     assert len(table(tmp_path / "out", "dois")) == 27
+
+
+def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import extractor.shard as shard
+
+    monkeypatch.setattr(shard, "MAX_RECORD_BYTES", 1 << 20)  # records over 1 MiB are streamed
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 40
+    parts = [filler + f"doi:10.1234\\/rec.{i}\\n" for i in range(400)]  # JSON escapes inside
+    big_text = "".join(parts)
+    f = tmp_path / "big.jsonl"
+    f.write_text('{"id": "first", "text": "' + big_text + '"}\n'
+                 '{"text": "' + big_text + '", "id": 99}\n'
+                 '{"id": "small", "text": "doi:10.1234/small"}\n')
+    opts = shard.Options(str(tmp_path / "out"), 4, True, "text", "id", False)
+    spec = shard.ShardSpec(0, str(f), str(f), "jsonl", None, 0, -1, "k")
+    res = shard.run_shard(spec, opts, lambda a, b: None)
+    assert res.error is None and res.documents == 3 and res.skipped_records == 0
+    occ = pq.read_table(shard.shard_paths(opts.out, spec, 4)[1]).to_pylist()
+    by_record: dict[str | None, list[dict[str, Any]]] = {}
+    for row in occ:
+        by_record.setdefault(row["record"], []).append(row)
+    assert set(by_record) == {"first", "99", "small"}
+    decoded = json.loads('"' + big_text + '"')
+    for rid in ("first", "99"):
+        rows = by_record[rid]
+        assert [r["doi"] for r in rows] == [f"10.1234/rec.{i}" for i in range(400)]
+        assert all(decoded[r["offset"] :].startswith(r["raw"]) for r in rows)  # character offsets
