@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .find import Hit
-
 
 def bucket_of(doi: str, buckets: int) -> int:
     """A stable bucket for a DOI (the same in every process and run, unlike hash())."""
@@ -28,23 +26,25 @@ class Mention:
     count: int
     first_offset: int
     first_raw: str
-    forms: list[str] = field(default_factory=list)
+    forms: set[str] = field(default_factory=set)
 
 
-def mentions_of(hits: Iterable[tuple[Hit, int]]) -> dict[str, Mention]:
-    """Per-document aggregation of (hit, offset) pairs, keyed by canonical DOI, in first-seen order."""
+# A hit as the shard passes it on: (doi, offset, form, text, start, end); the raw text is
+# text[start:end], sliced only for the first hit of each DOI.
+ShardHit = tuple[str, int, str, str, int, int]
+
+
+def mentions_of(hits: Iterable[ShardHit]) -> dict[str, Mention]:
+    """Per-document aggregation of hits given in order of offset, keyed by canonical DOI."""
     out: dict[str, Mention] = {}
-    for hit, offset in hits:
-        m = out.get(hit.doi)
+    get = out.get
+    for doi, offset, form, text, s, e in hits:
+        m = get(doi)
         if m is None:
-            out[hit.doi] = Mention(hit.doi, 1, offset, hit.raw, [str(hit.form)])
+            out[doi] = Mention(doi, 1, offset, text[s:e], {form})
         else:
             m.count += 1
-            if offset < m.first_offset:
-                m.first_offset, m.first_raw = offset, hit.raw
-            form = str(hit.form)
-            if form not in m.forms:
-                m.forms.append(form)
+            m.forms.add(form)
     return out
 
 

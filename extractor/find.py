@@ -34,6 +34,10 @@ _ANCHOR_PDF = re.compile(r"10\.[ \t]*(?:\n[ \t]*)?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|
 # The run of characters a DOI can span: whitespace and the straight double quote end it (§4),
 # and so do control characters, which are never in a DOI (NISO Z39.84-2005 §4.1).
 _RUN = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{MAX_DOI_CHARS + 1}}}')
+_RUN_END = re.compile(r'[\s"\x00-\x1f\x7f-\x9f]')
+# Most DOIs end within a short window: it is read first, the whole one only when needed.
+_SHORT_WINDOW = 256
+_RUN_SHORT = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{_SHORT_WINDOW + 1}}}')
 
 # The fast path, for the common case: an ASCII DOI with a 4+ digit registrant, no brackets, that
 # ends in a letter or digit and is followed by closing brackets, quotes and sentence marks only,
@@ -42,7 +46,7 @@ _RUN = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{MAX_DOI_CHARS + 1}}}')
 # through the full rules below. tests/test_fast_path.py checks that the two always agree.
 _FAST = re.compile(
     rf"10\.[0-9]{{4,9}}/[A-Za-z0-9._/:-]{{0,{MAX_DOI_CHARS - 20}}}[A-Za-z0-9]"
-    r"(?=[)\]}>）］｝＞\"'”’»“›」.,:;!?]{0,8}(?:\s|\Z))"
+    r"(?=[)\]}>）］｝＞\"'”’»“›」.,:;!?]{0,8}(?:\s|\Z)|[,;](?=(?i:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff])))"
 )
 # The text before the anchor, reversed: "/gro.iod//:sptth" is "https://doi.org/".
 _FAST_LEFT_REV = re.compile(
@@ -139,11 +143,21 @@ class _Evidence:
 
     dois: set[str] = field(default_factory=set)
     shapes: set[str] = field(default_factory=set)
+    parents: set[str] = field(default_factory=set)
+
+    def add(self, key: str, certain: bool) -> None:
+        self.dois.add(key)
+        if certain:
+            self.shapes.add(pdf_repair.shape_of(key))
+        slash = key.find("/")
+        for i in range(slash + 2, len(key)):
+            if key[i] in "./":
+                self.parents.add(key[:i])
 
     def extends(self, key: str) -> bool:
         """True when `key` is a whole-component prefix of a DOI seen, as a parent of its
         figure or table DOIs (10.1371/journal.pone.0046041 of …0046041.t001)."""
-        return any(d.startswith(key) and d[len(key) : len(key) + 1] in "./" and len(d) > len(key) for d in self.dois)
+        return key in self.parents
 
 
 def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
@@ -162,7 +176,7 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
         tlen = _TOKEN_REV.match(window[::-1]).end()
     ts = len(window) - tlen
     token = window[ts:]
-    if token:
+    if token and token not in (":", "：", "="):
         tail = token[-40:]
         m = _LEFT_GLUED.search(tail)
         if m is not None:
@@ -208,7 +222,7 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
             # PDF text: "https://doi.\norg/10.…", a resolver broken across a line or column.
             return Form.RESOLVER, p - len(token)
         return Form.BARE, p
-    # Whitespace (or nothing) before the anchor: a spaced label, or bare.
+    # Whitespace (or nothing, or a lone ":") before the anchor: a spaced label, or bare.
     m = _LEFT_SPACED_LABEL.search(window[-24:])
     if m is not None:
         return Form.LABEL, p - (len(window[-24:]) - m.start())
@@ -246,8 +260,8 @@ def _cut_brackets(s: str) -> int:
     return len(s)
 
 
-def end_of_name(s: str, form: Form, url_before: str) -> int:
-    """Length of the DOI name at the start of `s` (a run from `10.` to whitespace), per spec §4."""
+def _first_cut(s: str, form: Form) -> int:
+    """Where the first rule of spec §4 that reads left to right ends the name in `s`, else len(s)."""
     end = len(s)
     if form.is_url:
         m = _URL_STOPS.search(s)
@@ -263,7 +277,12 @@ def end_of_name(s: str, form: Form, url_before: str) -> int:
     m = _TAGLIKE.search(s, 0, end)
     if m is not None:
         end = m.start()
-    end = _cut_brackets(s[:end])
+    return _cut_brackets(s[:end])
+
+
+def end_of_name(s: str, form: Form, url_before: str) -> int:
+    """Length of the DOI name at the start of `s` (a run from `10.` to whitespace), per spec §4."""
+    end = _first_cut(s, form)
     while end and s[end - 1] in _TRAILING:
         end -= 1
     if form.is_url and end:
@@ -281,7 +300,7 @@ class _Scanner:
         self.pdf = pdf
         self.allow_other_prefix = allow_other_prefix
         self.stats = stats
-        self.uncertain: set[int] = set()  # PDF: anchors of DOIs that ended at a guessed break
+        self.uncertain: set[int] = set()  # PDF: starts of DOIs that ended at a guessed break
 
     def scan(self, evidence: _Evidence | None) -> list[tuple[int, int, Form, str]]:
         """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name."""
@@ -319,7 +338,9 @@ class _Scanner:
             if form is Form.BARE and sep != "/":
                 form = Form.PERCENT
             got_hit = self._extend(p, m.end(), form, start, evidence)
-            if got_hit is not None:
+            if isinstance(got_hit, int):
+                last_end = got_hit
+            elif got_hit is not None:
                 hit, pieces = got_hit
                 append(hit)
                 last_end = pieces[0][1]
@@ -334,17 +355,27 @@ class _Scanner:
 
     def _extend(
         self, p: int, q: int, form: Form, start: int, evidence: _Evidence | None
-    ) -> tuple[tuple[int, int, Form, str], list[tuple[int, int]]] | None:
-        """Read right from the suffix start `q`; returns the hit or None."""
+    ) -> tuple[tuple[int, int, Form, str], list[tuple[int, int]]] | int | None:
+        """Read right from the suffix start `q`: the hit and the spans it covers, None when there
+        is no DOI, or an offset to skip to when the candidate was too long (spec §4)."""
         text = self.text
-        run = _RUN.match(text, q).group()
+        run = _RUN_SHORT.match(text, q).group()
+        if len(run) > _SHORT_WINDOW and _first_cut(text[p:q] + run, form) >= q - p + _SHORT_WINDOW:
+            # No whitespace and no rule ended the name in the short window: read the whole window.
+            run = _RUN.match(text, q).group()
+            if len(run) > MAX_DOI_CHARS and _first_cut(text[p:q] + run, form) >= q - p + MAX_DOI_CHARS:
+                if self.stats is not None:
+                    self.stats.too_long += 1
+                # Dropped and counted, never truncated: nor is any later part of the same token.
+                m = _RUN_END.search(text, q + len(run))
+                return len(text) if m is None else m.start()
         pieces = [(p, q + len(run))]
         if self.pdf:
             pieces, uncertain = pdf_repair.join_pieces(text, p, q, pieces, evidence)
             if uncertain:
-                self.uncertain.add(p)
+                self.uncertain.add(start)
         logical = "".join(text[a:b] for a, b in pieces)
-        if len(logical) > MAX_DOI_CHARS:
+        if len(logical) > MAX_DOI_CHARS + 2 * _SHORT_WINDOW:
             if self.stats is not None:
                 self.stats.too_long += 1
             return None
@@ -394,17 +425,53 @@ def _hits(
 ) -> list[tuple[int, int, Form, str]]:
     scanner = _Scanner(text, pdf, allow_other_prefix, stats)
     found = scanner.scan(None)
-    if pdf and found:
-        # Spec §5 / issue 4: a break whose join is uncertain is decided by what the document
-        # says elsewhere — the same DOI unbroken, or DOIs of the same shape.
+    if pdf and found and scanner.uncertain:
+        # Spec §5 / issue 4: a break whose join was a guess is decided by what the document
+        # says elsewhere — the same DOI unbroken, or DOIs of the same shape. Only a guess can
+        # change, so a document without one is read once.
         ev = _Evidence()
         for s, _e, _f, name in found:
-            key = canonical_key(name, True)
-            ev.dois.add(key)
-            if not any(s <= u < _e for u in scanner.uncertain):
-                ev.shapes.add(pdf_repair.shape_of(key))
+            ev.add(canonical_key(name, True), s not in scanner.uncertain)
         found = _Scanner(text, pdf, allow_other_prefix, None).scan(ev)
     return found
+
+
+_KEYS: dict[str, str] = {}
+
+
+def _key(name: str) -> str:
+    """canonical_key with a plain dict in front: the same raw name recurs thousands of times."""
+    key = _KEYS.get(name)
+    if key is None:
+        if len(_KEYS) >= 1 << 20:
+            _KEYS.clear()
+        key = _KEYS[name] = canonical_key(name)
+    return key
+
+
+def find_spans(
+    text: str, kind: str = "plain", *, allow_other_prefix: bool = False, stats: FindStats | None = None
+) -> list[tuple[int, int, Form, str]]:
+    """(start, end, form, canonical DOI) of every DOI in `text`, in order: find_dois without
+    building the raw strings, for callers that need the raw text of only some hits."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    if kind == "html":
+        from .html import html_views
+
+        spans = []
+        for view in html_views(text):
+            for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
+                rs, re_ = view.to_raw(s, e)
+                spans.append((rs, re_, form, _key(name)))
+        spans.sort(key=lambda h: (h[0], h[1]))
+        return spans
+    if kind == "pdf":
+        return [
+            (s, e, form, fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))))
+            for s, e, form, name in _hits(text, True, allow_other_prefix, stats)
+        ]
+    return [(s, e, form, _key(name)) for s, e, form, name in _hits(text, False, allow_other_prefix, stats)]
 
 
 def find_dois(
@@ -419,22 +486,7 @@ def find_dois(
     `kind` is "plain", "html" (entities decoded, tags handled, attribute values and JSON-LD
     read) or "pdf" (text extracted from a PDF: broken DOIs joined, look-alike dashes mapped).
     """
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    if kind == "html":
-        from .html import html_views
-
-        hits = []
-        for view in html_views(text):
-            for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
-                rs, re_ = view.to_raw(s, e)
-                hits.append(Hit(rs, re_, text[rs:re_], form, canonical_key(name)))
-        hits.sort(key=lambda h: (h.start, h.end))
-        yield from hits
-        return
-    pdf = kind == "pdf"
-    for s, e, form, name in _hits(text, pdf, allow_other_prefix, stats):
-        doi = fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))) if pdf else canonical_key(name)
+    for s, e, form, doi in find_spans(text, kind, allow_other_prefix=allow_other_prefix, stats=stats):
         yield Hit(s, e, text[s:e], form, doi)
 
 

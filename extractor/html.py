@@ -20,9 +20,8 @@ INLINE_TAGS = frozenset(
 _RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
 _JSON_TYPES = re.compile(r"(?i)\bjson\b|ld\+json")
 
-_TAG = re.compile(
-    r"""<(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]{0,65536}"|'[^']{0,65536}'){0,4096})>""",
-)
+_TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+_MAX_TAG = 1 << 13  # a "tag" longer than this (a data: URI, broken markup) is read as text
 _ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _JSON_ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|[/\\\"bfnrt])")
@@ -111,6 +110,7 @@ def html_views(doc: str) -> list[View]:
     pos = 0
     n = len(doc)
     last_inline_close = False
+    next_gt = -1  # the first ">" at or after the last place looked, or n when there is none
     while pos < n:
         lt = doc.find("<", pos)
         if lt < 0:
@@ -133,7 +133,24 @@ def html_views(doc: str) -> list[View]:
             end = doc.find(">", lt)
             pos = n if end < 0 else end + 1
             continue
-        m = _TAG.match(doc, lt)
+        m = None
+        if lt + 1 < n and (doc[lt + 1].isalpha() or doc[lt + 1] == "/"):
+            # Match a tag only up to a ">" (the next one, or a later one when the first stands
+            # inside a quoted value): bounded work per "<", whatever the markup.
+            if next_gt < lt:
+                next_gt = doc.find(">", lt)
+                if next_gt < 0:
+                    next_gt = n
+            gt = next_gt
+            for _ in range(4):
+                if gt >= n or gt - lt > _MAX_TAG:
+                    break
+                m = _TAG.match(doc, lt, gt + 1)
+                if m is not None or (doc.count('"', lt, gt) % 2 == 0 and doc.count("'", lt, gt) % 2 == 0):
+                    break
+                gt = doc.find(">", gt + 1)
+                if gt < 0:
+                    gt = n
         if m is None:
             _add_text(flow, "<", lt)
             pos = lt + 1

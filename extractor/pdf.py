@@ -101,7 +101,7 @@ def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) 
             return True, False
         return False, True
     if not last.isalnum():
-        return False, False
+        return False, evidence is None  # the document's own DOIs could still join it
     # A break after a letter or digit: a layout engine broke an over-long token, or the DOI
     # ended with the line. Only the document's own DOIs can tell.
     if evidence is None:

@@ -8,6 +8,7 @@ markers, owns the progress display, and writes the final datasets and `_run.json
 from __future__ import annotations
 
 import argparse
+import errno
 import glob
 import hashlib
 import json
@@ -205,15 +206,34 @@ class _Throttle:
         self.bytes = self.hits = 0
 
 
+# Errors are classed as datatrove does: retry (a passing fault of the system), skip this
+# input (InputError: the input cannot be read), or fatal (anything else: the run stops).
+_TRANSIENT_ERRNOS = frozenset({errno.EINTR, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EIO})
+RETRIES = 3
+
+
+def _transient(exc: BaseException) -> bool:
+    cause = exc.__cause__ if isinstance(exc, InputError) else exc
+    return isinstance(cause, OSError) and cause.errno in _TRANSIENT_ERRNOS
+
+
 def _work(spec: ShardSpec, opts: Options) -> ShardResult:
-    """Worker entry point: run a shard; an unreadable input becomes a result with an error."""
+    """Worker entry point: run a shard, retrying passing faults; an unreadable input becomes a
+    result with an error."""
     progress = _Throttle()
-    try:
-        result = run_shard(spec, opts, progress)
-    except InputError as exc:
-        result = ShardResult(spec.index, error=str(exc))
-    except MemoryError:
-        result = ShardResult(spec.index, error="out of memory reading this input")
+    for attempt in range(RETRIES):
+        try:
+            result = run_shard(spec, opts, progress)
+            break
+        except InputError as exc:
+            if _transient(exc) and attempt + 1 < RETRIES:
+                time.sleep(0.5 * 2**attempt)
+                continue
+            result = ShardResult(spec.index, error=str(exc))
+            break
+        except MemoryError:
+            result = ShardResult(spec.index, error="out of memory reading this input")
+            break
     progress.flush()
     return result
 
@@ -360,8 +380,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
         if todo:
             ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
             q = ctx.Queue()
-            with ProcessPoolExecutor(max_workers=min(args.workers, len(todo)), mp_context=ctx,
-                                     initializer=_init_worker, initargs=(q,)) as pool:
+            pool = ProcessPoolExecutor(max_workers=min(args.workers, len(todo)), mp_context=ctx,
+                                       initializer=_init_worker, initargs=(q,))
+            try:
                 pending: set[Future[ShardResult]] = {pool.submit(_work, s, opts) for s in todo}
                 while pending:
                     finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
@@ -375,6 +396,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
                             rejected.append({"source": spec.source, "reason": res.error})
                             print(f"doi-extract scan: rejected {spec.source}: {res.error}", file=sys.stderr)
                 _drain(q, progress)
+            finally:
+                # On Ctrl-C, queued shards are dropped; running ones finish (each is atomic).
+                pool.shutdown(wait=True, cancel_futures=True)
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .decode import detect_kind
-from .dedupe import bucket_of, mentions_of
-from .find import MAX_DOI_CHARS, FindStats, Hit, find_dois
+from .dedupe import ShardHit, bucket_of, mentions_of
+from .find import MAX_DOI_CHARS, FindStats, find_spans
 from .read import BLOCK_SIZE, StreamedText, iter_jsonl_records, open_stream
 from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_table
 
@@ -160,8 +160,8 @@ def _scan_blocks(
     range_lo: int = 0,
     range_hi: int | None = None,
     char_offsets: bool = False,
-) -> Iterator[tuple[Hit, int]]:
-    """(hit, absolute offset) for the hits in a stream of text blocks, in order.
+) -> Iterator[ShardHit]:
+    """The hits in a stream of text blocks, in order, with their absolute offsets.
 
     Blocks are (text, offset of text[0], is_last). Each block is searched together with the
     end of the one before (left context), and hits too near its end wait for the next block,
@@ -184,26 +184,26 @@ def _scan_blocks(
         result.invalid_bytes += bad
         block = (_clean(carry)[0] if carry else "") + clean_new
         cut = len(block) if last else max(0, len(block) - _TAIL_RESERVE)
-        hits = [
+        spans = [
             h
-            for h in find_dois(block, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
-            if done_upto <= h.start < cut
+            for h in find_spans(block, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
+            if done_upto <= h[0] < cut
         ]
-        starts = [h.start for h in hits]
+        starts = [h[0] for h in spans]
         n_hits = 0
-        for h, off in zip(hits, starts if char_offsets else _byte_offsets(raw_block, starts), strict=True):
+        for (s, e, form, doi), off in zip(spans, starts if char_offsets else _byte_offsets(raw_block, starts), strict=True):
             ab = carry_base + off
             if ab < range_lo or (range_hi is not None and ab >= range_hi):
                 continue
             n_hits += 1
-            yield h, ab
+            yield doi, ab, form, block, s, e
         result.hits += n_hits
         progress(0, n_hits)
         if last:
             break
         keep = max(0, cut - LEFT_CONTEXT)
         # A hit that ran past the cut covers the start of the next block up to its end.
-        done_upto = max(cut, hits[-1].end if hits else 0) - keep
+        done_upto = max(cut, spans[-1][1] if spans else 0) - keep
         carry_base += keep if char_offsets else len(raw_block[:keep].encode("utf-8", "surrogateescape"))
         carry = raw_block[keep:]
         if range_hi is not None and carry_base > range_hi:
@@ -211,8 +211,8 @@ def _scan_blocks(
     result.too_long += stats.too_long
 
 
-def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: ShardResult) -> Iterator[tuple[Hit, int]]:
-    """(hit, absolute byte offset) for the hits of a text shard whose start it owns, in order.
+def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: ShardResult) -> Iterator[ShardHit]:
+    """The hits of a text shard whose start it owns, in order, with absolute byte offsets.
 
     A shard owns the hits that start in its byte range [start, stop); it reads from a little
     before `start` (left context) to well past `stop` (so a hit across the cut is complete),
@@ -340,14 +340,14 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
                     continue
                 kind = spec.kind or detect_kind(None, text[:65536])
                 stats = FindStats()
-                pairs = [(h, h.start) for h in find_dois(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)]
+                spans = find_spans(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
                 result.too_long += stats.too_long
-                result.hits += len(pairs)
-                progress(0, len(pairs))
-                docs.append((rid, mentions_of(pairs)))
+                result.hits += len(spans)
+                progress(0, len(spans))
+                rec_hits: Iterator[ShardHit] = ((d, s, f, text, s, e) for s, e, f, d in spans)
                 if opts.occurrences:
-                    for _ in _tee_occ(iter(pairs), occ, spec.source, rid):
-                        pass
+                    rec_hits = _tee_occ(rec_hits, occ, spec.source, rid)
+                docs.append((rid, mentions_of(rec_hits)))
     except InputError:
         raise
     except (EOFError, OSError, ValueError) as exc:  # truncated or corrupt archives and files
@@ -369,7 +369,7 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
             cols["count"].append(m.count)
             cols["first_offset"].append(m.first_offset)
             cols["first_raw"].append(m.first_raw)
-            cols["forms"].append(m.forms)
+            cols["forms"].append(sorted(str(f) for f in m.forms))
     for b, cols in by_bucket.items():
         write_table(parts[b], cols, PARTIAL_SCHEMA)
     if opts.occurrences:
@@ -383,18 +383,17 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     return result
 
 
-def _tee_occ(
-    hits: Iterator[tuple[Hit, int]], occ: dict[str, list[Any]], source: str, rid: str | None
-) -> Iterator[tuple[Hit, int]]:
+def _tee_occ(hits: Iterator[ShardHit], occ: dict[str, list[Any]], source: str, rid: str | None) -> Iterator[ShardHit]:
     """Pass hits through, recording each as an occurrence row."""
-    for h, off in hits:
+    for hit in hits:
+        doi, off, form, text, s, e = hit
         occ["source"].append(source)
         occ["record"].append(rid)
         occ["offset"].append(off)
-        occ["raw"].append(h.raw)
-        occ["form"].append(str(h.form))
-        occ["doi"].append(h.doi)
-        yield h, off
+        occ["raw"].append(text[s:e])
+        occ["form"].append(str(form))
+        occ["doi"].append(doi)
+        yield hit
 
 
 def _describe(exc: BaseException) -> str:

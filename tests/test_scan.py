@@ -263,3 +263,48 @@ def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path, monkeypatch:
         rows = by_record[rid]
         assert [r["doi"] for r in rows] == [f"10.1234/rec.{i}" for i in range(400)]
         assert all(decoded[r["offset"] :].startswith(r["raw"]) for r in rows)  # character offsets
+
+
+def test_transient_errors_are_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    import extractor.scan as scan_mod
+
+    f = tmp_path / "a.txt"
+    f.write_text("doi:10.1000/182\n")
+    opts = scan_mod.Options(str(tmp_path / "out"), 2, False, "text", "id", False)
+    spec = scan_mod.ShardSpec(0, str(f), str(f), "text", None, 0, -1, "k")
+    calls = []
+    real = scan_mod.run_shard
+
+    def flaky(*args: Any) -> Any:
+        calls.append(1)
+        if len(calls) < 3:
+            raise scan_mod.InputError("Input/output error") from OSError(errno.EIO, "Input/output error")
+        return real(*args)
+
+    monkeypatch.setattr(scan_mod, "run_shard", flaky)
+    monkeypatch.setattr(scan_mod.time, "sleep", lambda s: None)
+    assert scan_mod._work(spec, opts).error is None and len(calls) == 3
+    calls.clear()
+    monkeypatch.setattr(scan_mod, "run_shard", lambda *a: (_ for _ in ()).throw(scan_mod.InputError("not gzip")))
+    assert scan_mod._work(spec, opts).error == "not gzip"
+
+
+def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
+    src = _corpus(tmp_path)
+    for i in range(30):
+        (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(20000)))
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", str(src), "-o", str(out), "--workers", "2",
+                          "--quiet"], stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    visible = [str(q.relative_to(out)) for q in out.rglob("*") if not q.name.startswith(".")]
+    assert not [v for v in visible if ".tmp" in v]
+    assert not (out / "mentions").exists()  # nothing published from an interrupted run
+    scan(str(src), "-o", str(out), "--quiet")
+    assert len(table(out, "dois")) > 0

@@ -101,3 +101,43 @@ def test_offsets_point_into_html_markup() -> None:
         ("doi&#58;10.1000/182", "doi-label"),
     ]
     assert all(doc[h.start : h.end] == h.raw for h in hits)
+
+
+def test_candidate_longer_than_window_is_dropped_and_counted() -> None:
+    # Spec §4: a candidate longer than the window is dropped and counted, never truncated.
+    from extractor import FindStats
+    from extractor.find import MAX_DOI_CHARS
+
+    stats = FindStats()
+    long_doi = "doi:10.1234/" + "a" * (MAX_DOI_CHARS + 10)
+    assert [h.doi for h in find_dois(f"{long_doi} and doi:10.1000/182", stats=stats)] == ["10.1000/182"]
+    assert stats.too_long == 1
+    stats = FindStats()
+    assert [h.doi for h in find_dois("10.1234/" * 5000, stats=stats)] == []
+    assert stats.too_long >= 1
+
+
+def test_doi_lists_without_spaces_are_split() -> None:
+    # Spec §2: "," or ";" directly followed by a new 10.NNNN/ starts a second DOI — however long the line.
+    line = ",".join(f"10.1234/item{i}" for i in range(3000)) + ";doi:10.5555/last"
+    got = [h.doi for h in find_dois(line)]
+    assert got == [f"10.1234/item{i}" for i in range(3000)] + ["10.5555/last"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ('<a href="' * 2000, "html"),
+        ("<a title='>'" * 2000, "html"),
+        ("<!--" * 2000 + "10.1000/182", "html"),
+        ("&amp;" * 20000, "html"),
+        ("<a" * 5000 + ">", "html"),
+        ("10.1234/a-\n" * 2000, "pdf"),
+        ("https://doi.org/10.\n" * 2000, "pdf"),
+        ("%" * 20000 + "10.1000%2F182", "plain"),
+        ("10.1234/" + "(" * 20000, "plain"),
+    ],
+)
+def test_hostile_input_is_handled(text: str, kind: str) -> None:
+    hits = list(find_dois(text, kind))
+    assert all(text[h.start : h.end] == h.raw for h in hits)
