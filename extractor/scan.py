@@ -8,7 +8,6 @@ markers, owns the progress display, and writes the final datasets and `_run.json
 from __future__ import annotations
 
 import argparse
-import errno
 import glob
 import hashlib
 import json
@@ -29,7 +28,7 @@ from . import __version__
 from .dedupe import merge_bucket
 from .find import KINDS
 from .read import detect_compression
-from .shard import InputError, Options, ShardResult, ShardSpec, run_shard, shard_paths
+from .shard import InputError, Options, ShardResult, ShardSpec, is_transient, run_shard, shard_paths
 from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA, write_table
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -133,11 +132,34 @@ def _line_cut(f: Any, pos: int) -> int:
             return f.tell() - len(chunk) + i + 1
 
 
+MAX_GROUP_FILES = 4096
+
+
 def plan_shards(files: list[tuple[str, str]], args: argparse.Namespace, opts_key: str) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
-    """Shards for the input files, rejected inputs, and the total bytes to read."""
+    """Shards for the input files, rejected inputs, and the total bytes to read.
+
+    A large uncompressed text file is split into byte ranges cut at line ends; a Parquet file
+    is a shard per row group; other large files are a shard each; small files are grouped, in
+    input order, into shards of about --shard-size bytes.
+    """
     specs: list[ShardSpec] = []
     rejected: list[dict[str, str]] = []
     total = 0
+    group: list[tuple[str, str, str]] = []
+    group_ident: list[str] = []
+    group_bytes = 0
+
+    def key_of(ident: str) -> str:
+        return hashlib.blake2b(f"{ident}|{opts_key}".encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+    def flush() -> None:
+        nonlocal group, group_ident, group_bytes
+        if group:
+            src, path, _fmt = group[0]
+            specs.append(ShardSpec(len(specs), src, path, "group", args.kind, 0, -1, key_of("\n".join(group_ident)),
+                                   tuple(group)))
+        group, group_ident, group_bytes = [], [], 0
+
     for source, path in files:
         try:
             st = os.stat(path)
@@ -145,11 +167,12 @@ def plan_shards(files: list[tuple[str, str]], args: argparse.Namespace, opts_key
                 head = f.read(8)
                 fmt = _format_of(path, head)
                 comp = detect_compression(head)
-                parts: list[tuple[int, int]] = [(0, -1)]
+                ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{fmt}"
+                parts: list[tuple[int, int]] | None = None
                 if fmt == "parquet":
                     n = pq.ParquetFile(path).num_row_groups
                     parts = [(g, g) for g in range(n)] or [(0, -1)]
-                elif fmt == "text" and comp is None and st.st_size > args.shard_size and path != "-":
+                elif fmt == "text" and comp is None and st.st_size > args.shard_size:
                     cuts = [0]
                     while cuts[-1] + args.shard_size < st.st_size:
                         c = _line_cut(f, cuts[-1] + args.shard_size)
@@ -157,6 +180,8 @@ def plan_shards(files: list[tuple[str, str]], args: argparse.Namespace, opts_key
                             break
                         cuts.append(c)
                     parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+                elif st.st_size >= args.shard_size:
+                    parts = [(0, -1)]
         except OSError as exc:
             rejected.append({"source": source, "reason": exc.strerror or str(exc)})
             continue
@@ -164,10 +189,17 @@ def plan_shards(files: list[tuple[str, str]], args: argparse.Namespace, opts_key
             rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})
             continue
         total += st.st_size
+        if parts is None:
+            group.append((source, path, fmt))
+            group_ident.append(ident)
+            group_bytes += st.st_size
+            if group_bytes >= args.shard_size or len(group) >= MAX_GROUP_FILES:
+                flush()
+            continue
+        flush()
         for a, b in parts:
-            ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{fmt}|{a}|{b}|{opts_key}"
-            key = hashlib.blake2b(ident.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
-            specs.append(ShardSpec(len(specs), source, path, fmt, args.kind, a, b, key))
+            specs.append(ShardSpec(len(specs), source, path, fmt, args.kind, a, b, key_of(f"{ident}|{a}|{b}")))
+    flush()
     return specs, rejected, total
 
 
@@ -206,15 +238,7 @@ class _Throttle:
         self.bytes = self.hits = 0
 
 
-# Errors are classed as datatrove does: retry (a passing fault of the system), skip this
-# input (InputError: the input cannot be read), or fatal (anything else: the run stops).
-_TRANSIENT_ERRNOS = frozenset({errno.EINTR, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EIO})
 RETRIES = 3
-
-
-def _transient(exc: BaseException) -> bool:
-    cause = exc.__cause__ if isinstance(exc, InputError) else exc
-    return isinstance(cause, OSError) and cause.errno in _TRANSIENT_ERRNOS
 
 
 def _work(spec: ShardSpec, opts: Options) -> ShardResult:
@@ -226,7 +250,7 @@ def _work(spec: ShardSpec, opts: Options) -> ShardResult:
             result = run_shard(spec, opts, progress)
             break
         except InputError as exc:
-            if _transient(exc) and attempt + 1 < RETRIES:
+            if is_transient(exc) and attempt + 1 < RETRIES:
                 time.sleep(0.5 * 2**attempt)
                 continue
             result = ShardResult(spec.index, error=str(exc))
@@ -370,6 +394,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         if os.path.exists(marker):
             with open(marker, encoding="utf-8") as f:
                 done[s.index] = ShardResult(**json.load(f)["result"])
+            rejected.extend(done[s.index].rejected)
         else:
             todo.append(s)
     resumed = len(done)
@@ -391,10 +416,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
                         res = fut.result()
                         done[res.index] = res
                         progress.files += 1
+                        problems = list(res.rejected)
                         if res.error:
-                            spec = specs[res.index]
-                            rejected.append({"source": spec.source, "reason": res.error})
-                            print(f"doi-extract scan: rejected {spec.source}: {res.error}", file=sys.stderr)
+                            problems.append({"source": specs[res.index].source, "reason": res.error})
+                        for r in problems:
+                            rejected.append(r)
+                            print(f"doi-extract scan: rejected {r['source']}: {r['reason']}", file=sys.stderr)
                 _drain(q, progress)
             finally:
                 # On Ctrl-C, queued shards are dropped; running ones finish (each is atomic).
@@ -410,7 +437,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
     ok = [r for r in done.values() if r.error is None]
     run = {
         "version": __version__,
-        "inputs": [{"source": s.source, "path": s.path, "format": s.fmt, "range": [s.start, s.stop]} for s in specs],
+        "inputs": [
+            {"source": src, "path": path, "format": fmt, "shard": s.index}
+            for s in specs
+            for src, path, fmt in (s.files or ((s.source, s.path, s.fmt),))
+        ],
         "options": {k: v for k, v in vars(args).items() if k not in ("inputs", "func")},
         "bytes_read": sum(r.bytes_read for r in ok),
         "input_bytes": total,

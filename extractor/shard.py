@@ -8,6 +8,7 @@ completion marker) or raises an error classed as skip-this-input.
 from __future__ import annotations
 
 import codecs
+import errno
 import json
 import os
 import re
@@ -38,7 +39,9 @@ class InputError(Exception):
 
 @dataclass(slots=True)
 class ShardSpec:
-    """A unit of work: a whole file, a byte range of one, or a Parquet row group."""
+    """A unit of work: a whole file, a byte range of one, a Parquet row group, or a group of
+    small files (each its own document), so that a tree of millions of files is not millions
+    of shards."""
 
     index: int
     source: str  # the input path as given
@@ -48,6 +51,7 @@ class ShardSpec:
     start: int = 0  # byte range for text; row group for parquet
     stop: int = -1
     key: str = ""
+    files: tuple[tuple[str, str, str], ...] = ()  # a group of small files: (source, path, fmt)
 
 
 @dataclass(slots=True)
@@ -60,6 +64,7 @@ class ShardResult:
     too_long: int = 0
     skipped_records: int = 0
     error: str | None = None
+    rejected: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     kinds: dict[str, int] = field(default_factory=dict)
 
@@ -314,40 +319,52 @@ def shard_paths(out: str, spec: ShardSpec, buckets: int) -> tuple[list[str], str
     return parts, occ, done
 
 
-def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult:
-    """Process one shard and mark it complete; raises InputError for an unreadable input."""
-    t0 = time.monotonic()
-    result = ShardResult(spec.index)
-    docs: list[tuple[str | None, dict[str, Any]]] = []
-    occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
+# Errors are classed as datatrove does: retry (a passing fault of the system), skip this
+# input (InputError: the input cannot be read), or fatal (anything else: the run stops).
+_TRANSIENT_ERRNOS = frozenset({errno.EINTR, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EIO})
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether an input error is a passing fault worth retrying."""
+    cause = exc.__cause__ if isinstance(exc, InputError) else exc
+    return isinstance(cause, OSError) and cause.errno in _TRANSIENT_ERRNOS
+
+
+Doc = tuple[str, str | None, dict[str, Any]]  # (source, record id, mentions by DOI)
+
+
+def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: ShardResult, occ: dict[str, list[Any]]) -> list[Doc]:
+    """The documents of one input file (or byte range, or row group) with their mentions."""
+    docs: list[Doc] = []
     try:
-        if spec.fmt == "text":
-            hits = _scan_text(spec, opts, progress, result)
-            docs.append((None, mentions_of(_tee_occ(hits, occ, spec.source, None) if opts.occurrences else hits)))
-        else:
-            for rid, text in _records(spec, opts, result, progress):
-                result.documents += 1
-                if isinstance(text, StreamedText):
-                    # A record too large to hold: its text is read in blocks, like a file.
-                    blocks = _char_blocks(text.chunks)
-                    hits = _scan_blocks(blocks, spec.kind, spec.source, opts, result, progress, char_offsets=True)
-                    first_row = len(occ["record"])
-                    if opts.occurrences:
-                        hits = _tee_occ(hits, occ, spec.source, text.rid)
-                    mentions = mentions_of(hits)
-                    docs.append((text.rid, mentions))
-                    occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
-                    continue
-                kind = spec.kind or detect_kind(None, text[:65536])
-                stats = FindStats()
-                spans = find_spans(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
-                result.too_long += stats.too_long
-                result.hits += len(spans)
-                progress(0, len(spans))
-                rec_hits: Iterator[ShardHit] = ((d, s, f, text, s, e) for s, e, f, d in spans)
+        if unit.fmt == "text":
+            hits = _scan_text(unit, opts, progress, result)
+            docs.append((unit.source, None, mentions_of(_tee_occ(hits, occ, unit.source, None) if opts.occurrences else hits)))
+            return docs
+        for rid, text in _records(unit, opts, result, progress):
+            result.documents += 1
+            if isinstance(text, StreamedText):
+                # A record too large to hold: its text is read in blocks, like a file.
+                blocks = _char_blocks(text.chunks)
+                hits = _scan_blocks(blocks, unit.kind, unit.source, opts, result, progress, char_offsets=True)
+                first_row = len(occ["record"])
                 if opts.occurrences:
-                    rec_hits = _tee_occ(rec_hits, occ, spec.source, rid)
-                docs.append((rid, mentions_of(rec_hits)))
+                    hits = _tee_occ(hits, occ, unit.source, text.rid)
+                mentions = mentions_of(hits)
+                docs.append((unit.source, text.rid, mentions))
+                occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
+                continue
+            kind = unit.kind or detect_kind(None, text[:65536])
+            stats = FindStats()
+            spans = find_spans(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
+            result.too_long += stats.too_long
+            result.hits += len(spans)
+            progress(0, len(spans))
+            rec_hits: Iterator[ShardHit] = ((d, s, f, text, s, e) for s, e, f, d in spans)
+            if opts.occurrences:
+                rec_hits = _tee_occ(rec_hits, occ, unit.source, rid)
+            docs.append((unit.source, rid, mentions_of(rec_hits)))
+        return docs
     except InputError:
         raise
     except (EOFError, OSError, ValueError) as exc:  # truncated or corrupt archives and files
@@ -356,14 +373,38 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
         if type(exc).__module__.split(".")[0] in ("zstandard", "pyarrow", "_zstd"):
             raise InputError(_describe(exc)) from exc
         raise
+
+
+def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult:
+    """Process one shard and mark it complete.
+
+    An input of the shard that cannot be read is reported in the result's `rejected` and the
+    others go on; a passing fault (is_transient) is raised for the caller to retry.
+    """
+    t0 = time.monotonic()
+    result = ShardResult(spec.index)
+    docs: list[Doc] = []
+    occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
+    units = [ShardSpec(spec.index, src, path, fmt, spec.kind, 0, -1, spec.key) for src, path, fmt in spec.files] or [spec]
+    for unit in units:
+        counts = (result.documents, result.hits, len(occ["doi"]))
+        try:
+            docs.extend(_unit_docs(unit, opts, progress, result, occ))
+        except InputError as exc:
+            if is_transient(exc):
+                raise
+            result.rejected.append({"source": unit.source, "reason": str(exc)})
+            result.documents, result.hits = counts[0], counts[1]
+            for col in occ.values():
+                del col[counts[2] :]
     parts, occ_path, done = shard_paths(opts.out, spec, opts.buckets)
     by_bucket: dict[int, dict[str, list[Any]]] = {}
-    for doc_i, (rid, mentions) in enumerate(docs):
+    for doc_i, (source, rid, mentions) in enumerate(docs):
         for m in mentions.values():
             cols = by_bucket.setdefault(bucket_of(m.doi, opts.buckets), {k: [] for k in PARTIAL_SCHEMA.names})
             cols["shard"].append(spec.index)
             cols["doc"].append(doc_i)
-            cols["source"].append(spec.source)
+            cols["source"].append(source)
             cols["record"].append(rid)
             cols["doi"].append(m.doi)
             cols["count"].append(m.count)

@@ -308,3 +308,21 @@ def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
     assert not (out / "mentions").exists()  # nothing published from an interrupted run
     scan(str(src), "-o", str(out), "--quiet")
     assert len(table(out, "dois")) > 0
+
+
+def test_small_files_are_grouped_and_a_bad_one_rejected_alone(tmp_path: Path) -> None:
+    src = tmp_path / "many"
+    src.mkdir()
+    for i in range(300):
+        (src / f"f{i:03d}.txt").write_text(f"see doi:10.1000/file.{i}\n")
+    (src / "f150.txt.gz").write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 500)[:-20])  # corrupt, mid-group
+    out = tmp_path / "out"
+    p = scan(str(src), "-o", str(out), "--quiet", "--workers", "2", "--shard-size", "4000", check=1)
+    run = run_json(out)
+    assert 1 < run["shards"] < 20  # not one shard per file
+    assert [os.path.basename(r["source"]) for r in run["rejected"]] == ["f150.txt.gz"]
+    assert "f150.txt.gz" in p.stderr
+    assert {m["doi"] for m in table(out, "mentions")} == {f"10.1000/file.{i}" for i in range(300)}
+    assert run["documents"] == 300
+    scan(str(src), "-o", str(out), "--quiet", check=1)  # resumed: still reports the rejected input
+    assert [os.path.basename(r["source"]) for r in run_json(out)["rejected"]] == ["f150.txt.gz"]
