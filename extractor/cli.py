@@ -12,51 +12,47 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from . import __version__
-from .decode import decode_bytes, detect_kind
-from .find import KINDS, find_dois
-
-
-def _read_input(path: str) -> tuple[str, bytes]:
-    if path == "-":
-        return "-", sys.stdin.buffer.read()
-    from .read import read_all
-
-    return path, read_all(path)
+from .find import KINDS
 
 
 def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
-    """Print the DOIs of each input: exit 0 when any was found, 1 when none, 2 on error."""
+    """Print the DOIs of each input: exit 0 when any was found, 1 when none, 2 on error.
+
+    Inputs are read in bounded blocks, so a file or pipe of any size streams through.
+    """
+    from .read import open_stream
+    from .shard import InputError, hits_in_stream
+
     found = False
     error = False
     for path in args.files or ["-"]:
+        source = path
         try:
-            source, data = _read_input(path)
+            stream, _comp = open_stream(sys.stdin.buffer if path == "-" else path)
+            with stream:
+                seen: set[str] = set()
+                name = None if path == "-" else path
+                for doi, offset, form, raw in hits_in_stream(stream, name or "", args.kind, args.other_prefixes):
+                    if args.unique:
+                        if doi in seen:
+                            continue
+                        seen.add(doi)
+                    found = True
+                    if args.format == "tsv":
+                        flat = raw.replace("\t", " ").replace("\n", "\\n").replace("\r", "\\r")
+                        out.write(f"{source}\t{offset}\t{doi}\t{form}\t{flat}\n")
+                    elif args.format == "jsonl":
+                        end = offset + len(raw.encode("utf-8", "surrogateescape"))
+                        rec = {"source": source, "offset": offset, "end": end, "doi": doi, "form": str(form), "raw": raw}
+                        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    else:
+                        out.write(doi + "\n")
         except OSError as exc:
             print(f"doi-extract: {path}: {exc.strerror or exc}", file=sys.stderr)
             error = True
-            continue
-        except ValueError as exc:
+        except (InputError, EOFError, ValueError) as exc:
             print(f"doi-extract: {path}: {exc}", file=sys.stderr)
             error = True
-            continue
-        text, _bad = decode_bytes(data)
-        kind = args.kind or detect_kind(None if source == "-" else source, data[:65536])
-        seen: set[str] = set()
-        for hit in find_dois(text, kind, allow_other_prefix=args.other_prefixes):
-            if args.unique:
-                if hit.doi in seen:
-                    continue
-                seen.add(hit.doi)
-            found = True
-            if args.format == "tsv":
-                raw = hit.raw.replace("\t", " ").replace("\n", "\\n").replace("\r", "\\r")
-                out.write(f"{source}\t{hit.start}\t{hit.doi}\t{hit.form}\t{raw}\n")
-            elif args.format == "jsonl":
-                rec = {"source": source, "offset": hit.start, "end": hit.end, "doi": hit.doi,
-                       "form": str(hit.form), "raw": hit.raw}
-                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            else:
-                out.write(hit.doi + "\n")
     if error:
         return 2
     return 0 if found else 1

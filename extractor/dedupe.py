@@ -7,7 +7,7 @@ in one process's memory is deduplicated bucket by bucket (datatrove's exact-dedu
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,18 +34,30 @@ class Mention:
 ShardHit = tuple[str, int, str, str, int, int]
 
 
-def mentions_of(hits: Iterable[ShardHit]) -> dict[str, Mention]:
-    """Per-document aggregation of hits given in order of offset, keyed by canonical DOI."""
+MAX_MENTIONS = 200_000  # distinct DOIs of one document held at once; more are given in chunks
+
+
+def mentions_of(hits: Iterable[ShardHit], limit: int | None = None) -> Iterator[dict[str, Mention]]:
+    """Per-document aggregation of hits given in order of offset, keyed by canonical DOI.
+
+    A document with more than `limit` distinct DOIs is given in several chunks, so that memory
+    stays bounded; merge_bucket adds the chunks of a (document, DOI) back together.
+    """
+    limit = limit or MAX_MENTIONS
     out: dict[str, Mention] = {}
     get = out.get
     for doi, offset, form, text, s, e in hits:
         m = get(doi)
         if m is None:
+            if len(out) >= limit:
+                yield out
+                out = {}
+                get = out.get
             out[doi] = Mention(doi, 1, offset, text[s:e], {form})
         else:
             m.count += 1
             m.forms.add(form)
-    return out
+    yield out
 
 
 def merge_bucket(rows: dict[str, list[Any]]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:

@@ -57,7 +57,7 @@ _FAST_LEFT_REV = re.compile(
       | (?P<urn>:iod:nru)
       | (?P<info>/iod:ofni)
       | (?P<label>[ \t]{0,3}[:=]?[ \t]{0,3}iod)
-      | (?P<bare>)
+      | (?P<bare>(?![\s\S]{0,9}iod))  # no "doi" in the 12 characters before: the full rules decide
     )(?=[\s"'(\[{<>,;]|\Z)"""
 )
 FAST_PATH = True  # tests switch it off to check that both paths agree
@@ -92,8 +92,9 @@ _LEFT_SPACED_LABEL = re.compile(r"(?i)(?<![a-z0-9/.%-])doi[ \t]*[:：=]?[^\S\n]*
 _LEFT_SPACED_RESOLVER = re.compile(
     r"(?i)(?:https?:/{1,3})?(?P<dx>dx\.)?(?:www\.)?doi\.org/[^\S\n]*\n?[^\S\n]*\Z"
 )
-# The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query.
-_URLISH = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/)")
+# The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query —
+# ... or a relative URL path (/doi/full/10.…, as publisher pages link).
+_URLISH = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)")
 _BROKEN_RESOLVER = re.compile(r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}")
 _PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
 # A token read backwards from the anchor (the window is reversed, so the match is a prefix).
@@ -318,8 +319,8 @@ class _Scanner:
             if fast:
                 fm = _FAST.match(text, p)
                 if fm is not None:
-                    lm = _FAST_LEFT_REV.match(text[max(0, p - 28) : p][::-1])
-                    if lm is not None and (lm.lastgroup != "bare" or "doi" not in text[max(0, p - 12) : p].lower()):
+                    lm = _FAST_LEFT_REV.match(text[p - 1 : p - 29 : -1] if p >= 29 else text[p - 1 :: -1] if p else "")
+                    if lm is not None:
                         end = fm.end()
                         append((p - lm.end(), end, _FAST_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
                         last_end = end

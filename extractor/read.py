@@ -34,9 +34,10 @@ def detect_compression(head: bytes) -> str | None:
     return None
 
 
-def open_stream(path: str) -> tuple[BinaryIO, str | None]:
-    """A binary stream of the decompressed contents of `path`, and the compression found."""
-    raw = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+def open_stream(path: str | BinaryIO) -> tuple[BinaryIO, str | None]:
+    """A binary stream of the decompressed contents of `path` (or of an open binary stream
+    with peek, such as stdin), and the compression found."""
+    raw = open(path, "rb") if isinstance(path, str) else path  # noqa: SIM115 - the caller closes it
     head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
     comp = detect_compression(head)
     if comp is None:

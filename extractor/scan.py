@@ -28,7 +28,16 @@ from . import __version__
 from .dedupe import merge_bucket
 from .find import KINDS
 from .read import detect_compression
-from .shard import InputError, Options, ShardResult, ShardSpec, is_transient, run_shard, shard_paths
+from .shard import (
+    InputError,
+    Options,
+    ShardResult,
+    ShardSpec,
+    completed_parts,
+    is_transient,
+    run_shard,
+    shard_paths,
+)
 from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA, write_table
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -330,35 +339,48 @@ def _publish(out: str, name: str, tmpdir: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opts: Options) -> dict[str, int]:
-    """Merge the partial results bucket by bucket into mentions/ and dois/ (and occurrences/)."""
+def merge_bucket_files(files: list[str], dest_mentions: str, dest_dois: str) -> tuple[int, int]:
+    """Merge one bucket's partial files into its mentions and DOI part files; row counts."""
+    tables = [pq.read_table(f) for f in files]
+    rows = pa.concat_tables(tables).to_pydict()
+    del tables
+    mentions, dois = merge_bucket(rows)
+    write_table(dest_mentions, mentions, MENTIONS_SCHEMA)
+    write_table(dest_dois, dois, DOIS_SCHEMA)
+    return len(mentions["doi"]), len(dois["doi"])
+
+
+def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opts: Options, workers: int = 1) -> dict[str, int]:
+    """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
+    dois/, and gather occurrences/; the datasets are published when complete."""
     counts = {"mentions": 0, "dois": 0, "occurrences": 0}
-    complete = [s for s in specs if s.index in done and done[s.index].error is None]
+    parts = [completed_parts(out, s, opts.buckets) for s in specs if s.index in done and done[s.index].error is None]
     staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
+    jobs = []
     for b in range(opts.buckets):
-        tables = []
-        for s in complete:
-            path = shard_paths(out, s, opts.buckets)[0][b]
-            if os.path.exists(path):
-                tables.append(pq.read_table(path))
-        if not tables:
-            continue
-        rows = pa.concat_tables(tables).to_pydict()
-        mentions, dois = merge_bucket(rows)
-        write_table(os.path.join(staging["mentions"], f"part-{b:05d}.parquet"), mentions, MENTIONS_SCHEMA)
-        write_table(os.path.join(staging["dois"], f"part-{b:05d}.parquet"), dois, DOIS_SCHEMA)
-        counts["mentions"] += len(mentions["doi"])
-        counts["dois"] += len(dois["doi"])
+        files = [f for p in parts if p is not None for f in p[0].get(b, [])]
+        if files:
+            jobs.append((files, os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
+                         os.path.join(staging["dois"], f"part-{b:05d}.parquet")))
+    if workers > 1 and len(jobs) > 1:
+        ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+            results = list(pool.map(merge_bucket_files, *zip(*jobs, strict=True)))
+    else:
+        results = [merge_bucket_files(*job) for job in jobs]
+    for n_mentions, n_dois in results:
+        counts["mentions"] += n_mentions
+        counts["dois"] += n_dois
     if opts.occurrences:
         staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
-        for i, s in enumerate(complete):
-            path = shard_paths(out, s, opts.buckets)[1]
-            if os.path.exists(path):
+        i = 0
+        for p in parts:
+            for path in p[1] if p is not None else []:
                 t = pq.read_table(path, schema=OCCURRENCES_SCHEMA)
                 counts["occurrences"] += t.num_rows
                 if t.num_rows:
-                    dest = os.path.join(staging["occurrences"], f"part-{i:05d}.parquet")
-                    pq.write_table(t, dest, compression="zstd")
+                    pq.write_table(t, os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"), compression="zstd")
+                    i += 1
     for name, tmpdir in staging.items():
         _publish(out, name, tmpdir)
     return counts
@@ -433,7 +455,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if interrupted:
         print("doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume", file=sys.stderr)
         return 130
-    counts = finalize(opts.out, specs, done, opts)
+    counts = finalize(opts.out, specs, done, opts, args.workers)
     ok = [r for r in done.values() if r.error is None]
     run = {
         "version": __version__,

@@ -236,6 +236,22 @@ def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: Shard
             result.documents += 1
 
 
+def hits_in_stream(
+    stream: Any, source: str, kind: str | None, allow_other_prefix: bool = False
+) -> Iterator[tuple[str, int, str, str]]:
+    """(doi, byte offset, form, raw) of every DOI in a binary stream, read in bounded blocks;
+    raises InputError for binary data. `kind` None detects it from `source` and the content."""
+    opts = Options("", 1, False, "text", "id", allow_other_prefix)
+    result = ShardResult(0)
+    blocks = _iter_text_blocks(stream, 0, None, _no_progress, result)
+    for doi, off, form, text, s, e in _scan_blocks(blocks, kind, source, opts, result, _no_progress):
+        yield doi, off, form, text[s:e]
+
+
+def _no_progress(nbytes: int, nhits: int) -> None:
+    """Progress is not reported (the `find` command)."""
+
+
 def _char_blocks(chunks: Iterator[str]) -> Iterator[tuple[str, int, bool]]:
     """Blocks (text, character offset, is_last) from the decoded pieces of a streamed record."""
     pos = 0
@@ -311,10 +327,11 @@ class _CountingReader:
 
 
 def shard_paths(out: str, spec: ShardSpec, buckets: int) -> tuple[list[str], str, str]:
-    """Partial files per bucket, the occurrences file and the completion marker of a shard."""
+    """Base names of the part files per bucket and of the occurrence files, and the completion
+    marker of a shard (part files are BASE-NNNN.parquet)."""
     name = f"{spec.index:06d}-{spec.key}"
-    parts = [os.path.join(out, "_work", f"b{b:04d}", name + ".parquet") for b in range(buckets)]
-    occ = os.path.join(out, "_work", "occurrences", name + ".parquet")
+    parts = [os.path.join(out, "_work", f"b{b:04d}", name) for b in range(buckets)]
+    occ = os.path.join(out, "_work", "occurrences", name)
     done = os.path.join(out, "_shards", name + ".done")
     return parts, occ, done
 
@@ -330,29 +347,38 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(cause, OSError) and cause.errno in _TRANSIENT_ERRNOS
 
 
-Doc = tuple[str, str | None, dict[str, Any]]  # (source, record id, mentions by DOI)
+Doc = tuple[str, str | None, int, dict[str, Any]]  # (source, record id, document number, mentions)
 
 
-def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: ShardResult, occ: dict[str, list[Any]]) -> list[Doc]:
-    """The documents of one input file (or byte range, or row group) with their mentions."""
-    docs: list[Doc] = []
+def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: ShardResult, occ: dict[str, list[Any]]) -> Iterator[Doc]:
+    """The documents of one input file (or byte range, or row group) with their mentions,
+    numbered from 0 in the unit; a document with very many DOIs comes in several chunks."""
     try:
         if unit.fmt == "text":
             hits = _scan_text(unit, opts, progress, result)
-            docs.append((unit.source, None, mentions_of(_tee_occ(hits, occ, unit.source, None) if opts.occurrences else hits)))
-            return docs
-        for rid, text in _records(unit, opts, result, progress):
+            for chunk in mentions_of(_tee_occ(hits, occ, unit.source, None) if opts.occurrences else hits):
+                yield unit.source, None, 0, chunk
+            return
+        for n, (rid, text) in enumerate(_records(unit, opts, result, progress)):
             result.documents += 1
             if isinstance(text, StreamedText):
                 # A record too large to hold: its text is read in blocks, like a file.
                 blocks = _char_blocks(text.chunks)
                 hits = _scan_blocks(blocks, unit.kind, unit.source, opts, result, progress, char_offsets=True)
+                if text.rid is not None:
+                    if opts.occurrences:
+                        hits = _tee_occ(hits, occ, unit.source, text.rid)
+                    for chunk in mentions_of(hits):
+                        yield unit.source, text.rid, n, chunk
+                    continue
+                # The id stands after the text, so it is known only at its end.
                 first_row = len(occ["record"])
                 if opts.occurrences:
-                    hits = _tee_occ(hits, occ, unit.source, text.rid)
-                mentions = mentions_of(hits)
-                docs.append((unit.source, text.rid, mentions))
+                    hits = _tee_occ(hits, occ, unit.source, None)
+                chunks = list(mentions_of(hits))
                 occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
+                for chunk in chunks:
+                    yield unit.source, text.rid, n, chunk
                 continue
             kind = unit.kind or detect_kind(None, text[:65536])
             stats = FindStats()
@@ -363,8 +389,8 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
             rec_hits: Iterator[ShardHit] = ((d, s, f, text, s, e) for s, e, f, d in spans)
             if opts.occurrences:
                 rec_hits = _tee_occ(rec_hits, occ, unit.source, rid)
-            docs.append((unit.source, rid, mentions_of(rec_hits)))
-        return docs
+            for chunk in mentions_of(rec_hits):
+                yield unit.source, rid, n, chunk
     except InputError:
         raise
     except (EOFError, OSError, ValueError) as exc:  # truncated or corrupt archives and files
@@ -375,53 +401,130 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
         raise
 
 
+FLUSH_ROWS = 250_000  # partial rows (or occurrences) a shard holds before writing a part file
+
+
+class _PartWriter:
+    """Buffers a shard's rows per bucket and writes numbered part files when they grow."""
+
+    def __init__(self, bases: list[str], schema: Any) -> None:
+        self.bases = bases
+        self.schema = schema
+        self.cols: dict[int, dict[str, list[Any]]] = {}
+        self.rows = 0
+        self.written: dict[int, int] = {}
+
+    def columns(self, bucket: int) -> dict[str, list[Any]]:
+        cols = self.cols.get(bucket)
+        if cols is None:
+            cols = self.cols[bucket] = {k: [] for k in self.schema.names}
+        return cols
+
+    def mark(self) -> dict[int, int]:
+        return {b: len(c["doi"]) for b, c in self.cols.items()}
+
+    def rollback(self, mark: dict[int, int]) -> None:
+        """Drop rows buffered since `mark` (rows already written stay)."""
+        for b, cols in self.cols.items():
+            keep = mark.get(b, 0)
+            for col in cols.values():
+                del col[keep:]
+        self.rows = sum(len(c["doi"]) for c in self.cols.values())
+
+    def flush(self) -> None:
+        for b, cols in self.cols.items():
+            if cols["doi"]:
+                k = self.written.get(b, 0)
+                write_table(f"{self.bases[b]}-{k:04d}.parquet", cols, self.schema)
+                self.written[b] = k + 1
+        self.cols = {}
+        self.rows = 0
+
+
 def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult:
     """Process one shard and mark it complete.
 
     An input of the shard that cannot be read is reported in the result's `rejected` and the
-    others go on; a passing fault (is_transient) is raised for the caller to retry.
+    others go on; a passing fault (is_transient) is raised for the caller to retry. Rows are
+    written in part files as they accumulate, so memory stays bounded whatever the input; the
+    completion marker lists the part files, so a killed attempt's leftovers are never read.
     """
     t0 = time.monotonic()
     result = ShardResult(spec.index)
-    docs: list[Doc] = []
     occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
+    bases, occ_base, done = shard_paths(opts.out, spec, opts.buckets)
+    parts = _PartWriter(bases, PARTIAL_SCHEMA)
+    occ_parts = _PartWriter([occ_base], OCCURRENCES_SCHEMA)
     units = [ShardSpec(spec.index, src, path, fmt, spec.kind, 0, -1, spec.key) for src, path, fmt in spec.files] or [spec]
+    doc_base = 0
     for unit in units:
         counts = (result.documents, result.hits, len(occ["doi"]))
+        mark = parts.mark()
+        n_docs = 0
         try:
-            docs.extend(_unit_docs(unit, opts, progress, result, occ))
+            for source, rid, n, mentions in _unit_docs(unit, opts, progress, result, occ):
+                n_docs = max(n_docs, n + 1)
+                for m in mentions.values():
+                    cols = parts.columns(bucket_of(m.doi, opts.buckets))
+                    cols["shard"].append(spec.index)
+                    cols["doc"].append(doc_base + n)
+                    cols["source"].append(source)
+                    cols["record"].append(rid)
+                    cols["doi"].append(m.doi)
+                    cols["count"].append(m.count)
+                    cols["first_offset"].append(m.first_offset)
+                    cols["first_raw"].append(m.first_raw)
+                    cols["forms"].append(sorted(str(f) for f in m.forms))
+                parts.rows += len(mentions)
+                if parts.rows >= FLUSH_ROWS:
+                    parts.flush()
+                    mark = {}
+                if len(occ["doi"]) >= FLUSH_ROWS:
+                    _flush_occ(occ_parts, occ)
+                    counts = (counts[0], counts[1], 0)
         except InputError as exc:
             if is_transient(exc):
                 raise
             result.rejected.append({"source": unit.source, "reason": str(exc)})
             result.documents, result.hits = counts[0], counts[1]
+            parts.rollback(mark)
             for col in occ.values():
                 del col[counts[2] :]
-    parts, occ_path, done = shard_paths(opts.out, spec, opts.buckets)
-    by_bucket: dict[int, dict[str, list[Any]]] = {}
-    for doc_i, (source, rid, mentions) in enumerate(docs):
-        for m in mentions.values():
-            cols = by_bucket.setdefault(bucket_of(m.doi, opts.buckets), {k: [] for k in PARTIAL_SCHEMA.names})
-            cols["shard"].append(spec.index)
-            cols["doc"].append(doc_i)
-            cols["source"].append(source)
-            cols["record"].append(rid)
-            cols["doi"].append(m.doi)
-            cols["count"].append(m.count)
-            cols["first_offset"].append(m.first_offset)
-            cols["first_raw"].append(m.first_raw)
-            cols["forms"].append(sorted(str(f) for f in m.forms))
-    for b, cols in by_bucket.items():
-        write_table(parts[b], cols, PARTIAL_SCHEMA)
-    if opts.occurrences:
-        write_table(occ_path, occ, OCCURRENCES_SCHEMA)
+            continue
+        doc_base += n_docs
+    parts.flush()
+    _flush_occ(occ_parts, occ)
+    occ_parts.flush()
     result.seconds = time.monotonic() - t0
     os.makedirs(os.path.dirname(done), exist_ok=True)
     tmp = done + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"result": asdict(result), "buckets": sorted(by_bucket)}, f)
+        json.dump({"result": asdict(result), "parts": parts.written, "occurrence_parts": occ_parts.written.get(0, 0)}, f)
     os.replace(tmp, done)
     return result
+
+
+def _flush_occ(writer: _PartWriter, occ: dict[str, list[Any]]) -> None:
+    if occ["doi"]:
+        cols = writer.columns(0)
+        for k, col in occ.items():
+            cols[k].extend(col)
+            col.clear()
+        writer.flush()
+
+
+def completed_parts(out: str, spec: ShardSpec, buckets: int) -> tuple[dict[int, list[str]], list[str]] | None:
+    """The part files of a completed shard by bucket, and its occurrence files; None if the
+    shard has not completed."""
+    bases, occ_base, done = shard_paths(out, spec, buckets)
+    try:
+        with open(done, encoding="utf-8") as f:
+            marker = json.load(f)
+    except (OSError, ValueError):
+        return None
+    by_bucket = {int(b): [f"{bases[int(b)]}-{k:04d}.parquet" for k in range(n)] for b, n in marker.get("parts", {}).items()}
+    occ_files = [f"{occ_base}-{k:04d}.parquet" for k in range(marker.get("occurrence_parts", 0))]
+    return by_bucket, occ_files
 
 
 def _tee_occ(hits: Iterator[ShardHit], occ: dict[str, list[Any]], source: str, rid: str | None) -> Iterator[ShardHit]:

@@ -106,6 +106,8 @@ FORMS = {
         Row("https://link.springer.com/article/10.1007/s100529901036", ["10.1007/s100529901036"], ["other-url"]),
         Row("https://example.org/resolve?doi=10.1038/nature12373&x=1", ["10.1038/nature12373"], ["other-url"]),
         Row("doi%3A10.1000%2F182", ["10.1000/182"], ["percent-encoded"]),
+        Row("/doi/full/10.1002/anie.201915678/abstract", ["10.1002/anie.201915678"], ["other-url"]),
+        Row('<a href="/doi/10.1000/182#sec1">x</a>', ["10.1000/182"], ["other-url"], "html"),
     ],
     "html_entities_decoded": [
         Row("<p>doi&#58;10.1371&#47;journal.pcbi.1000204</p>", ["10.1371/journal.pcbi.1000204"], ["doi-label"], "html"),

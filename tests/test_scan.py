@@ -253,7 +253,7 @@ def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path, monkeypatch:
     spec = shard.ShardSpec(0, str(f), str(f), "jsonl", None, 0, -1, "k")
     res = shard.run_shard(spec, opts, lambda a, b: None)
     assert res.error is None and res.documents == 3 and res.skipped_records == 0
-    occ = pq.read_table(shard.shard_paths(opts.out, spec, 4)[1]).to_pylist()
+    occ = pq.read_table(shard.shard_paths(opts.out, spec, 4)[1] + "-0000.parquet").to_pylist()
     by_record: dict[str | None, list[dict[str, Any]]] = {}
     for row in occ:
         by_record.setdefault(row["record"], []).append(row)
@@ -326,3 +326,33 @@ def test_small_files_are_grouped_and_a_bad_one_rejected_alone(tmp_path: Path) ->
     assert run["documents"] == 300
     scan(str(src), "-o", str(out), "--quiet", check=1)  # resumed: still reports the rejected input
     assert [os.path.basename(r["source"]) for r in run_json(out)["rejected"]] == ["f150.txt.gz"]
+
+
+def test_bounded_buffers_give_the_same_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spilling part files and chunking a document's mentions change memory, not results."""
+    import argparse
+
+    import extractor.dedupe as dedupe
+    import extractor.scan as scan_mod
+    import extractor.shard as shard
+
+    src = _corpus(tmp_path)
+    (src / "records.jsonl").write_text("\n".join(json.dumps({"id": i, "text": f"doi:10.1000/r{i} doi:10.1000/r{i}"})
+                                                for i in range(40)) + "\n")
+
+    def run(out: Path) -> list[dict[str, Any]]:
+        args = argparse.Namespace(kind=None, shard_size=5000)
+        opts = shard.Options(str(out), 4, True, "text", "id", False)
+        files, _ = scan_mod.expand_inputs([str(src)], str(out / "_spool"))
+        specs, _, _ = scan_mod.plan_shards(files, args, "k")
+        done = {s.index: shard.run_shard(s, opts, lambda a, b: None) for s in specs}
+        scan_mod.finalize(str(out), specs, done, opts)
+        return [table(out, n) for n in ("mentions", "dois", "occurrences")]
+
+    plain = run(tmp_path / "a")
+    monkeypatch.setattr(shard, "FLUSH_ROWS", 7)
+    monkeypatch.setattr(dedupe, "MAX_MENTIONS", 5)
+    spilled = run(tmp_path / "b")
+    assert spilled == plain
+    assert len(list((tmp_path / "b" / "_work" / "b0000").glob("*.parquet"))) > len(
+        list((tmp_path / "a" / "_work" / "b0000").glob("*.parquet")))
