@@ -34,7 +34,7 @@ class Mention:
 ShardHit = tuple[str, int, str, str, int, int]
 
 
-MAX_MENTIONS = 200_000  # distinct DOIs of one document held at once; more are given in chunks
+MAX_MENTIONS = 25_000  # distinct DOIs of one document held at once; more are given in chunks
 
 
 def mentions_of(hits: Iterable[ShardHit], limit: int | None = None) -> Iterator[dict[str, Mention]]:

@@ -183,20 +183,8 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
         if m is not None:
             start = p - (len(tail) - m.start())
             kind = m.lastgroup
-            if kind == "dx":
-                return Form.DX_RESOLVER, start
-            if kind == "resolver":
-                return Form.RESOLVER, start
-            if kind == "handle":
-                return Form.HANDLE, start
-            if kind == "urn":
-                return Form.URN, start
-            if kind == "eidr":
-                return Form.EIDR_URN, start
-            if kind == "info":
-                return Form.INFO_URI, start
-            if kind in ("pinfo", "plabel"):
-                return Form.PERCENT, start
+            if kind != "label":
+                return _ID_FORM[kind], start  # type: ignore[index]
             # A glued "doi=" in a URL is a query parameter, not a label.
             if _URLISH.search(token):
                 return Form.OTHER_URL, p - len(token)
@@ -444,7 +432,7 @@ def _key(name: str) -> str:
     """canonical_key with a plain dict in front: the same raw name recurs thousands of times."""
     key = _KEYS.get(name)
     if key is None:
-        if len(_KEYS) >= 1 << 20:
+        if len(_KEYS) >= 1 << 16:  # bounded like the LRU caches: memory stays flat
             _KEYS.clear()
         key = _KEYS[name] = canonical_key(name)
     return key

@@ -155,13 +155,13 @@ def _id_in(data: bytes, id_field: str) -> str | None:
     return str(value)
 
 
-def _stream_string(first: bytes, buf: BinaryIO, rec: StreamedText, id_field: str) -> Iterator[str]:
-    """Decoded text of a JSON string whose inside starts with `first`, reading on from `buf`;
+def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id_field: str) -> Iterator[str]:
+    """Decoded text of a JSON string whose inside starts at line[start:], reading on from `buf`;
     then the rest of the record's line is read past (an id found there is kept)."""
     dec = codecs.getincrementaldecoder("utf-8")("replace")
     js = JsonStringDecoder()
-    pieces = iter([first[i : i + (1 << 20)] for i in range(0, len(first), 1 << 20)])
-    del first
+    view = memoryview(line)
+    pieces = (bytes(view[i : i + (1 << 20)]) for i in range(start, len(line), 1 << 20))
     while True:
         data = next(pieces, None)
         if data is None:
@@ -188,7 +188,7 @@ def _stream_string(first: bytes, buf: BinaryIO, rec: StreamedText, id_field: str
 
 
 def iter_jsonl_records(
-    stream: BinaryIO, text_field: str, id_field: str, max_line: int = 64 << 20
+    stream: BinaryIO, text_field: str, id_field: str, max_line: int = 16 << 20
 ) -> Iterator[tuple[str | None, str | StreamedText | None, int]]:
     """(record id, text, line number) for each line of a JSONL stream.
 
@@ -214,10 +214,8 @@ def iter_jsonl_records(
                 yield None, None, n
                 continue
             rec = StreamedText(_id_in(line[: m.start()], id_field), iter(()))
-            rest = line[m.end() :]
+            rec.chunks = _stream_string(line, m.end(), buf, rec, id_field)
             del line
-            rec.chunks = _stream_string(rest, buf, rec, id_field)
-            del rest
             yield rec.rid, rec, n
             for _ in rec.chunks:  # make sure the record was read to its end
                 pass

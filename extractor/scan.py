@@ -223,6 +223,29 @@ def _init_worker(q: Any) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Linux: end this worker when the scan process dies (even by SIGKILL), so no orphan goes
+    on working and writing into the output folder."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _mp_context() -> Any:
+    # Spawned workers are children of the scan process itself (so they can die with it), and
+    # start with no threads of the parent's (pyarrow's), which plain fork would copy.
+    return mp.get_context("spawn")
 
 
 class _Throttle:
@@ -363,8 +386,8 @@ def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opt
             jobs.append((files, os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
                          os.path.join(staging["dois"], f"part-{b:05d}.parquet")))
     if workers > 1 and len(jobs) > 1:
-        ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_mp_context(),
+                                 initializer=_die_with_parent) as pool:
             results = list(pool.map(merge_bucket_files, *zip(*jobs, strict=True)))
     else:
         results = [merge_bucket_files(*job) for job in jobs]
@@ -425,7 +448,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     interrupted = False
     try:
         if todo:
-            ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
+            ctx = _mp_context()
             q = ctx.Queue()
             pool = ProcessPoolExecutor(max_workers=min(args.workers, len(todo)), mp_context=ctx,
                                        initializer=_init_worker, initargs=(q,))

@@ -30,7 +30,7 @@ LEFT_CONTEXT = 1024
 # Byte-range shards read this much before their range, for the left context of the first hit.
 RANGE_OVERLAP = 4096
 _JSONL_EXT = (".jsonl", ".ndjson", ".jsonlines")
-MAX_RECORD_BYTES = 64 << 20
+MAX_RECORD_BYTES = 16 << 20  # a longer JSONL record is streamed, not parsed whole
 
 
 class InputError(Exception):
@@ -401,7 +401,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
         raise
 
 
-FLUSH_ROWS = 250_000  # partial rows (or occurrences) a shard holds before writing a part file
+FLUSH_ROWS = 50_000  # partial rows (or occurrences) a shard holds before writing a part file
 
 
 class _PartWriter:
