@@ -80,7 +80,7 @@ def percent_decode(s: str) -> str:
     return _PCT_RUN.sub(_decode_run, s)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def clean_name(name: str, pdf: bool = False) -> str:
     """The DOI name as registered: format characters dropped, percent-decoded once.
 
@@ -93,7 +93,7 @@ def clean_name(name: str, pdf: bool = False) -> str:
     return percent_decode(name)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def canonical_key(name: str, pdf: bool = False) -> str:
     """The canonical key of a raw DOI name (from `10.` to its end): cleaned and ASCII-folded."""
     return fold_ascii(clean_name(name, pdf))

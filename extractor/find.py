@@ -432,7 +432,7 @@ def _key(name: str) -> str:
     """canonical_key with a plain dict in front: the same raw name recurs thousands of times."""
     key = _KEYS.get(name)
     if key is None:
-        if len(_KEYS) >= 1 << 16:  # bounded like the LRU caches: memory stays flat
+        if len(_KEYS) >= 1 << 14:  # bounded like the LRU caches: memory stays flat
             _KEYS.clear()
         key = _KEYS[name] = canonical_key(name)
     return key

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-BLOCK_SIZE = 4 << 20  # bytes read at a time: memory per worker stays bounded by a few blocks
+BLOCK_SIZE = 1 << 20  # bytes read at a time: memory per worker stays bounded by a few blocks
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),

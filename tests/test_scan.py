@@ -356,3 +356,45 @@ def test_bounded_buffers_give_the_same_output(tmp_path: Path, monkeypatch: pytes
     assert spilled == plain
     assert len(list((tmp_path / "b" / "_work" / "b0000").glob("*.parquet"))) > len(
         list((tmp_path / "a" / "_work" / "b0000").glob("*.parquet")))
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        out.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        return b"multiprocessing" in Path(f"/proc/{pid}/cmdline").read_bytes()  # a zombie's is empty
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux's")
+def test_killed_scan_leaves_no_orphan_workers(tmp_path: Path) -> None:
+    src = _corpus(tmp_path)
+    for i in range(20):
+        (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(30000)))
+    p = subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", str(src), "-o", str(tmp_path / "out"),
+                          "--workers", "2", "--quiet", "--shard-size", "100000"])
+    workers: list[int] = []
+    deadline = time.monotonic() + 20
+    while len(workers) < 2 and time.monotonic() < deadline:
+        workers = [c for c in _children(p.pid) if _is_worker(c)]
+        time.sleep(0.05)
+    assert workers, "no worker started"
+    os.kill(p.pid, signal.SIGKILL)  # the parent only, as an OOM killer would
+    p.wait()
+    deadline = time.monotonic() + 10
+    while any(_is_worker(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = [w for w in workers if _is_worker(w)]
+    assert not alive, f"orphan workers still running: {alive}"
