@@ -61,12 +61,16 @@ _FAST_LEFT_REV = re.compile(
     )(?=[\s"'(\[{<>,;]|\Z)"""
 )
 FAST_PATH = True  # tests switch it off to check that both paths agree
-_FAST_FORMS = {
+# The display form named by each group of the left-context patterns below.
+_GROUP_FORMS = {
     "dx": Form.DX_RESOLVER,
     "resolver": Form.RESOLVER,
     "handle": Form.HANDLE,
     "urn": Form.URN,
+    "eidr": Form.EIDR_URN,
     "info": Form.INFO_URI,
+    "pinfo": Form.PERCENT,
+    "plabel": Form.PERCENT,
     "label": Form.LABEL,
     "bare": Form.BARE,
 }
@@ -184,7 +188,7 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
             start = p - (len(tail) - m.start())
             kind = m.lastgroup
             if kind != "label":
-                return _ID_FORM[kind], start  # type: ignore[index]
+                return _GROUP_FORMS[kind], start  # type: ignore[index]
             # A glued "doi=" in a URL is a query parameter, not a label.
             if _URLISH.search(token):
                 return Form.OTHER_URL, p - len(token)
@@ -310,7 +314,7 @@ class _Scanner:
                     lm = _FAST_LEFT_REV.match(text[p - 1 : p - 29 : -1] if p >= 29 else text[p - 1 :: -1] if p else "")
                     if lm is not None:
                         end = fm.end()
-                        append((p - lm.end(), end, _FAST_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
+                        append((p - lm.end(), end, _GROUP_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
                         last_end = end
                         continue
             sep = m.group(2)
@@ -370,10 +374,7 @@ class _Scanner:
             return None
         url_before = text[start:p] if form.is_url else ""
         n = end_of_name(logical, form, url_before)
-        prefix_len = q - p
-        if self.pdf:
-            prefix_len = len(text[p:q])
-        if n <= prefix_len:
+        if n <= q - p:
             return None  # empty suffix
         name = logical[:n]
         # Map the logical end back to an offset in the text.
@@ -495,24 +496,11 @@ _ID_PREFIX = re.compile(
 _ID_NAME = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff])")
 _ID_EIDR = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*:")
 _ID_OTHER = re.compile(r"[^/\s]+/")
-_ID_FORM = {
-    "dx": Form.DX_RESOLVER,
-    "resolver": Form.RESOLVER,
-    "handle": Form.HANDLE,
-    "urn": Form.URN,
-    "eidr": Form.EIDR_URN,
-    "info": Form.INFO_URI,
-    "pinfo": Form.PERCENT,
-    "plabel": Form.PERCENT,
-    "label": Form.LABEL,
-}
-
-
 def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
     """The DOI name (cleaned, percent-decoded, case kept) of `s`, one identifier, or None."""
     s = s.strip()
     m = _ID_PREFIX.match(s)
-    form = _ID_FORM.get(m.lastgroup or "", Form.BARE) if m else Form.BARE
+    form = _GROUP_FORMS.get(m.lastgroup or "bare", Form.BARE) if m else Form.BARE
     rest = s[m.end() :] if m else s
     if any(ch.isspace() for ch in rest):
         return None  # spec §4: whitespace ends a DOI; one identifier has none
