@@ -13,8 +13,9 @@ import json
 import lzma
 import os
 import re
+import zlib
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 BLOCK_SIZE = 1 << 20  # bytes read at a time: memory per worker stays bounded by a few blocks
 
@@ -24,6 +25,14 @@ _MAGIC = (
     (b"\xfd7zXZ\x00", "xz"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
+
+
+def is_corrupt_input(exc: BaseException) -> bool:
+    """Whether an exception raised while reading says the input itself is unreadable (missing,
+    truncated, corrupt archive) rather than that something is wrong with the program."""
+    if isinstance(exc, (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError)):
+        return True
+    return type(exc).__module__.split(".")[0] in ("zstandard", "_zstd", "pyarrow")
 
 
 def detect_compression(head: bytes) -> str | None:
@@ -48,9 +57,61 @@ def open_stream(path: str | BinaryIO) -> tuple[BinaryIO, str | None]:
         return bz2.BZ2File(raw), comp  # type: ignore[return-value]
     if comp == "xz":
         return lzma.LZMAFile(raw), comp  # type: ignore[return-value]
-    import zstandard
+    return io.BufferedReader(ZstdReader(raw), buffer_size=1 << 16), comp  # type: ignore[return-value]
 
-    return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), comp  # type: ignore[return-value]
+
+class ZstdReader(io.RawIOBase):
+    """A zstd stream of one or more frames, raising EOFError when the last frame is cut short.
+
+    zstandard's own readers stop after the first frame (or, across frames, end a truncated
+    stream silently); both lose data without a word.
+    """
+
+    def __init__(self, raw: BinaryIO) -> None:
+        import zstandard
+
+        self._raw = raw
+        self._zd = zstandard.ZstdDecompressor()
+        self._d = self._zd.decompressobj()
+        self._buf = b""
+        self._pos = 0
+        self._in_frame = False
+        self._done = False
+        self._chunk = 1 << 16
+
+    def readable(self) -> bool:
+        return True
+
+    def _fill(self) -> None:
+        while self._pos >= len(self._buf) and not self._done:
+            data = self._raw.read(self._chunk)
+            if not data:
+                if self._in_frame:
+                    raise EOFError("truncated zstd stream: the last frame has no end")
+                self._done = True
+                return
+            out = []
+            while data:
+                if self._d.eof:  # the previous frame ended: another one begins
+                    self._d = self._zd.decompressobj()
+                out.append(self._d.decompress(data))
+                self._in_frame = not self._d.eof
+                data = self._d.unused_data if self._d.eof else b""
+            self._buf = b"".join(out)
+            self._pos = 0
+            # Feed less at a time while the data expands a lot, so one step stays small.
+            self._chunk = 1 << 10 if len(self._buf) > 256 * self._chunk else 1 << 16
+
+    def readinto(self, b: Any) -> int:
+        self._fill()
+        n = min(len(b), len(self._buf) - self._pos)
+        b[:n] = self._buf[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def read_all(path: str) -> bytes:

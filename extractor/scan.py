@@ -273,6 +273,10 @@ class _Throttle:
 RETRIES = 3
 
 
+class _Fatal(Exception):
+    """An error that stops the run: not an unreadable input, not a passing fault."""
+
+
 def _work(spec: ShardSpec, opts: Options) -> ShardResult:
     """Worker entry point: run a shard, retrying passing faults; an unreadable input becomes a
     result with an error."""
@@ -458,7 +462,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
                     finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                     _drain(q, progress)
                     for fut in finished:
-                        res = fut.result()
+                        try:
+                            res = fut.result()
+                        except Exception as exc:  # fatal: a fault of the program or system
+                            raise _Fatal(f"{type(exc).__name__}: {exc}") from exc
                         done[res.index] = res
                         progress.files += 1
                         problems = list(res.rejected)
@@ -473,6 +480,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
                 pool.shutdown(wait=True, cancel_futures=True)
     except KeyboardInterrupt:
         interrupted = True
+    except _Fatal as exc:
+        progress.close()
+        print(f"doi-extract scan: fatal error, stopping (completed shards are kept): {exc}", file=sys.stderr)
+        return 2
     finally:
         progress.close()
     if interrupted:

@@ -20,7 +20,7 @@ from typing import Any
 from .decode import detect_kind
 from .dedupe import ShardHit, bucket_of, mentions_of
 from .find import MAX_DOI_CHARS, FindStats, find_spans
-from .read import BLOCK_SIZE, StreamedText, iter_jsonl_records, open_stream
+from .read import BLOCK_SIZE, StreamedText, is_corrupt_input, iter_jsonl_records, open_stream
 from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_table
 
 # A hit that starts before this many characters from the end of a block may not be complete
@@ -240,12 +240,20 @@ def hits_in_stream(
     stream: Any, source: str, kind: str | None, allow_other_prefix: bool = False
 ) -> Iterator[tuple[str, int, str, str]]:
     """(doi, byte offset, form, raw) of every DOI in a binary stream, read in bounded blocks;
-    raises InputError for binary data. `kind` None detects it from `source` and the content."""
+    raises InputError for binary or corrupt data. `kind` None detects it from `source` and the
+    content."""
     opts = Options("", 1, False, "text", "id", allow_other_prefix)
     result = ShardResult(0)
     blocks = _iter_text_blocks(stream, 0, None, _no_progress, result)
-    for doi, off, form, text, s, e in _scan_blocks(blocks, kind, source, opts, result, _no_progress):
-        yield doi, off, form, text[s:e]
+    try:
+        for doi, off, form, text, s, e in _scan_blocks(blocks, kind, source, opts, result, _no_progress):
+            yield doi, off, form, text[s:e]
+    except InputError:
+        raise
+    except Exception as exc:
+        if is_corrupt_input(exc):
+            raise InputError(_describe(exc)) from exc
+        raise
 
 
 def _no_progress(nbytes: int, nhits: int) -> None:
@@ -393,10 +401,8 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                 yield unit.source, rid, n, chunk
     except InputError:
         raise
-    except (EOFError, OSError, ValueError) as exc:  # truncated or corrupt archives and files
-        raise InputError(_describe(exc)) from exc
-    except Exception as exc:  # zstandard.ZstdError and pyarrow errors have no common base
-        if type(exc).__module__.split(".")[0] in ("zstandard", "pyarrow", "_zstd"):
+    except Exception as exc:
+        if is_corrupt_input(exc):  # truncated or corrupt archives and files
             raise InputError(_describe(exc)) from exc
         raise
 
@@ -542,6 +548,8 @@ def _tee_occ(hits: Iterator[ShardHit], occ: dict[str, list[Any]], source: str, r
 
 def _describe(exc: BaseException) -> str:
     name = type(exc).__name__
+    if name == "error":  # zlib.error
+        name = f"corrupt compressed data ({type(exc).__module__})"
     msg = getattr(exc, "strerror", None) or str(exc)
     if isinstance(exc, EOFError):
         return f"truncated compressed data ({msg or name})"

@@ -98,3 +98,18 @@ def test_any_text_never_raises_and_offsets_are_exact(text: str) -> None:
         for h in find_dois(text, kind):
             assert text[h.start : h.end] == h.raw
             assert h.doi.startswith("10.")
+
+
+_MARKUP = ["<", ">", "</", "a", "p", "i", "script", "style", "href=", "data-doi=", '"', "'", "&amp;", "&#47;", "&#x2F;",
+           "&", "#", ";", "<!--", "-->", "<![CDATA[", "]]>", "\\/", "\\u002F", "10.1000/x", "doi:", "https://doi.org/",
+           " ", "\n", "\f", "   ", "-", ".", "(", ")", "%2F", "\u00ad", "type=\"application/ld+json\""]
+
+
+@given(st.lists(st.sampled_from(_MARKUP), max_size=60))
+@settings(max_examples=800)
+def test_markup_shaped_garbage_never_raises_and_offsets_are_exact(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for kind in ("html", "pdf", "plain"):
+        for h in find_dois(text, kind):
+            assert text[h.start : h.end] == h.raw
+            assert h.doi.startswith("10.") and "/" in h.doi

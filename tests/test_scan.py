@@ -398,3 +398,32 @@ def test_killed_scan_leaves_no_orphan_workers(tmp_path: Path) -> None:
         time.sleep(0.05)
     alive = [w for w in workers if _is_worker(w)]
     assert not alive, f"orphan workers still running: {alive}"
+
+
+@pytest.mark.parametrize("fmt", ["gz", "bz2", "xz", "zst"])
+def test_corrupt_archive_of_every_format_is_rejected_not_fatal(tmp_path: Path, fmt: str) -> None:
+    data = b"doi:10.1000/182\n" * 2000
+    comp = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress, "zst": zstandard.ZstdCompressor().compress}[fmt]
+    blob = comp(data)
+    (tmp_path / f"garbage.{fmt}").write_bytes(blob[:6] + bytes(range(256)) * 4)  # magic, then noise
+    (tmp_path / f"truncated.{fmt}").write_bytes(blob[: len(blob) // 2])
+    (tmp_path / "good.txt").write_text("doi:10.1000/good\n")
+    out = tmp_path / "out"
+    p = scan(str(tmp_path / f"garbage.{fmt}"), str(tmp_path / f"truncated.{fmt}"), str(tmp_path / "good.txt"),
+             "-o", str(out), "--quiet", check=1)
+    assert "Traceback" not in p.stderr
+    assert {os.path.basename(r["source"]) for r in run_json(out)["rejected"]} == {f"garbage.{fmt}", f"truncated.{fmt}"}
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/good"}
+    f = subprocess.run([sys.executable, "-m", "extractor.cli", "find", str(tmp_path / f"garbage.{fmt}")],
+                       capture_output=True, text=True, timeout=60)
+    assert f.returncode == 2 and "Traceback" not in f.stderr
+
+
+def test_multi_frame_zstd_is_read_to_its_end(tmp_path: Path) -> None:
+    # Concatenated frames (pzstd, cat a.zst b.zst) are one stream: every frame is read.
+    z = zstandard.ZstdCompressor()
+    f = tmp_path / "frames.zst"
+    f.write_bytes(z.compress(b"doi:10.1000/first\n" * 100) + z.compress(b"doi:10.1000/second\n" * 100))
+    out = tmp_path / "out"
+    scan(str(f), "-o", str(out), "--quiet")
+    assert {(m["doi"], m["count"]) for m in table(out, "mentions")} == {("10.1000/first", 100), ("10.1000/second", 100)}
