@@ -27,6 +27,16 @@ _MAGIC = (
 )
 
 
+def display_name(path: str) -> str:
+    """A path as valid text: bytes of a file name that are not UTF-8 (decoded by Python as lone
+    surrogates, which Parquet and JSON cannot store) are written as \\xNN escapes."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def is_corrupt_input(exc: BaseException) -> bool:
     """Whether an exception raised while reading says the input itself is unreadable (missing,
     truncated, corrupt archive) rather than that something is wrong with the program."""

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .dedupe import merge_bucket
 from .find import KINDS
-from .read import detect_compression
+from .read import detect_compression, display_name
 from .shard import (
     InputError,
     Options,
@@ -72,7 +72,7 @@ def expand_inputs(items: list[str], spool_dir: str) -> tuple[list[tuple[str, str
         key = os.path.realpath(path)
         if key not in seen:
             seen.add(key)
-            files.append((source, path))
+            files.append((display_name(source), path))
 
     def expand(item: str, depth: int = 0) -> None:
         if item == "-":
@@ -90,7 +90,7 @@ def expand_inputs(items: list[str], spool_dir: str) -> tuple[list[tuple[str, str
                         if line and not line.startswith("#"):
                             expand(line, depth + 1)
             except OSError as exc:
-                rejected.append({"source": item, "reason": f"cannot read list: {exc.strerror or exc}"})
+                rejected.append({"source": display_name(item), "reason": f"cannot read list: {exc.strerror or exc}"})
             return
         if os.path.isdir(item):
             for root, dirs, names in os.walk(item):
@@ -106,11 +106,11 @@ def expand_inputs(items: list[str], spool_dir: str) -> tuple[list[tuple[str, str
         if glob.has_magic(item):
             matches = sorted(glob.glob(item, recursive=True))
             if not matches:
-                rejected.append({"source": item, "reason": "no file matches the pattern"})
+                rejected.append({"source": display_name(item), "reason": "no file matches the pattern"})
             for path in matches:
                 expand(path, depth + 1) if os.path.isdir(path) else add(path, path)
             return
-        rejected.append({"source": item, "reason": "no such file or directory"})
+        rejected.append({"source": display_name(item), "reason": "no such file or directory"})
 
     for item in items:
         expand(item)
@@ -494,7 +494,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     run = {
         "version": __version__,
         "inputs": [
-            {"source": src, "path": path, "format": fmt, "shard": s.index}
+            {"source": src, "path": display_name(path), "format": fmt, "shard": s.index}
             for s in specs
             for src, path, fmt in (s.files or ((s.source, s.path, s.fmt),))
         ],

@@ -427,3 +427,14 @@ def test_multi_frame_zstd_is_read_to_its_end(tmp_path: Path) -> None:
     out = tmp_path / "out"
     scan(str(f), "-o", str(out), "--quiet")
     assert {(m["doi"], m["count"]) for m in table(out, "mentions")} == {("10.1000/first", 100), ("10.1000/second", 100)}
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
+def test_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    d = tmp_path / "in"
+    d.mkdir()
+    with open(os.path.join(os.fsencode(d), b"caf\xe9-refs.txt"), "wb") as f:
+        f.write(b"doi:10.1000/182\n")
+    out = tmp_path / "out"
+    scan(str(d), "-o", str(out), "--quiet")
+    assert [m["source"] for m in table(out, "mentions")] == [f"{d}/caf\\xe9-refs.txt"]
