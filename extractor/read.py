@@ -34,7 +34,12 @@ def display_name(path: str) -> str:
         path.encode("utf-8")
         return path
     except UnicodeEncodeError:
-        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        pass
+    try:
+        data = path.encode("utf-8", "surrogateescape")  # bytes of a file name
+    except UnicodeEncodeError:
+        data = path.encode("utf-8", "surrogatepass")  # a \udXXX escape from JSON
+    return data.decode("utf-8", "backslashreplace")
 
 
 def is_corrupt_input(exc: BaseException) -> bool:
@@ -194,6 +199,10 @@ class JsonStringDecoder:
                 out.append("\ufffd")
                 i = j + 2
                 continue
+            if 0xDC00 <= code < 0xE000:  # a low surrogate with no high one before it
+                out.append("\ufffd")
+                i = j + 6
+                continue
             if 0xD800 <= code < 0xDC00:
                 if j + 12 > len(s):
                     self.pending = s[j:]
@@ -223,7 +232,7 @@ def _id_in(data: bytes, id_field: str) -> str | None:
         value = json.loads(m.group(1))
     except ValueError:
         return None
-    return str(value)
+    return display_name(str(value))
 
 
 def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id_field: str) -> Iterator[str]:
@@ -303,7 +312,7 @@ def iter_jsonl_records(
             continue
         text = obj.get(text_field)
         rid = obj.get(id_field)
-        yield (None if rid is None else str(rid)), (text if isinstance(text, str) else None), n
+        yield (None if rid is None else display_name(str(rid))), (text if isinstance(text, str) else None), n
 
 
 def file_size(path: str) -> int:

@@ -515,7 +515,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         "timings": {"wall_seconds": round(time.monotonic() - t0, 3), "shard_seconds": round(sum(r.seconds for r in ok), 3)},
     }
     tmp = os.path.join(out, "_run.json.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
         json.dump(run, f, indent=2, ensure_ascii=False, default=str)
     os.replace(tmp, os.path.join(out, "_run.json"))
     if not args.quiet:

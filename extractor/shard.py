@@ -20,7 +20,7 @@ from typing import Any
 from .decode import detect_kind
 from .dedupe import ShardHit, bucket_of, mentions_of
 from .find import MAX_DOI_CHARS, FindStats, find_spans
-from .read import BLOCK_SIZE, StreamedText, is_corrupt_input, iter_jsonl_records, open_stream
+from .read import BLOCK_SIZE, StreamedText, display_name, is_corrupt_input, iter_jsonl_records, open_stream
 from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_table
 
 # A hit that starts before this many characters from the end of a block may not be complete
@@ -127,7 +127,8 @@ def _iter_text_blocks(
             return
 
 
-_SURROGATE = re.compile("[\udc80-\udcff]")
+# Lone surrogates: invalid bytes decoded with surrogateescape, or \udXXX escapes in JSON.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _clean(text: str) -> tuple[str, int]:
@@ -265,6 +266,7 @@ def _char_blocks(chunks: Iterator[str]) -> Iterator[tuple[str, int, bool]]:
     pos = 0
     prev: str | None = None
     for c in chunks:
+        c = _clean(c)[0]
         if prev is not None:
             yield prev, pos, False
             pos += len(prev)
@@ -293,7 +295,7 @@ def _records(
                 ids = batch.column(opts.id_field).to_pylist() if opts.id_field in names else [None] * len(texts)
                 for rid, text in zip(ids, texts, strict=True):
                     if isinstance(text, str):
-                        yield (None if rid is None else str(rid)), text
+                        yield (None if rid is None else display_name(str(rid))), text
                     else:
                         result.skipped_records += 1
         return
@@ -388,6 +390,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                 for chunk in chunks:
                     yield unit.source, text.rid, n, chunk
                 continue
+            text = _clean(text)[0]
             kind = unit.kind or detect_kind(None, text[:65536])
             stats = FindStats()
             spans = find_spans(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)

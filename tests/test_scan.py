@@ -438,3 +438,12 @@ def test_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     out = tmp_path / "out"
     scan(str(d), "-o", str(out), "--quiet")
     assert [m["source"] for m in table(out, "mentions")] == [f"{d}/caf\\xe9-refs.txt"]
+
+
+def test_lone_surrogates_in_json_records_are_not_fatal(tmp_path: Path) -> None:
+    f = tmp_path / "r.jsonl"
+    f.write_text('{"id": "a\\udce9", "text": "doi:10.1000/x\\udce9y and doi:10.1000/182 \\ud800"}\n')
+    out = tmp_path / "out"
+    scan(str(f), "-o", str(out), "--quiet", "--occurrences")
+    rows = table(out, "occurrences")
+    assert [(r["record"], r["doi"]) for r in rows] == [("a\\xe9", "10.1000/x\ufffdy"), ("a\\xe9", "10.1000/182")]
