@@ -62,14 +62,21 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
 # ----------------------------------------------------------------------------- inputs
 
 
-def expand_inputs(items: list[str], spool_dir: str) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
-    """(source as given, path) for every input file, and the inputs rejected with reasons."""
+def expand_inputs(
+    items: list[str], spool_dir: str, out: str | None = None
+) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
+    """(source as given, path) for every input file, and the inputs rejected with reasons.
+
+    Files inside the output folder `out` are never inputs (scanning "." into ./out)."""
     files: list[tuple[str, str]] = []
     rejected: list[dict[str, str]] = []
     seen: set[str] = set()
+    out_real = os.path.join(os.path.realpath(out), "") if out else None
 
     def add(source: str, path: str) -> None:
         key = os.path.realpath(path)
+        if out_real and key.startswith(out_real):
+            return
         if key not in seen:
             seen.add(key)
             files.append((display_name(source), path))
@@ -398,6 +405,9 @@ def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opt
     for n_mentions, n_dois in results:
         counts["mentions"] += n_mentions
         counts["dois"] += n_dois
+    if not jobs:  # nothing found: still a dataset with its schema, so that readers work
+        write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
+        write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
     if opts.occurrences:
         staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
         i = 0
@@ -430,7 +440,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         print(f"doi-extract scan: cannot use output folder {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     opts = Options(os.path.abspath(out), args.buckets, args.occurrences, args.text_field, args.id_field, args.other_prefixes)
-    files, rejected = expand_inputs(args.inputs, os.path.join(out, "_spool"))
+    files, rejected = expand_inputs(args.inputs, os.path.join(out, "_spool"), out)
     specs, rej2, total = plan_shards(files, args, _opts_key(args))
     rejected += rej2
     for r in rejected:

@@ -46,7 +46,7 @@ PARTIAL_SCHEMA = pa.schema(
 
 def write_table(path: str, columns: dict[str, Sequence[Any]], schema: pa.Schema) -> None:
     """Write one Parquet file atomically: a temporary name in the same folder, then rename."""
-    table = pa.Table.from_pydict(dict(columns), schema=schema)
+    table = pa.Table.from_pydict(dict(columns), schema=schema) if columns else schema.empty_table()
     write_arrow(path, table)
 
 

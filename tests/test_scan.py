@@ -447,3 +447,15 @@ def test_lone_surrogates_in_json_records_are_not_fatal(tmp_path: Path) -> None:
     scan(str(f), "-o", str(out), "--quiet", "--occurrences")
     rows = table(out, "occurrences")
     assert [(r["record"], r["doi"]) for r in rows] == [("a\\xe9", "10.1000/x\ufffdy"), ("a\\xe9", "10.1000/182")]
+
+
+def test_no_dois_still_gives_readable_datasets_and_output_is_never_input(tmp_path: Path) -> None:
+    (tmp_path / "prose.txt").write_text("nothing to see here\n")
+    out = tmp_path / "out"
+    scan(str(tmp_path), "-o", str(out), "--quiet")
+    assert table(out, "mentions") == [] and table(out, "dois") == []
+    assert pq.read_schema(next((out / "dois").glob("*.parquet"))).names == ["doi", "occurrences", "documents", "first_source"]
+    (tmp_path / "refs.txt").write_text("doi:10.1000/182\n")
+    scan(str(tmp_path), "-o", str(out), "--quiet")  # out/ lies inside the scanned folder
+    assert [os.path.basename(i["source"]) for i in run_json(out)["inputs"]] == ["prose.txt", "refs.txt"]
+    assert run_json(out)["rejected"] == []
