@@ -29,6 +29,8 @@ _STARTS_NEW = re.compile(
     )"""
 )
 _DOI_CHAR_START = re.compile(r"[0-9A-Za-z(\[<_-]")
+_CONTINUATION = re.compile(r"[^\s]*[0-9]")
+_VIEW_TAIL = re.compile(r"/(?:abstract|full|pdf|epdf|pdfdirect|fulltext|html|references|suppinfo|citedby|figures|tables|download)/?\Z")
 _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
 
 
@@ -47,8 +49,16 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # Springer sJJJJJ-YYY-NNNNN-C
     (re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dX])\Z", re.I), r"\1-\2"),
     (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dX])\Z", re.I), r"\1-\2"),
-    # Lippincott 00006534-197903000-00011
-    (re.compile(r"\A(10\.1097/\d{8})-?(\d{9})-?(\d{5})\Z"), r"\1-\2-\3"),
+    # Lippincott 00006534-197903000-00011 (under 10.1097, 10.1288 and others)
+    (re.compile(r"\A(10\.\d+/\d{8})-?(\d{9})-?(\d{5})\Z"), r"\1-\2-\3"),
+    # SICI contribution id: <148::AID-JCLP2270350124>
+    (re.compile(r"(::AID)(?=[A-Z])", re.I), r"\1-"),
+    # Elsevier's pre-2000 item number and check digit: (79)90007-2
+    (re.compile(r"(\(\d{2}\)\d{5})([\dX])\Z", re.I), r"\1-\2"),
+    # An ISSN at the start of the suffix is never run into the next number: 0022-1317-34-1-189
+    (re.compile(r"\A(10\.\d+/(?!97[89])\d{4}-\d{3}[\dX])(?=\d)", re.I), r"\1-"),  # 978/979: an ISBN
+    # Thieme s-0028-1095566
+    (re.compile(r"\A(10\.1055/[a-z])-?(\d{4})-?(\d{7})\Z", re.I), r"\1-\2-\3"),
     # Annual Reviews annurev-pathol-020712-163923
     (re.compile(r"\A(10\.1146/annurev-[a-z]+)(\d{6}-\d{6})\Z", re.I), r"\1-\2"),
 )
@@ -94,16 +104,21 @@ def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) 
         joined = _key(_complete_name(so_far + nxt))
         if joined in evidence.dois or evidence.extends(joined):
             return True, False
-    if last in "-_/":
-        return True, False
-    if last == ".":
-        if _LOWER_OR_DIGIT.match(nxt):
+    if last in "-_/.":
+        # A DOI goes on with a piece that has a digit (t001, 026, pbio.0020334, 5472.CAN-06-1501)
+        # or with Wiley's final "x"; a word (showed, a, Alvarez-Ponce) is the prose after it.
+        word = nxt.rstrip(".,;:)]")
+        if _CONTINUATION.match(word) or (last == "." and word == "x"):
             return True, False
         return False, True
     if not last.isalnum():
         return False, evidence is None  # the document's own DOIs could still join it
     # A break after a letter or digit: a layout engine broke an over-long token, or the DOI
-    # ended with the line. Only the document's own DOIs can tell.
+    # ended with the line. A URL broken inside a publisher's view segment (…/abstra + ct) goes
+    # on; otherwise only the document's own DOIs can tell.
+    m = _VIEW_TAIL.search((so_far + nxt).lower())
+    if m is not None and m.start() < len(so_far):
+        return True, False
     if evidence is None:
         return False, True
     joined = _key(_complete_name(so_far + nxt))
@@ -136,12 +151,13 @@ def _continuation(text: str, b: int) -> tuple[int, bool] | None:
     has wide gaps inside a column too). A small hanging indent is allowed in single-column text.
     """
     m = _LINEBREAK.match(text, b)
-    nl = b
+    after_gap = None  # column of the text after a gap that ends the DOI on its line
     if m is None:
         g = _GAP.match(text, b)
         if g is None or g.end() >= len(text) or text[g.end()] == "\n":
             return None
         nl = text.find("\n", g.end(), g.end() + _MAX_LINE)
+        after_gap = g.end()
     else:
         nl = text.find("\n", b, b + _MAX_LINE)
     if nl < 0:
@@ -153,6 +169,12 @@ def _continuation(text: str, b: int) -> tuple[int, bool] | None:
     nxt = _block_starts(text[next_start : next_end if next_end >= 0 else next_start + _MAX_LINE])
     if not nxt or not here:
         return None  # a blank line: a paragraph or page break ends the DOI
+    if after_gap is not None:
+        # Only a column boundary, seen again on the next line, lets the DOI go on below; a wide
+        # gap inside a justified column ends it.
+        gap_col = after_gap - line_start
+        if not any(abs(c - gap_col) <= _COLUMN_SLACK for c in nxt):
+            return None
     for col in reversed(here):
         for c in nxt:
             if abs(c - col) <= _COLUMN_SLACK:

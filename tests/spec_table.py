@@ -231,6 +231,21 @@ CLEANING = {
         Row("Structure 356 https://doi.org/10.1016/0022-        https://doi.org/10.1021/j100007a016\n"
             "2860(95)08939-S                                    next", ["10.1016/0022-2860(95)08939-s", "10.1021/j100007a016"], None, "pdf"),
     ],
+    "pdf_continuation_has_a_digit": [
+        Row("doi:10.1111/j.1365-2486.2003.00619.\nx PMID: 1234", ["10.1111/j.1365-2486.2003.00619.x"], None, "pdf"),
+        Row("doi:10.1177/0363546514539345.\nshowed that the graft", ["10.1177/0363546514539345"], None, "pdf"),
+        Row("Nucleic Acids Research 25(17):3389–3402 DOI 10.1093/nar/25.17.3389.\nAlvarez-Ponce D, Aguade M",
+            ["10.1093/nar/25.17.3389"], None, "pdf"),
+        Row("https://doi.org/10.1016/j.jclinane.2021.110337.\na randomized trial", ["10.1016/j.jclinane.2021.110337"], None, "pdf"),
+    ],
+    "pdf_justified_gap_is_not_a_column": [
+        Row("version. American Psychiatric Publishing, Inc.                    41-52.       doi:10.1016/j.schres.2006.01.003.        PubMed:\n"
+            "27. American Psychiatric Association (2000) Diagnostic and        16497484.",
+            ["10.1016/j.schres.2006.01.003"], None, "pdf"),
+    ],
+    "pdf_broken_inside_publisher_view": [
+        Row("https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678/abstr\nact and more", ["10.1002/anie.201915678"], None, "pdf"),
+    ],
     "pdf_line_break_not_joined": [
         Row("(2013) doi:10.1371/journal.pone.0071959\n23. Park IM, Archer EW", ["10.1371/journal.pone.0071959"], None, "pdf"),
         Row("doi:10.1000/182.\nThe next sentence.", ["10.1000/182"], None, "pdf"),
@@ -251,6 +266,13 @@ CLEANING = {
         Row("doi.org/10.1146/annurev-pathol020712-163923", ["10.1146/annurev-pathol-020712-163923"], None, "pdf"),
         Row("doi:10.1097/00006534-19790300000011", ["10.1097/00006534-197903000-00011"], None, "pdf"),
         Row("doi:10.1016/00426989(93)90156-Q", ["10.1016/00426989(93)90156-q"], None, "plain"),
+        Row("doi:10.1002/1097-4679(197901)35:1<148::AIDJCLP2270350124>3.0.CO;2-6",
+            ["10.1002/1097-4679(197901)35:1<148::aid-jclp2270350124>3.0.co;2-6"], None, "pdf"),
+        Row("doi:10.1016/0090-1229(79)900072", ["10.1016/0090-1229(79)90007-2"], None, "pdf"),
+        Row("doi:10.1055/s0028-1095566 and doi:10.1055/s-00281098315", ["10.1055/s-0028-1095566", "10.1055/s-0028-1098315"], None, "pdf"),
+        Row("doi:10.1288/00005537197902000-00001", ["10.1288/00005537-197902000-00001"], None, "pdf"),
+        Row("doi:10.1099/0022-131734-1-189", ["10.1099/0022-1317-34-1-189"], None, "pdf"),
+        Row("doi:10.1007/978-1-60761-842-3_11", ["10.1007/978-1-60761-842-3_11"], None, "pdf"),
     ],
     "pdf_space_inside_doi": [
         Row("doi: 10. 1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
