@@ -46,7 +46,7 @@ _RUN_SHORT = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{_SHORT_WINDOW + 1}}}')
 # through the full rules below. tests/test_fast_path.py checks that the two always agree.
 _FAST = re.compile(
     rf"10\.[0-9]{{4,9}}/[A-Za-z0-9._/:-]{{0,{MAX_DOI_CHARS - 20}}}[A-Za-z0-9]"
-    r"(?=[)\]}>）］｝＞\"'”’»“›」.,:;!?]{0,8}(?:\s|\Z)|[,;](?=(?i:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff])))"
+    r"(?=[)\]}>）］｝＞\"'”’»“›」….,:;!?*`]{0,8}(?:\s|\Z)|[,;](?=(?i:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff])))"
 )
 # The text before the anchor, reversed: "/gro.iod//:sptth" is "https://doi.org/".
 _FAST_LEFT_REV = re.compile(
@@ -109,14 +109,15 @@ _SPLIT = re.compile(r"[,;](?=(?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]))", 
 # A `?` that starts query syntax (`?name=`) ends a DOI outside URL context (spec §4).
 _QUERY = re.compile(r"\?(?=[A-Za-z_][A-Za-z0-9_.-]*=)")
 # An HTML/XML tag in plain text ends a DOI: SICI DOIs have "<" before digits, never "</x" or "<x>".
-_TAGLIKE = re.compile(r"<(?=/?[A-Za-z][A-Za-z0-9]*(?:[\s/>]|\Z))")
+_TAGLIKE = re.compile(r"<(?=/?[A-Za-z][A-Za-z0-9:_.-]*(?:[\s/>]|\Z))")  # XML names: </article-id>
 
 _OPEN = "([{<（［｛＜"
 _CLOSE = ")]}>）］｝＞"
 _PAIR = dict(zip(_CLOSE, _OPEN, strict=True))
 _HAS_CLOSER = re.compile("[" + re.escape(_CLOSE) + "]")
-# Spec §4: trailing punctuation and closing quotes are stripped, repeatedly.
-_TRAILING = frozenset(".,;:!?\"'”’»“›」" + FORMAT_CHARS)
+# Spec §4: trailing punctuation and closing quotes are stripped, repeatedly; so are an ellipsis
+# and Markdown's emphasis and code marks (**doi:10.1000/182**), which no DOI ends with.
+_TRAILING = frozenset(".,;:!?\"'”’»“›」…*`" + FORMAT_CHARS)
 _URL_STOPS = re.compile(r"[?#&]")
 _URN_STOPS = re.compile(r"[?#]")
 

@@ -147,6 +147,11 @@ ENDS = {
         Row("doi:10.1000/what?is=this", ["10.1000/what"]),
         Row("doi:10.1000/a?b", ["10.1000/a?b"]),
     ],
+    "xml_tags_end_a_doi": [
+        Row('<article-id pub-id-type="doi">10.1371/journal.pone.0068090</article-id>', ["10.1371/journal.pone.0068090"]),
+        Row("<pub-id pub-id-type=\"doi\">10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O</pub-id>",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"]),
+    ],
     "double_quote_ends": [Row('"10.1000/182"', ["10.1000/182"]), Row('doi:10.1000/182"x', ["10.1000/182"])],
     "trailing_punctuation_stripped": [
         Row("see doi:10.1000/182.", ["10.1000/182"]),
@@ -157,6 +162,8 @@ ENDS = {
         Row("«10.1000/182»", ["10.1000/182"]),
         Row("「10.1000/182」", ["10.1000/182"]),
         Row("doi:10.1000/182!?:", ["10.1000/182"]),
+        Row("see doi:10.1000/182…", ["10.1000/182"]),
+        Row("**doi:10.1000/182** and `10.1000/183`", ["10.1000/182", "10.1000/183"]),
     ],
     "brackets_balanced_kept_unbalanced_end": [
         Row("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
