@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-_HTML_EXT = (".html", ".htm", ".xhtml", ".shtml")
+# XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
+_HTML_EXT = (".html", ".htm", ".xhtml", ".shtml", ".xml", ".nxml")
 _HTML_SNIFF = re.compile(
     rb"(?i)<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<meta\s|<(?:p|div|span|a|li|td|table|br)[\s>/]"
 )
@@ -13,7 +14,7 @@ _HTML_SNIFF = re.compile(
 def detect_kind(name: str | None, head: bytes | str) -> str:
     """The kind of a document from its name and first bytes (spec terms: plain, html, pdf).
 
-    HTML markup → html; form feeds as `pdftotext` writes them, or a `.pdf.txt` name → pdf.
+    HTML or XML markup → html; form feeds as `pdftotext` writes them, or a `.pdf.txt` name → pdf.
     """
     lname = (name or "").lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst"):
@@ -25,7 +26,7 @@ def detect_kind(name: str | None, head: bytes | str) -> str:
         return "pdf"
     data = head.encode("utf-8", "replace") if isinstance(head, str) else head
     sample = data[:65536]
-    if len(_HTML_SNIFF.findall(sample[:16384])) >= 2 or re.match(rb"\s*<(?:!doctype|html)", sample, re.I):
+    if len(_HTML_SNIFF.findall(sample[:16384])) >= 2 or re.match(rb"\s*<(?:!doctype|html|\?xml)", sample, re.I):
         return "html"
     if b"\x0c" in sample:
         return "pdf"

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 
 # Spec §5: these tags do not split a DOI; every other tag is a block boundary.
 INLINE_TAGS = frozenset(
-    ["a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "ins", "del"]
+    ["a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "ins", "del",
+     # JATS inline elements, for XML read as markup
+     "italic", "bold", "sc", "monospace", "underline", "overline", "roman", "sans-serif", "ext-link", "uri",
+     "named-content", "styled-content"]
 )
 _RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
 _JSON_TYPES = re.compile(r"(?i)\bjson\b|ld\+json")

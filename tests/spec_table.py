@@ -212,6 +212,11 @@ CLEANING = {
     "html_comments_styles_scripts_skipped": [
         Row("<!-- 10.9999/x --><style>a{content:'10.9999/y'}</style><script>f('10.9999/z')</script><p>ok</p>", [], None, "html"),
     ],
+    "xml_read_as_markup": [
+        Row('<?xml version="1.0"?><article><pub-id pub-id-type="doi">10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O</pub-id>'
+            '<p>See <ext-link xlink:href="https://doi.org/10.1000/182">doi:10.1000/<italic>182</italic></ext-link>.</p></article>',
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o", "10.1000/182", "10.1000/182"], None, "html"),
+    ],
     "html_json_ld_read": [
         Row('<script type="application/ld+json">{"@id":"https:\\/\\/doi.org\\/10.1093\\u002Fnar\\u002Fgkaa942"}</script>',
             ["10.1093/nar/gkaa942"], None, "html"),

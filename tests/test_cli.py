@@ -80,6 +80,8 @@ def test_find_kind_detection_and_override(tmp_path: Path) -> None:
         ("a.txt", b"page one\x0cpage two", "pdf"),
         ("a.txt", b"just text with a < b and c > d", "plain"),
         (None, b"<p>para</p><div>x</div>", "html"),
+        ("article.nxml", b"", "html"),
+        (None, b'<?xml version="1.0"?><article>', "html"),
     ],
 )
 def test_kind_detection(name: str | None, head: bytes, kind: str) -> None:
