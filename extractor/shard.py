@@ -1,8 +1,9 @@
 """One shard of a scan: read its bytes, find the DOIs, write partial results, mark it done.
 
 `run_shard` knows nothing of the executor: it takes a plan entry and an output folder, reports
-progress through a callback, and either completes (outputs renamed into place, then a
-completion marker) or raises an error classed as skip-this-input.
+progress through a callback, and completes (part files renamed into place, then a completion
+marker), with the inputs it could not read listed in its result; it raises only a passing
+fault, for the caller to retry.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ _TAIL_RESERVE = MAX_DOI_CHARS + 4 * 400
 LEFT_CONTEXT = 1024
 # Byte-range shards read this much before their range, for the left context of the first hit.
 RANGE_OVERLAP = 4096
-_JSONL_EXT = (".jsonl", ".ndjson", ".jsonlines")
 MAX_RECORD_BYTES = 16 << 20  # a longer JSONL record is streamed, not parsed whole
 
 
