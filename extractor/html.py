@@ -21,6 +21,7 @@ INLINE_TAGS = frozenset(
      "named-content", "styled-content"]
 )
 _RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
+_RAW_TEXT_END = {name: re.compile(f"</{name}", re.I) for name in _RAW_TEXT}
 _JSON_TYPES = re.compile(r"(?i)\bjson\b|ld\+json")
 
 _TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]*"|'[^']*')*)>""")
@@ -109,7 +110,6 @@ def _add_json(view: View, s: str, raw_start: int) -> None:
 def html_views(doc: str) -> list[View]:
     """The text-flow, attribute and JSON views of an HTML document."""
     flow, attrs, data = View(), View(), View()
-    lower = None
     pos = 0
     n = len(doc)
     last_inline_close = False
@@ -168,10 +168,9 @@ def html_views(doc: str) -> list[View]:
         if not closing and attr_text:
             _add_attributes(attrs, attr_text, m.start(3))
         if not closing and name in _RAW_TEXT:
-            if lower is None:
-                lower = doc.lower()
-            end = lower.find("</" + name, pos)
-            end = n if end < 0 else end
+            # Case-insensitively on the document itself: lower() can change a text's length (İ).
+            close = _RAW_TEXT_END[name].search(doc, pos)
+            end = n if close is None else close.start()
             body_start = pos
             if name == "script":
                 type_m = re.search(r"""(?i)\btype\s*=\s*["']?([^"'\s>]+)""", attr_text)

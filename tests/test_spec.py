@@ -141,3 +141,10 @@ def test_doi_lists_without_spaces_are_split() -> None:
 def test_hostile_input_is_handled(text: str, kind: str) -> None:
     hits = list(find_dois(text, kind))
     assert all(text[h.start : h.end] == h.raw for h in hits)
+
+
+def test_html_offsets_hold_after_text_whose_lowercase_is_longer() -> None:
+    # "İ".lower() is two code points: offsets must not come from a lower-cased copy.
+    doc = '<p>İİİİİİ</p><script>var x = "10.9999/js";</SCRIPT><p>doi:10.1000/182</p>'
+    hits = list(find_dois(doc, "html"))
+    assert [(h.doi, h.raw) for h in hits] == [("10.1000/182", "doi:10.1000/182")]
