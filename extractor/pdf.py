@@ -30,7 +30,9 @@ _STARTS_NEW = re.compile(
 )
 _DOI_CHAR_START = re.compile(r"[0-9A-Za-z(\[<_-]")
 _CONTINUATION = re.compile(r"[^\s]*[0-9]")
-_VIEW_TAIL = re.compile(r"/(?:abstract|full|pdf|epdf|pdfdirect|fulltext|html|references|suppinfo|citedby|figures|tables|download)/?\Z")
+_VIEW_TAIL = re.compile(
+    r"/(?:abstract|full|pdf|epdf|pdfdirect|fulltext|html|references|suppinfo|citedby|figures|tables|download)/?\Z", re.I
+)
 _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
 
 
@@ -116,7 +118,7 @@ def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) 
     # A break after a letter or digit: a layout engine broke an over-long token, or the DOI
     # ended with the line. A URL broken inside a publisher's view segment (…/abstra + ct) goes
     # on; otherwise only the document's own DOIs can tell.
-    m = _VIEW_TAIL.search((so_far + nxt).lower())
+    m = _VIEW_TAIL.search(so_far + nxt)
     if m is not None and m.start() < len(so_far):
         return True, False
     if evidence is None:
