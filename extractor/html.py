@@ -13,6 +13,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from .read import JSON_ESCAPES
+
 # Spec §5: these tags do not split a DOI; every other tag is a block boundary.
 INLINE_TAGS = frozenset(
     ["a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "ins", "del",
@@ -29,7 +31,6 @@ _MAX_TAG = 1 << 13  # a "tag" longer than this (a data: URI, broken markup) is r
 _ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _JSON_ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|[/\\\"bfnrt])")
-_JSON_SIMPLE = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
 @dataclass(slots=True)
@@ -96,7 +97,7 @@ def _add_text(view: View, s: str, raw_start: int) -> None:
 def _json_unescape(esc: str) -> str:
     if esc[1] == "u":
         return chr(int(esc[2:], 16))
-    return _JSON_SIMPLE[esc[1]]
+    return JSON_ESCAPES[esc[1]]
 
 
 def _add_json(view: View, s: str, raw_start: int) -> None:

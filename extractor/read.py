@@ -11,7 +11,6 @@ import gzip
 import io
 import json
 import lzma
-import os
 import re
 import zlib
 from collections.abc import Iterator
@@ -136,15 +135,6 @@ def read_all(path: str) -> bytes:
         return stream.read()
 
 
-def iter_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
-    """Blocks of at most `block_size` bytes until the stream ends."""
-    while True:
-        block = stream.read(block_size)
-        if not block:
-            return
-        yield block
-
-
 class StreamedText:
     """The text field of a record too large to hold, decoded chunk by chunk.
 
@@ -157,7 +147,7 @@ class StreamedText:
         self.chunks = chunks
 
 
-_JSON_SIMPLE = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+JSON_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _ESC_OR_END = re.compile(r'[\\"]')
 
 
@@ -190,7 +180,7 @@ class JsonStringDecoder:
                 break
             c = s[j + 1]
             if c != "u":
-                out.append(_JSON_SIMPLE.get(c, c))
+                out.append(JSON_ESCAPES.get(c, c))
                 i = j + 2
                 continue
             try:
@@ -313,10 +303,3 @@ def iter_jsonl_records(
         text = obj.get(text_field)
         rid = obj.get(id_field)
         yield (None if rid is None else display_name(str(rid))), (text if isinstance(text, str) else None), n
-
-
-def file_size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0

@@ -176,6 +176,7 @@ def _scan_blocks(
     given: a byte-range shard owns those.
     """
     carry = ""  # raw text (with surrogates) kept from the previous block
+    carry_clean = ""  # the same, cleaned (_clean keeps lengths, so it is the end of the last block)
     carry_base = 0  # offset of carry[0], or of the next block when carry is empty
     done_upto = 0  # hits starting before this character of the block were handled already
     stats = FindStats()
@@ -188,7 +189,7 @@ def _scan_blocks(
         raw_block = carry + text
         clean_new, bad = _clean(text)
         result.invalid_bytes += bad
-        block = (_clean(carry)[0] if carry else "") + clean_new
+        block = carry_clean + clean_new
         cut = len(block) if last else max(0, len(block) - _TAIL_RESERVE)
         spans = [
             h
@@ -212,6 +213,7 @@ def _scan_blocks(
         done_upto = max(cut, spans[-1][1] if spans else 0) - keep
         carry_base += keep if char_offsets else len(raw_block[:keep].encode("utf-8", "surrogateescape"))
         carry = raw_block[keep:]
+        carry_clean = block[keep:]
         if range_hi is not None and carry_base > range_hi:
             break
     result.too_long += stats.too_long

@@ -359,16 +359,9 @@ def test_bounded_buffers_give_the_same_output(tmp_path: Path, monkeypatch: pytes
 
 
 def _children(pid: int) -> list[int]:
-    out = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat", "rb") as f:
-                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == pid:
-                        out.append(int(name))
-            except (OSError, ValueError, IndexError):
-                continue
-    return out
+    from benchmarks.run import _children_rss
+
+    return [child for child, parent in _children_rss()[0].items() if parent == pid]
 
 
 def _is_worker(pid: int) -> bool:
