@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from . import _cscan
 from . import pdf as pdf_repair
 from .canonical import FORMAT_CHARS, canonical_key, clean_name, fold_ascii
 from .forms import Form
@@ -57,7 +58,7 @@ _FAST_LEFT_REV = re.compile(
       | (?P<urn>:iod:nru)
       | (?P<info>/iod:ofni)
       | (?P<label>[ \t]{0,3}[:=]?[ \t]{0,3}iod)
-      | (?P<bare>(?![\s\S]{0,9}iod))  # no "doi" in the 12 characters before: the full rules decide
+      | (?P<bare>(?![\s\S]{0,21}iod))  # no "doi" in the 24 characters a spaced label may span
     )(?=[\s"'(\[{<>,;]|\Z)"""
 )
 FAST_PATH = True  # tests switch it off to check that both paths agree
@@ -463,6 +464,18 @@ def find_spans(
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats)
         ]
     return [(s, e, form, _key(name)) for s, e, form, name in _hits(text, False, allow_other_prefix, stats)]
+
+
+# The C matcher's form indices (extractor/_cscan.c) are positions in this tuple.
+FORMS: tuple[Form, ...] = tuple(Form)
+
+
+def find_spans_utf8(data: bytes) -> list[tuple[int, int, Form, str]]:
+    """find_spans for plain text given as UTF-8 bytes, with byte offsets: the same rules, run by
+    the C matcher on the bytes themselves (invalid bytes read as U+FFFD)."""
+    hits: list[tuple[int, int, int, str, str]] = []
+    _cscan.scan(data, 0, len(data), 0, len(data), 0, None, hits)
+    return [(s, e, FORMS[f], d) for s, e, f, d, _raw in hits]
 
 
 def find_dois(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import json
 import os
 import re
@@ -18,11 +19,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _cscan
 from .decode import detect_kind
-from .dedupe import ShardHit, bucket_of, mentions_of
-from .find import MAX_DOI_CHARS, FindStats, find_spans
+from .dedupe import MAX_MENTIONS, ShardHit, bucket_of, mentions_of
+from .find import FORMS, MAX_DOI_CHARS, FindStats, find_spans
 from .read import BLOCK_SIZE, StreamedText, display_name, is_corrupt_input, iter_jsonl_records, open_stream
-from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_table
+from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
 
 # A hit that starts before this many characters from the end of a block may not be complete
 # yet: it is left for the next block, which starts LEFT_CONTEXT characters before it.
@@ -95,15 +100,11 @@ def _is_binary(head: bytes) -> str | None:
     return None
 
 
-def _iter_text_blocks(
+def _byte_blocks(
     stream: Any, base: int, limit: int | None, progress: Progress, result: ShardResult
-) -> Iterator[tuple[str, int, bool]]:
-    """Decoded blocks (text, byte offset of text[0], is_last), reading at most `limit` bytes.
-
-    Invalid UTF-8 bytes decode to lone surrogates (surrogateescape), one per byte, so that
-    character offsets still map exactly to byte offsets.
-    """
-    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+) -> Iterator[tuple[bytes, int, bool]]:
+    """Raw blocks (data, byte offset of data[0], is_last), reading at most `limit` bytes; the
+    first is checked for binary data and loses a UTF-8 byte order mark at the start of a file."""
     first = True
     while True:
         want = BLOCK_SIZE if limit is None else min(BLOCK_SIZE, limit)
@@ -121,10 +122,21 @@ def _iter_text_blocks(
         result.bytes_read += len(data)
         progress(len(data), 0)
         last = not data or (limit is not None and limit <= 0)
-        yield decoder.decode(data, final=last), base, last
+        yield data, base, last
         base += len(data)
         if last:
             return
+
+
+def _text_blocks(blocks: Iterator[tuple[bytes, int, bool]]) -> Iterator[tuple[str, int, bool]]:
+    """Decoded blocks (text, byte offset of text[0], is_last).
+
+    Invalid UTF-8 bytes decode to lone surrogates (surrogateescape), one per byte, so that
+    character offsets still map exactly to byte offsets.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    for data, base, last in blocks:
+        yield decoder.decode(data, final=last), base, last
 
 
 # Lone surrogates: invalid bytes decoded with surrogateescape, or \udXXX escapes in JSON.
@@ -219,22 +231,139 @@ def _scan_blocks(
     result.too_long += stats.too_long
 
 
-def _scan_text(spec: ShardSpec, opts: Options, progress: Progress, result: ShardResult) -> Iterator[ShardHit]:
-    """The hits of a text shard whose start it owns, in order, with absolute byte offsets.
+# Plain text is searched by the C matcher on the bytes themselves: no decoding, and byte offsets
+# as they are. Its windows are in bytes, four per character of the text windows above.
+_BYTE_RESERVE = 4 * _TAIL_RESERVE
+_BYTE_LEFT = 4 * LEFT_CONTEXT
+
+
+def _scan_plain(
+    blocks: Iterator[tuple[bytes, int, bool]],
+    result: ShardResult,
+    progress: Progress,
+    table: Any,
+    hits: list[tuple[int, int, int, str, str]] | None,
+    range_lo: int = 0,
+    range_hi: int | None = None,
+) -> Iterator[int]:
+    """Scan blocks of plain UTF-8 text into the mention `table` (and `hits`, with absolute
+    offsets), yielding after each block so that the caller can drain them.
+
+    The same block logic as _scan_blocks, in bytes: each block is searched with the end of the
+    one before, and hits too near its end wait for the next one.
+    """
+    carry = b""
+    carry_base = 0
+    done_upto = 0  # hits starting before this byte of the buffer were handled already
+    counted = 0  # invalid bytes are counted up to this byte of the buffer
+    for data, dbase, last in blocks:
+        if not carry:
+            carry_base = dbase
+        buf = carry + data if carry else data
+        n = len(buf)
+        cut = n if last else max(0, n - _BYTE_RESERVE)
+        bad, counted = _cscan.invalid_bytes(buf, counted, n if last else max(counted, n - 4))
+        result.invalid_bytes += bad
+        rlo = range_lo - carry_base
+        rhi = n + 1 if range_hi is None else range_hi - carry_base
+        first_hit = len(hits) if hits is not None else 0
+        reported, last_end, too_long = _cscan.scan(buf, done_upto, cut, rlo, rhi, carry_base, table, hits)
+        if hits is not None:
+            hits[first_hit:] = [(carry_base + a, carry_base + b, f, d, r) for a, b, f, d, r in hits[first_hit:]]
+        result.hits += reported
+        result.too_long += too_long
+        progress(0, reported)
+        yield reported
+        if last:
+            return
+        keep = max(0, cut - _BYTE_LEFT)
+        while keep < n and buf[keep] & 0xC0 == 0x80:  # a character boundary
+            keep += 1
+        done_upto = max(cut, last_end) - keep
+        counted -= keep
+        carry_base += keep
+        carry = buf[keep:]
+        if range_hi is not None and carry_base > range_hi:
+            return
+
+
+# The distinct DOIs of (part of) one document as columns: DOI, count, first offset, first raw
+# text, display forms.
+Chunk = tuple[list[str], list[int], list[int], list[str], list[list[str]]]
+
+_FORM_SETS: dict[int, list[str]] = {}
+
+
+def _forms_of(mask: int) -> list[str]:
+    """The sorted form names of a bit mask of FORMS indices (cached: there are few masks)."""
+    names = _FORM_SETS.get(mask)
+    if names is None:
+        names = _FORM_SETS[mask] = sorted(FORMS[i].value for i in range(len(FORMS)) if mask >> i & 1)
+    return names
+
+
+def _table_chunk(taken: tuple[list[str], list[int], list[int], list[str], list[int]]) -> Chunk:
+    dois, counts, offsets, raws, masks = taken
+    return dois, counts, offsets, raws, [_forms_of(m) for m in masks]
+
+
+def _dict_chunk(mentions: dict[str, Any]) -> Chunk:
+    ms = list(mentions.values())
+    return (
+        [m.doi for m in ms],
+        [m.count for m in ms],
+        [m.first_offset for m in ms],
+        [m.first_raw for m in ms],
+        [sorted(str(f) for f in m.forms) for m in ms],
+    )
+
+
+def _open_text(spec: ShardSpec, progress: Progress, result: ShardResult) -> tuple[Any, Iterator[tuple[bytes, int, bool]], str]:
+    """The stream of a text shard, its raw blocks (from a little before its byte range to well
+    past it) and its kind."""
+    stream, _comp = open_stream(spec.path)
+    range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
+    base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
+    if base:
+        stream.seek(base)
+    limit = None if range_hi is None else range_hi - base + 8 * _BYTE_RESERVE
+    blocks = _byte_blocks(stream, base, limit, progress, result)
+    first = next(blocks)
+    kind = spec.kind or detect_kind(spec.source, first[0][: 4 * 65536].decode("utf-8", "surrogateescape")[:65536])
+    result.kinds[kind] = result.kinds.get(kind, 0) + 1
+    return stream, itertools.chain([first], blocks), kind
+
+
+def _scan_text(
+    spec: ShardSpec, opts: Options, progress: Progress, result: ShardResult, occ: dict[str, list[Any]]
+) -> Iterator[Chunk]:
+    """The mentions of a text shard whose start it owns, with absolute byte offsets.
 
     A shard owns the hits that start in its byte range [start, stop); it reads from a little
     before `start` (left context) to well past `stop` (so a hit across the cut is complete),
-    which is how a DOI straddling a cut is found exactly once.
+    which is how a DOI straddling a cut is found exactly once. Plain text goes to the C matcher
+    as bytes; HTML and PDF text are decoded and read by find_spans.
     """
-    stream, _comp = open_stream(spec.path)
+    stream, blocks, kind = _open_text(spec, progress, result)
     with stream:
         range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
-        base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
-        if base:
-            stream.seek(base)
-        limit = None if range_hi is None else range_hi - base + 8 * _TAIL_RESERVE
-        blocks = _iter_text_blocks(stream, base, limit, progress, result)
-        yield from _scan_blocks(blocks, spec.kind, spec.source, opts, result, progress, range_lo, range_hi)
+        if kind == "plain" and not opts.allow_other_prefix:
+            table = _cscan.Mentions()
+            hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
+            for _ in _scan_plain(blocks, result, progress, table, hits, range_lo, range_hi):
+                if hits:
+                    for a, _b, f, d, raw in hits:
+                        _occ_row(occ, spec.source, None, a, _clean(raw)[0], FORMS[f].value, d)
+                    hits.clear()
+                if len(table) >= MAX_MENTIONS:
+                    yield _table_chunk(table.take())
+            yield _table_chunk(table.take())
+        else:
+            found = _scan_blocks(_text_blocks(blocks), kind, spec.source, opts, result, progress, range_lo, range_hi)
+            if opts.occurrences:
+                found = _tee_occ(found, occ, spec.source, None)
+            for m in mentions_of(found):
+                yield _dict_chunk(m)
         if range_lo == 0:
             result.documents += 1
 
@@ -247,9 +376,20 @@ def hits_in_stream(
     content."""
     opts = Options("", 1, False, "text", "id", allow_other_prefix)
     result = ShardResult(0)
-    blocks = _iter_text_blocks(stream, 0, None, _no_progress, result)
+    blocks = _byte_blocks(stream, 0, None, _no_progress, result)
     try:
-        for doi, off, form, text, s, e in _scan_blocks(blocks, kind, source, opts, result, _no_progress):
+        first = next(blocks)
+        blocks = itertools.chain([first], blocks)
+        if kind is None:
+            kind = detect_kind(source, first[0][: 4 * 65536].decode("utf-8", "surrogateescape")[:65536])
+        if kind == "plain" and not allow_other_prefix:
+            hits: list[tuple[int, int, int, str, str]] = []
+            for _ in _scan_plain(blocks, result, _no_progress, _cscan.Mentions(), hits):
+                for a, _b, f, d, raw in hits:
+                    yield d, a, FORMS[f].value, _clean(raw)[0]
+                hits.clear()
+            return
+        for doi, off, form, text, s, e in _scan_blocks(_text_blocks(blocks), kind, source, opts, result, _no_progress):
             yield doi, off, form, text[s:e]
     except InputError:
         raise
@@ -359,7 +499,7 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(cause, OSError) and cause.errno in _TRANSIENT_ERRNOS
 
 
-Doc = tuple[str, str | None, int, dict[str, Any]]  # (source, record id, document number, mentions)
+Doc = tuple[str, str | None, int, Chunk]  # (source, record id, document number, mentions)
 
 
 def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: ShardResult, occ: dict[str, list[Any]]) -> Iterator[Doc]:
@@ -367,8 +507,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
     numbered from 0 in the unit; a document with very many DOIs comes in several chunks."""
     try:
         if unit.fmt == "text":
-            hits = _scan_text(unit, opts, progress, result)
-            for chunk in mentions_of(_tee_occ(hits, occ, unit.source, None) if opts.occurrences else hits):
+            for chunk in _scan_text(unit, opts, progress, result, occ):
                 yield unit.source, None, 0, chunk
             return
         for n, (rid, text) in enumerate(_records(unit, opts, result, progress)):
@@ -381,7 +520,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                     if opts.occurrences:
                         hits = _tee_occ(hits, occ, unit.source, text.rid)
                     for chunk in mentions_of(hits):
-                        yield unit.source, text.rid, n, chunk
+                        yield unit.source, text.rid, n, _dict_chunk(chunk)
                     continue
                 # The id stands after the text, so it is known only at its end.
                 first_row = len(occ["record"])
@@ -390,7 +529,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                 chunks = list(mentions_of(hits))
                 occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
                 for chunk in chunks:
-                    yield unit.source, text.rid, n, chunk
+                    yield unit.source, text.rid, n, _dict_chunk(chunk)
                 continue
             text = _clean(text)[0]
             kind = unit.kind or detect_kind(None, text[:65536])
@@ -403,7 +542,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
             if opts.occurrences:
                 rec_hits = _tee_occ(rec_hits, occ, unit.source, rid)
             for chunk in mentions_of(rec_hits):
-                yield unit.source, rid, n, chunk
+                yield unit.source, rid, n, _dict_chunk(chunk)
     except InputError:
         raise
     except Exception as exc:
@@ -416,39 +555,63 @@ FLUSH_ROWS = 50_000  # partial rows (or occurrences) a shard holds before writin
 
 
 class _PartWriter:
-    """Buffers a shard's rows per bucket and writes numbered part files when they grow."""
+    """Buffers a shard's rows per bucket, as Arrow tables, and writes numbered part files when
+    they grow."""
 
-    def __init__(self, bases: list[str], schema: Any) -> None:
+    def __init__(self, bases: list[str]) -> None:
         self.bases = bases
-        self.schema = schema
-        self.cols: dict[int, dict[str, list[Any]]] = {}
+        self.pieces: dict[int, list[pa.Table]] = {}
         self.rows = 0
         self.written: dict[int, int] = {}
 
-    def columns(self, bucket: int) -> dict[str, list[Any]]:
-        cols = self.cols.get(bucket)
-        if cols is None:
-            cols = self.cols[bucket] = {k: [] for k in self.schema.names}
-        return cols
+    def add(self, bucket: int, table: pa.Table) -> None:
+        self.pieces.setdefault(bucket, []).append(table)
+        self.rows += table.num_rows
+
+    def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk, buckets: int) -> None:
+        """A document's mention rows, each to the bucket of its DOI."""
+        dois, counts, offsets, raws, forms = chunk
+        n = len(dois)
+        if not n:
+            return
+        table = pa.Table.from_arrays(
+            [
+                pa.repeat(pa.scalar(shard, pa.int64()), n),
+                pa.repeat(pa.scalar(doc, pa.int64()), n),
+                pa.repeat(pa.scalar(source, pa.string()), n),
+                pa.nulls(n, pa.string()) if rid is None else pa.repeat(pa.scalar(rid, pa.string()), n),
+                pa.array(dois, pa.string()),
+                pa.array(counts, pa.int64()),
+                pa.array(offsets, pa.int64()),
+                pa.array(raws, pa.string()),
+                pa.array(forms, pa.list_(pa.string())),
+            ],
+            schema=PARTIAL_SCHEMA,
+        )
+        if buckets == 1:
+            self.add(0, table)
+            return
+        of = [bucket_of(d, buckets) for d in dois]
+        which = pa.array(of, pa.int32())
+        for b in sorted(set(of)):
+            self.add(b, table.filter(pc.equal(which, b)))
 
     def mark(self) -> dict[int, int]:
-        return {b: len(c["doi"]) for b, c in self.cols.items()}
+        return {b: len(p) for b, p in self.pieces.items()}
 
     def rollback(self, mark: dict[int, int]) -> None:
         """Drop rows buffered since `mark` (rows already written stay)."""
-        for b, cols in self.cols.items():
-            keep = mark.get(b, 0)
-            for col in cols.values():
-                del col[keep:]
-        self.rows = sum(len(c["doi"]) for c in self.cols.values())
+        for b, pieces in self.pieces.items():
+            del pieces[mark.get(b, 0) :]
+        self.rows = sum(t.num_rows for p in self.pieces.values() for t in p)
 
     def flush(self) -> None:
-        for b, cols in self.cols.items():
-            if cols["doi"]:
+        for b, pieces in self.pieces.items():
+            if pieces:
                 k = self.written.get(b, 0)
-                write_table(f"{self.bases[b]}-{k:04d}.parquet", cols, self.schema)
+                write_arrow(f"{self.bases[b]}-{k:04d}.parquet", pa.concat_tables(pieces))
                 self.written[b] = k + 1
-        self.cols = {}
+        self.pieces = {}
         self.rows = 0
 
 
@@ -464,8 +627,8 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     result = ShardResult(spec.index)
     occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
     bases, occ_base, done = shard_paths(opts.out, spec, opts.buckets)
-    parts = _PartWriter(bases, PARTIAL_SCHEMA)
-    occ_parts = _PartWriter([occ_base], OCCURRENCES_SCHEMA)
+    parts = _PartWriter(bases)
+    occ_parts = _PartWriter([occ_base])
     units = [ShardSpec(spec.index, src, path, fmt, spec.kind, 0, -1, spec.key) for src, path, fmt in spec.files] or [spec]
     doc_base = 0
     for unit in units:
@@ -473,20 +636,9 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
         mark = parts.mark()
         n_docs = 0
         try:
-            for source, rid, n, mentions in _unit_docs(unit, opts, progress, result, occ):
+            for source, rid, n, chunk in _unit_docs(unit, opts, progress, result, occ):
                 n_docs = max(n_docs, n + 1)
-                for m in mentions.values():
-                    cols = parts.columns(bucket_of(m.doi, opts.buckets))
-                    cols["shard"].append(spec.index)
-                    cols["doc"].append(doc_base + n)
-                    cols["source"].append(source)
-                    cols["record"].append(rid)
-                    cols["doi"].append(m.doi)
-                    cols["count"].append(m.count)
-                    cols["first_offset"].append(m.first_offset)
-                    cols["first_raw"].append(m.first_raw)
-                    cols["forms"].append(sorted(str(f) for f in m.forms))
-                parts.rows += len(mentions)
+                parts.add_chunk(spec.index, doc_base + n, source, rid, chunk, opts.buckets)
                 if parts.rows >= FLUSH_ROWS:
                     parts.flush()
                     mark = {}
@@ -517,9 +669,8 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
 
 def _flush_occ(writer: _PartWriter, occ: dict[str, list[Any]]) -> None:
     if occ["doi"]:
-        cols = writer.columns(0)
-        for k, col in occ.items():
-            cols[k].extend(col)
+        writer.add(0, pa.Table.from_pydict(occ, schema=OCCURRENCES_SCHEMA))
+        for col in occ.values():
             col.clear()
         writer.flush()
 
@@ -538,16 +689,20 @@ def completed_parts(out: str, spec: ShardSpec, buckets: int) -> tuple[dict[int, 
     return by_bucket, occ_files
 
 
+def _occ_row(occ: dict[str, list[Any]], source: str, rid: str | None, off: int, raw: str, form: str, doi: str) -> None:
+    occ["source"].append(source)
+    occ["record"].append(rid)
+    occ["offset"].append(off)
+    occ["raw"].append(raw)
+    occ["form"].append(form)
+    occ["doi"].append(doi)
+
+
 def _tee_occ(hits: Iterator[ShardHit], occ: dict[str, list[Any]], source: str, rid: str | None) -> Iterator[ShardHit]:
     """Pass hits through, recording each as an occurrence row."""
     for hit in hits:
         doi, off, form, text, s, e = hit
-        occ["source"].append(source)
-        occ["record"].append(rid)
-        occ["offset"].append(off)
-        occ["raw"].append(text[s:e])
-        occ["form"].append(str(form))
-        occ["doi"].append(doi)
+        _occ_row(occ, source, rid, off, text[s:e], str(form), doi)
         yield hit
 
 

@@ -1,0 +1,1233 @@
+/* The matcher of find.py (spec §2–§4, plain text) on raw UTF-8 bytes, for bulk scans.
+ *
+ * A port of find._Scanner for text that is not PDF: the same anchor, left-context, end and
+ * tail rules, the same canonical key (canonical.py), with the quirks of Python's `re` that
+ * those rules depend on (IGNORECASE folds İ ı ſ K into i s k; \s and \d are Unicode). Working
+ * on bytes, a block needs no decoding: characters are decoded only in a window around each
+ * `10.` anchor. tests/test_cscan.py checks that it gives exactly what find.find_spans gives.
+ * Invalid UTF-8 bytes read as U+FFFD, one per byte, as shard.py's surrogateescape + clean do.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+typedef uint32_t cp_t;
+
+enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT };
+#define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE || (f) == F_OTHER || (f) == F_PERCENT)
+#define IS_LABELLED(f) ((f) >= F_LABEL && (f) <= F_INFO)
+#define IS_RESOLVER(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE)
+
+#define MAX_DOI_CHARS 2000
+#define SHORT_WINDOW 256
+#define LEFT_WINDOW 512
+#define MAX_LOGICAL (MAX_DOI_CHARS + 2 * SHORT_WINDOW)
+
+/* ---- UTF-8 ---------------------------------------------------------------------------- */
+
+/* The character at b[i] (strict UTF-8, as Python decodes it); an invalid byte is U+FFFD. */
+static inline int dec(const unsigned char *b, Py_ssize_t n, Py_ssize_t i, cp_t *out)
+{
+    unsigned c = b[i];
+    if (c < 0x80) {
+        *out = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        if (i + 1 < n && (b[i + 1] & 0xC0) == 0x80) {
+            *out = ((c & 0x1F) << 6) | (b[i + 1] & 0x3F);
+            return 2;
+        }
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        if (i + 2 < n) {
+            unsigned c1 = b[i + 1], c2 = b[i + 2];
+            if ((c1 & 0xC0) == 0x80 && (c2 & 0xC0) == 0x80 && !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0)) {
+                *out = ((c & 0x0F) << 12) | ((c1 & 0x3F) << 6) | (c2 & 0x3F);
+                return 3;
+            }
+        }
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        if (i + 3 < n) {
+            unsigned c1 = b[i + 1], c2 = b[i + 2], c3 = b[i + 3];
+            if ((c1 & 0xC0) == 0x80 && (c2 & 0xC0) == 0x80 && (c3 & 0xC0) == 0x80 && !(c == 0xF0 && c1 < 0x90) &&
+                !(c == 0xF4 && c1 >= 0x90)) {
+                *out = ((c & 0x07) << 18) | ((c1 & 0x3F) << 12) | ((c2 & 0x3F) << 6) | (c3 & 0x3F);
+                return 4;
+            }
+        }
+    }
+    *out = 0xFFFD;
+    return 1;
+}
+
+/* The character that ends at b[i] (exclusive): a valid sequence, else one invalid byte. */
+static inline int dec_back(const unsigned char *b, Py_ssize_t i, cp_t *out)
+{
+    unsigned c = b[i - 1];
+    if (c < 0x80) {
+        *out = c;
+        return 1;
+    }
+    for (int k = 2; k <= 4 && i - k >= 0; k++) {
+        if ((b[i - k] & 0xC0) != 0x80) {
+            cp_t cp;
+            if (dec(b, i, i - k, &cp) == k) {
+                *out = cp;
+                return k;
+            }
+            break;
+        }
+    }
+    *out = 0xFFFD;
+    return 1;
+}
+
+/* ---- character classes, as Python's re sees them ------------------------------------------ */
+
+static inline int is_space(cp_t c)
+{
+    if (c < 128)
+        return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
+    return Py_UNICODE_ISSPACE(c);
+}
+
+static inline int is_alnum(cp_t c)
+{
+    if (c < 128)
+        return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+    return Py_UNICODE_ISALNUM(c);
+}
+
+/* [^\s"\x00-\x1f\x7f-\x9f]: the characters a DOI's run is made of. */
+static inline int run_end(cp_t c) { return c < 0x20 || c == '"' || (c >= 0x7F && c <= 0x9F) || is_space(c); }
+
+/* The token before an anchor ends at whitespace or one of "'([{<>,; (find._TOKEN_REV). */
+static inline int token_stop(cp_t c)
+{
+    switch (c) {
+    case '"': case '\'': case '(': case '[': case '{': case '<': case '>': case ',': case ';':
+        return 1;
+    }
+    return is_space(c);
+}
+
+/* Case-insensitive match of one character against a lower-case ASCII pattern character. */
+static inline int ci(cp_t c, unsigned char l)
+{
+    if (c == l)
+        return 1;
+    if (l >= 'a' && l <= 'z') {
+        if (c == (cp_t)(l - 32))
+            return 1;
+        if (l == 'i')
+            return c == 0x130 || c == 0x131;
+        if (l == 's')
+            return c == 0x17F;
+        if (l == 'k')
+            return c == 0x212A;
+    }
+    return 0;
+}
+
+/* (?i)[a-z]: ASCII letters and the four characters IGNORECASE folds into them. */
+static inline int az_ci(cp_t c)
+{
+    return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z' && c < 128) || c == 0x130 || c == 0x131 || c == 0x17F || c == 0x212A;
+}
+static inline int is_digit(cp_t c) { return c >= '0' && c <= '9'; }
+static inline int ascii_alpha(cp_t c) { return c < 128 && (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+static inline int hexd(cp_t c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f' && c < 128); }
+static inline int hexv(cp_t c) { return c <= '9' ? (int)(c - '0') : (int)((c | 0x20) - 'a' + 10); }
+
+static inline int trailing(cp_t c)
+{
+    switch (c) {
+    case '.': case ',': case ';': case ':': case '!': case '?': case '"': case '\'': case '*': case '`':
+    case 0x201D: case 0x2019: case 0xBB: case 0x201C: case 0x203A: case 0x300D: case 0x2026:
+    case 0xAD: case 0x200B: case 0x200C: case 0x200D: case 0x2060: case 0xFEFF:
+        return 1;
+    }
+    return 0;
+}
+static inline int format_char(cp_t c)
+{
+    return c == 0xAD || c == 0x200B || c == 0x200C || c == 0x200D || c == 0x2060 || c == 0xFEFF;
+}
+static inline int opener(cp_t c)
+{
+    return c == '(' || c == '[' || c == '{' || c == '<' || c == 0xFF08 || c == 0xFF3B || c == 0xFF5B || c == 0xFF1C;
+}
+static inline cp_t opener_of(cp_t c)
+{
+    switch (c) {
+    case ')': return '(';
+    case ']': return '[';
+    case '}': return '{';
+    case '>': return '<';
+    case 0xFF09: return 0xFF08;
+    case 0xFF3D: return 0xFF3B;
+    case 0xFF5D: return 0xFF5B;
+    case 0xFF1E: return 0xFF1C;
+    }
+    return 0;
+}
+
+/* s[i:] starts with the lower-case ASCII literal `lit`, case-insensitively, within n. */
+static inline int lit_at(const cp_t *s, Py_ssize_t n, Py_ssize_t i, const char *lit)
+{
+    for (; *lit; lit++, i++)
+        if (i >= n || !ci(s[i], (unsigned char)*lit))
+            return 0;
+    return 1;
+}
+
+/* ---- left context (find._left_context, not PDF) ------------------------------------------ */
+
+/* Reversed literal: r[e:] starts with the reverse of the lower-case literal `lit`. */
+static int rlit(const cp_t *r, Py_ssize_t n, Py_ssize_t e, const char *lit)
+{
+    Py_ssize_t L = (Py_ssize_t)strlen(lit);
+    if (e + L > n)
+        return 0;
+    for (Py_ssize_t k = 0; k < L; k++)
+        if (!ci(r[e + k], (unsigned char)lit[L - 1 - k]))
+            return 0;
+    return 1;
+}
+
+/* Matches of an optional "https?:/{1,3}" ending just before index e of the reversed tail
+ * `r` (r[0] is the character before the anchor): the index after the prefix, or e. */
+static Py_ssize_t http_prefix(const cp_t *r, Py_ssize_t n, Py_ssize_t e)
+{
+    Py_ssize_t i = e, k = 0;
+    while (i < n && r[i] == '/')
+        i++, k++;
+    if (k < 1 || k > 3 || i >= n || r[i] != ':')
+        return e;
+    i++;
+    if (rlit(r, n, i, "https"))
+        return i + 5;
+    if (rlit(r, n, i, "http"))
+        return i + 4;
+    return e;
+}
+
+/* (?<![a-z0-9/.%-]) at reversed index e of a slice of n characters (e == n: slice start). */
+static int not_after_namechar(const cp_t *r, Py_ssize_t n, Py_ssize_t e, int with_punct)
+{
+    if (e >= n)
+        return 1;
+    cp_t c = r[e];
+    if (az_ci(c) || is_digit(c))
+        return 0;
+    if (with_punct && (c == '/' || c == '.' || c == '%' || c == '-'))
+        return 0;
+    return 1;
+}
+
+/* find._URLISH on the token tok[0:n] (in text order). */
+static int urlish(const cp_t *t, Py_ssize_t n)
+{
+    for (Py_ssize_t j = 0; j + 3 <= n; j++) {
+        if (t[j] == ':' && t[j + 1] == '/' && t[j + 2] == '/') {
+            for (Py_ssize_t k = j - 1; k >= 0; k--) {
+                cp_t c = t[k];
+                if (az_ci(c))
+                    return 1;
+                if (!(is_digit(c) || c == '+' || c == '.' || c == '-'))
+                    break;
+            }
+        }
+        if (j + 4 <= n && ci(t[j], 'w') && ci(t[j + 1], 'w') && ci(t[j + 2], 'w') && t[j + 3] == '.')
+            return 1;
+    }
+    for (Py_ssize_t j = 0; j + 4 <= n; j++) /* www. overlapping the end of the loop above */
+        if (ci(t[j], 'w') && ci(t[j + 1], 'w') && ci(t[j + 2], 'w') && t[j + 3] == '.')
+            return 1;
+    /* ^host.tld/ */
+    {
+        Py_ssize_t j = 0, labels = 0, last_start = 0;
+        int ok = 1;
+        while (j < n && t[j] != '/') {
+            cp_t c = t[j];
+            if (c == '.') {
+                if (j == last_start) {
+                    ok = 0;
+                    break;
+                }
+                labels++;
+                last_start = j + 1;
+            } else if (!(az_ci(c) || is_digit(c) || c == '-')) {
+                ok = 0;
+                break;
+            }
+            j++;
+        }
+        if (ok && j < n && labels >= 1 && j - last_start >= 2) {
+            int letters = 1;
+            for (Py_ssize_t k = last_start; k < j; k++)
+                if (!az_ci(t[k]))
+                    letters = 0;
+            if (letters)
+                return 1;
+        }
+    }
+    /* ^/segment/ */
+    if (n >= 3 && t[0] == '/') {
+        Py_ssize_t j = 1;
+        while (j < n && (az_ci(t[j]) || is_digit(t[j]) || t[j] == '.' || t[j] == '_' || t[j] == '~' || t[j] == '%' || t[j] == '-'))
+            j++;
+        if (j >= 2 && j < n && t[j] == '/')
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const unsigned char *b;
+    Py_ssize_t n;
+} Buf;
+
+/* The display form of the DOI whose anchor is at byte p and the byte where it starts, or -1. */
+static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
+{
+    cp_t r[LEFT_WINDOW + 1];
+    Py_ssize_t off[LEFT_WINDOW + 1];
+    Py_ssize_t n = 0, i = p, limit = 64;
+    while (n < limit && i > 0) {
+        cp_t c;
+        int k = dec_back(B->b, i, &c);
+        if (token_stop(c))
+            break;
+        i -= k;
+        r[n] = c;
+        off[n] = i;
+        n++;
+        if (n == 64 && limit == 64 && i > 0)
+            limit = LEFT_WINDOW;
+    }
+    if (n > 0 && !(n == 1 && (r[0] == ':' || r[0] == 0xFF1A || r[0] == '='))) {
+        /* find._LEFT_GLUED on the last 40 characters of the token: the leftmost match wins. */
+        Py_ssize_t tn = n < 40 ? n : 40, best = 0;
+        int bform = -1;
+        Py_ssize_t e;
+#define CONSIDER(len, f)               \
+    do {                               \
+        if ((len) > best) {            \
+            best = (len);              \
+            bform = (f);               \
+        }                              \
+    } while (0)
+        if (rlit(r, tn, 0, "dx.doi.org/"))
+            CONSIDER(http_prefix(r, tn, 11), F_DX);
+        if (rlit(r, tn, 0, "doi.org/")) {
+            e = 8;
+            if (rlit(r, tn, 8, "www."))
+                e = 12;
+            CONSIDER(http_prefix(r, tn, e), F_RESOLVER);
+        }
+        if (rlit(r, tn, 0, "hdl.handle.net/"))
+            CONSIDER(http_prefix(r, tn, 15), F_HANDLE);
+        if (rlit(r, tn, 0, "urn:doi:"))
+            CONSIDER(8, F_URN);
+        if (rlit(r, tn, 0, "urn:eidr:"))
+            CONSIDER(9, F_EIDR);
+        if (rlit(r, tn, 0, "info:doi/"))
+            CONSIDER(9, F_INFO);
+        if (rlit(r, tn, 0, "info%3adoi%2f"))
+            CONSIDER(13, F_PERCENT);
+        if (rlit(r, tn, 0, "doi%3a") && not_after_namechar(r, tn, 6, 0))
+            CONSIDER(6, F_PERCENT + 100); /* plabel */
+        e = (r[0] == ':' || r[0] == 0xFF1A || r[0] == '=') ? 1 : 0;
+        if (rlit(r, tn, e, "doi") && not_after_namechar(r, tn, e + 3, 1))
+            CONSIDER(e + 3, F_LABEL);
+#undef CONSIDER
+        if (bform >= 0) {
+            if (bform == F_PERCENT + 100)
+                bform = F_PERCENT;
+            if (bform != F_LABEL) {
+                *startp = off[best - 1];
+                return bform;
+            }
+        }
+        cp_t tok[LEFT_WINDOW];
+        for (Py_ssize_t k = 0; k < n; k++)
+            tok[k] = r[n - 1 - k];
+        int url = urlish(tok, n);
+        if (bform == F_LABEL) {
+            *startp = url ? off[n - 1] : off[best - 1];
+            return url ? F_OTHER : F_LABEL;
+        }
+        cp_t prev = r[0];
+        int pct = n >= 3 && r[2] == '%' && hexd(r[1]) && hexd(r[0]);
+        if (url) {
+            if (prev == '/' || prev == '=' || pct) {
+                *startp = off[n - 1];
+                return F_OTHER;
+            }
+            if (is_alnum(prev))
+                return -1;
+            *startp = off[n - 1];
+            return F_OTHER;
+        }
+        if (pct) {
+            cp_t d = (cp_t)(hexv(r[1]) * 16 + hexv(r[0]));
+            if (is_alnum(d))
+                return -1;
+            *startp = p;
+            return F_PERCENT;
+        }
+        if (is_alnum(prev) || prev == '_' || prev == '-' || prev == '.')
+            return -1;
+        *startp = p;
+        return F_BARE;
+    }
+    /* A spaced label (find._LEFT_SPACED_LABEL) in the last 24 characters, or bare. */
+    {
+        cp_t w[24];
+        Py_ssize_t wo[24], m = 0, j = p;
+        while (m < 24 && j > 0) {
+            cp_t c;
+            int k = dec_back(B->b, j, &c);
+            j -= k;
+            w[m] = c;
+            wo[m] = j;
+            m++;
+        }
+        Py_ssize_t k = 0;
+        while (k < m && w[k] != '\n' && is_space(w[k]))
+            k++;
+        if (k < m && w[k] == '\n') {
+            k++;
+            while (k < m && w[k] != '\n' && is_space(w[k]))
+                k++;
+        }
+        if (k < m && (w[k] == ':' || w[k] == 0xFF1A || w[k] == '=')) {
+            k++;
+            while (k < m && (w[k] == ' ' || w[k] == '\t'))
+                k++;
+        }
+        if (k + 3 <= m && ci(w[k], 'i') && ci(w[k + 1], 'o') && ci(w[k + 2], 'd') && not_after_namechar(w, m, k + 3, 1)) {
+            *startp = wo[k + 2];
+            return F_LABEL;
+        }
+    }
+    *startp = p;
+    return F_BARE;
+}
+
+/* ---- the end of a name (find._first_cut, end_of_name, tails.strip_tails) ------------------ */
+
+/* _SPLIT's lookahead at s[i:], within n: (?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]). */
+static int split_ahead(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
+{
+    if (lit_at(s, n, i, "doi:"))
+        i += 4;
+    if (!(i + 3 <= n && s[i] == '1' && s[i + 1] == '0' && s[i + 2] == '.'))
+        return 0;
+    i += 3;
+    Py_ssize_t d = 0;
+    while (i < n && is_digit(s[i]))
+        i++, d++;
+    if (d < 4)
+        return 0;
+    while (i + 1 < n && s[i] == '.' && is_digit(s[i + 1])) {
+        i++;
+        while (i < n && is_digit(s[i]))
+            i++;
+    }
+    if (i < n && s[i] == '/')
+        return 1;
+    return i + 3 <= n && s[i] == '%' && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == 'f');
+}
+
+static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
+{
+    Py_ssize_t end = n, i;
+    if (IS_URL(form)) {
+        for (i = 0; i < n; i++)
+            if (s[i] == '?' || s[i] == '#' || s[i] == '&') {
+                end = i;
+                break;
+            }
+    } else if (form == F_URN || form == F_EIDR) {
+        for (i = 0; i < n; i++)
+            if (s[i] == '?' || s[i] == '#') {
+                end = i;
+                break;
+            }
+    } else {
+        for (i = 0; i < n; i++) {
+            if (s[i] == '?' && i + 1 < n && (ascii_alpha(s[i + 1]) || s[i + 1] == '_')) {
+                Py_ssize_t j = i + 2;
+                while (j < n && (ascii_alpha(s[j]) || is_digit(s[j]) || s[j] == '_' || s[j] == '.' || s[j] == '-'))
+                    j++;
+                if (j < n && s[j] == '=') {
+                    end = i;
+                    break;
+                }
+            }
+        }
+    }
+    for (i = 0; i < end; i++)
+        if ((s[i] == ',' || s[i] == ';') && split_ahead(s, end, i + 1)) {
+            end = i;
+            break;
+        }
+    for (i = 0; i < end; i++) {
+        if (s[i] != '<')
+            continue;
+        Py_ssize_t j = i + 1;
+        if (j < end && s[j] == '/')
+            j++;
+        if (!(j < end && ascii_alpha(s[j])))
+            continue;
+        j++;
+        while (j < end && (ascii_alpha(s[j]) || is_digit(s[j]) || s[j] == ':' || s[j] == '_' || s[j] == '.' || s[j] == '-'))
+            j++;
+        if (j == end || is_space(s[j]) || s[j] == '/' || s[j] == '>') {
+            end = i;
+            break;
+        }
+    }
+    /* _cut_brackets: the first closing bracket that closes nothing opened before it */
+    {
+        cp_t stack[MAX_LOGICAL + 8];
+        Py_ssize_t depth = 0;
+        for (i = 0; i < end; i++) {
+            cp_t c = s[i];
+            if (opener(c)) {
+                stack[depth++] = c;
+            } else {
+                cp_t o = opener_of(c);
+                if (o) {
+                    if (depth && stack[depth - 1] == o)
+                        depth--;
+                    else
+                        return i;
+                }
+            }
+        }
+    }
+    return end;
+}
+
+static int is_decimal(cp_t c) { return c < 128 ? is_digit(c) : Py_UNICODE_ISDECIMAL(c); }
+
+static const char *const VIEWS[] = {"abstract", "abs", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "meta",
+                                    "references", "suppinfo", "citedby", "figures", "tables", "download", "issuetoc",
+                                    "pdfplus", NULL};
+static const char *const RXIV[] = {"full", "abstract", "full-text", "article-info", "article-metrics",
+                                   "supplementary-material", "full.pdf", "full.pdf+html", "figures-only", NULL};
+
+/* tails.TAIL_RULES[3]: v\d+(?:\.(?:full|…))*\Z at i (after the digits' start). */
+static int rxiv_rest(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
+{
+    if (i == n)
+        return 1;
+    if (s[i] != '.')
+        return 0;
+    for (int a = 0; RXIV[a]; a++) {
+        Py_ssize_t L = (Py_ssize_t)strlen(RXIV[a]);
+        if (lit_at(s, n, i + 1, RXIV[a]) && rxiv_rest(s, n, i + 1 + L))
+            return 1;
+    }
+    return 0;
+}
+
+/* Case-insensitive search of a lower-case literal of L characters (NUL allowed) in ctx[0:m]. */
+static int ctx_has(const cp_t *ctx, Py_ssize_t m, const char *lit, Py_ssize_t L)
+{
+    for (Py_ssize_t i = 0; i + L <= m; i++) {
+        Py_ssize_t k = 0;
+        while (k < L && ci(ctx[i + k], (unsigned char)lit[k]))
+            k++;
+        if (k == L)
+            return 1;
+    }
+    return 0;
+}
+
+/* Start of the leftmost match of tail rule `rule` in s[0:n], or -1. */
+static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
+{
+    Py_ssize_t i;
+    switch (rule) {
+    case 0: /* ;jsessionid=.*\Z */
+        for (i = 0; i < n; i++)
+            if (lit_at(s, n, i, ";jsessionid="))
+                return i;
+        return -1;
+    case 1: { /* /(?:views)/?\Z */
+        Py_ssize_t best = -1;
+        for (int a = 0; VIEWS[a]; a++) {
+            Py_ssize_t L = (Py_ssize_t)strlen(VIEWS[a]);
+            for (int slash = 0; slash <= 1; slash++) {
+                Py_ssize_t st = n - slash - L - 1;
+                if (st < 0 || s[st] != '/' || (slash && s[n - 1] != '/') || !lit_at(s, n - slash, st + 1, VIEWS[a]))
+                    continue;
+                if (best < 0 || st < best)
+                    best = st;
+            }
+        }
+        return best;
+    }
+    case 2: /* \.pdf\Z */
+        return n >= 4 && s[n - 4] == '.' && lit_at(s, n, n - 3, "pdf") ? n - 4 : -1;
+    case 3: /* (?<=\d)v\d+(?:\.(?:…))*\Z */
+        for (i = 1; i < n; i++) {
+            if (!ci(s[i], 'v') || !is_decimal(s[i - 1]))
+                continue;
+            Py_ssize_t j = i + 1;
+            while (j < n && is_decimal(s[j]))
+                j++;
+            if (j > i + 1 && rxiv_rest(s, n, j))
+                return i;
+        }
+        return -1;
+    case 4: /* /(?:transform(?:/.*)?|agency)\Z */
+        for (i = 0; i < n; i++) {
+            if (s[i] != '/')
+                continue;
+            if (lit_at(s, n, i + 1, "transform") && (i + 10 == n || s[i + 10] == '/'))
+                return i;
+            if (i + 7 == n && lit_at(s, n, i + 1, "agency"))
+                return i;
+        }
+        return -1;
+    case 5: { /* /\d+\Z */
+        Py_ssize_t j = n;
+        while (j > 0 && is_decimal(s[j - 1]))
+            j--;
+        return (j < n && j > 0 && s[j - 1] == '/') ? j - 1 : -1;
+    }
+    case 6: /* /\Z */
+        return n >= 1 && s[n - 1] == '/' ? n - 1 : -1;
+    }
+    return -1;
+}
+
+/* The context of tail rules 3 and 5: searched in url_before + NUL + name. */
+static int tail_context(int rule, const cp_t *ub, Py_ssize_t ubn, const cp_t *s, Py_ssize_t n)
+{
+    cp_t ctx[LEFT_WINDOW + MAX_LOGICAL + 2];
+    Py_ssize_t m = 0;
+    for (Py_ssize_t k = 0; k < ubn; k++)
+        ctx[m++] = ub[k];
+    ctx[m++] = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        ctx[m++] = s[k];
+    if (rule == 3)
+        return ctx_has(ctx, m, "biorxiv.org/", 12) || ctx_has(ctx, m, "medrxiv.org/", 12) || ctx_has(ctx, m, "\00010.1101/", 9);
+    return ctx_has(ctx, m, "/article/doi/\000", 14);
+}
+
+static Py_ssize_t strip_tails(const cp_t *s, Py_ssize_t n, const cp_t *ub, Py_ssize_t ubn, int publisher)
+{
+    int changed = 1;
+    while (changed) {
+        changed = 0;
+        for (int rule = publisher ? 0 : 6; rule <= 6; rule++) {
+            if ((rule == 3 || rule == 5) && !tail_context(rule, ub, ubn, s, n))
+                continue;
+            Py_ssize_t m = tail_match(rule, s, n);
+            if (m < 0 || m == n)
+                continue;
+            int nonempty = 0; /* _SUFFIX_NONEMPTY: "/" and a character after it, in s[:m] */
+            for (Py_ssize_t k = 0; k + 1 < m; k++)
+                if (s[k] == '/' && s[k + 1] != '\n') {
+                    nonempty = 1;
+                    break;
+                }
+            if (nonempty) {
+                n = m;
+                changed = 1;
+            }
+        }
+    }
+    return n;
+}
+
+static Py_ssize_t end_of_name(const cp_t *s, Py_ssize_t n, int form, const cp_t *ub, Py_ssize_t ubn)
+{
+    Py_ssize_t end = first_cut(s, n, form);
+    while (end && trailing(s[end - 1]))
+        end--;
+    if (IS_URL(form) && end) {
+        end = strip_tails(s, end, ub, ubn, !IS_RESOLVER(form));
+        while (end && trailing(s[end - 1]))
+            end--;
+    }
+    return end;
+}
+
+/* ---- canonical key (canonical.canonical_key) ----------------------------------------------- */
+
+static int utf8_len(unsigned lead)
+{
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        return 2;
+    if (lead >= 0xE0 && lead <= 0xEF)
+        return 3;
+    if (lead >= 0xF0 && lead <= 0xF4)
+        return 4;
+    return 0;
+}
+
+/* Format characters dropped, %XX runs decoded once as UTF-8 (an escape that is not valid UTF-8
+ * or decodes to a control stays), A–Z folded. Writes to out, returns the length. */
+static Py_ssize_t canonical(const cp_t *s, Py_ssize_t n, cp_t *out)
+{
+    cp_t t[MAX_LOGICAL + 8];
+    Py_ssize_t m = 0, o = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!format_char(s[i]))
+            t[m++] = s[i];
+    for (Py_ssize_t i = 0; i < m;) {
+        if (t[i] == '%' && i + 2 < m && hexd(t[i + 1]) && hexd(t[i + 2])) {
+            Py_ssize_t j = i;
+            unsigned char bytes[MAX_LOGICAL / 3 + 4];
+            Py_ssize_t nb = 0;
+            while (j + 2 < m && t[j] == '%' && hexd(t[j + 1]) && hexd(t[j + 2])) {
+                bytes[nb++] = (unsigned char)(hexv(t[j + 1]) * 16 + hexv(t[j + 2]));
+                j += 3;
+            }
+            for (Py_ssize_t k = 0; k < nb;) {
+                int L = utf8_len(bytes[k]);
+                cp_t c = 0;
+                int ok = L && k + L <= nb && dec(bytes, k + L, k, &c) == L;
+                if (ok && (c < 0x20 || (c >= 0x7F && c <= 0x9F)))
+                    ok = 0;
+                if (ok) {
+                    out[o++] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
+                    k += L;
+                } else {
+                    Py_ssize_t e = i + 3 * k;
+                    out[o++] = '%';
+                    out[o++] = (t[e + 1] >= 'A' && t[e + 1] <= 'Z') ? t[e + 1] + 32 : t[e + 1];
+                    out[o++] = (t[e + 2] >= 'A' && t[e + 2] <= 'Z') ? t[e + 2] + 32 : t[e + 2];
+                    k += 1;
+                }
+            }
+            i = j;
+        } else {
+            cp_t c = t[i++];
+            out[o++] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
+        }
+    }
+    return o;
+}
+
+static PyObject *str_of(const cp_t *s, Py_ssize_t n)
+{
+    cp_t mx = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (s[i] > mx)
+            mx = s[i];
+    if (mx < 128) {
+        PyObject *u = PyUnicode_New(n, 127);
+        if (u == NULL)
+            return NULL;
+        Py_UCS1 *d = PyUnicode_1BYTE_DATA(u);
+        for (Py_ssize_t i = 0; i < n; i++)
+            d[i] = (Py_UCS1)s[i];
+        return u;
+    }
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+}
+
+/* The text of b[s:e], invalid bytes as U+FFFD. */
+static PyObject *raw_of(const Buf *B, Py_ssize_t s, Py_ssize_t e)
+{
+    int ascii = 1;
+    for (Py_ssize_t i = s; i < e; i++)
+        if (B->b[i] >= 0x80) {
+            ascii = 0;
+            break;
+        }
+    if (ascii)
+        return PyUnicode_FromStringAndSize((const char *)B->b + s, e - s);
+    cp_t *tmp = PyMem_Malloc(sizeof(cp_t) * (size_t)(e - s + 1));
+    if (tmp == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = s; i < e;)
+        i += dec(B->b, e, i, &tmp[n++]);
+    PyObject *u = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, tmp, n);
+    PyMem_Free(tmp);
+    return u;
+}
+
+/* ---- the mention table: per-document aggregation (dedupe.mentions_of) --------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *index; /* canonical DOI -> row number */
+    PyObject *dois, *raws; /* lists */
+    int64_t *counts, *offsets;
+    int32_t *masks;
+    Py_ssize_t n, cap;
+} Mentions;
+
+static int mentions_clear(Mentions *m)
+{
+    Py_CLEAR(m->index);
+    Py_CLEAR(m->dois);
+    Py_CLEAR(m->raws);
+    m->n = 0;
+    if (!(m->index = PyDict_New()) || !(m->dois = PyList_New(0)) || !(m->raws = PyList_New(0)))
+        return -1;
+    return 0;
+}
+
+static PyObject *Mentions_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    Mentions *m = (Mentions *)type->tp_alloc(type, 0);
+    if (m == NULL)
+        return NULL;
+    if (mentions_clear(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return (PyObject *)m;
+}
+
+static void Mentions_dealloc(Mentions *m)
+{
+    Py_XDECREF(m->index);
+    Py_XDECREF(m->dois);
+    Py_XDECREF(m->raws);
+    PyMem_Free(m->counts);
+    PyMem_Free(m->offsets);
+    PyMem_Free(m->masks);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static Py_ssize_t Mentions_len(Mentions *m) { return m->n; }
+
+/* Count one hit; `raw` is made only for a DOI not seen before in this document. */
+static int mentions_add(Mentions *m, PyObject *key, int64_t offset, int form, const Buf *B, Py_ssize_t s, Py_ssize_t e)
+{
+    PyObject *idx = PyDict_GetItemWithError(m->index, key);
+    if (idx != NULL) {
+        Py_ssize_t i = PyLong_AsSsize_t(idx);
+        m->counts[i]++;
+        m->masks[i] |= 1 << form;
+        if (offset < m->offsets[i]) {
+            PyObject *raw = raw_of(B, s, e);
+            if (raw == NULL)
+                return -1;
+            m->offsets[i] = offset;
+            PyList_SetItem(m->raws, i, raw);
+        }
+        return 0;
+    }
+    if (PyErr_Occurred())
+        return -1;
+    if (m->n == m->cap) {
+        Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
+        int64_t *c = PyMem_Realloc(m->counts, sizeof(int64_t) * (size_t)cap);
+        if (c == NULL)
+            return PyErr_NoMemory(), -1;
+        m->counts = c;
+        int64_t *o = PyMem_Realloc(m->offsets, sizeof(int64_t) * (size_t)cap);
+        if (o == NULL)
+            return PyErr_NoMemory(), -1;
+        m->offsets = o;
+        int32_t *k = PyMem_Realloc(m->masks, sizeof(int32_t) * (size_t)cap);
+        if (k == NULL)
+            return PyErr_NoMemory(), -1;
+        m->masks = k;
+        m->cap = cap;
+    }
+    PyObject *num = PyLong_FromSsize_t(m->n);
+    PyObject *raw = raw_of(B, s, e);
+    if (num == NULL || raw == NULL || PyDict_SetItem(m->index, key, num) < 0 || PyList_Append(m->dois, key) < 0 ||
+        PyList_Append(m->raws, raw) < 0) {
+        Py_XDECREF(num);
+        Py_XDECREF(raw);
+        return -1;
+    }
+    Py_DECREF(num);
+    Py_DECREF(raw);
+    m->counts[m->n] = 1;
+    m->offsets[m->n] = offset;
+    m->masks[m->n] = 1 << form;
+    m->n++;
+    return 0;
+}
+
+/* take() -> (dois, counts, first_offsets, first_raws, form_masks), in first-seen order; the
+ * table is emptied. */
+static PyObject *Mentions_take(Mentions *m, PyObject *unused)
+{
+    PyObject *counts = PyList_New(m->n), *offsets = PyList_New(m->n), *masks = PyList_New(m->n);
+    if (!counts || !offsets || !masks)
+        goto fail;
+    for (Py_ssize_t i = 0; i < m->n; i++) {
+        PyObject *a = PyLong_FromLongLong(m->counts[i]), *b = PyLong_FromLongLong(m->offsets[i]),
+                 *c = PyLong_FromLong(m->masks[i]);
+        if (!a || !b || !c) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            Py_XDECREF(c);
+            goto fail;
+        }
+        PyList_SET_ITEM(counts, i, a);
+        PyList_SET_ITEM(offsets, i, b);
+        PyList_SET_ITEM(masks, i, c);
+    }
+    PyObject *out = Py_BuildValue("(OOOOO)", m->dois, counts, offsets, m->raws, masks);
+    Py_DECREF(counts);
+    Py_DECREF(offsets);
+    Py_DECREF(masks);
+    if (out == NULL || mentions_clear(m) < 0) {
+        Py_XDECREF(out);
+        return NULL;
+    }
+    return out;
+fail:
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_XDECREF(masks);
+    return NULL;
+}
+
+static PyMethodDef Mentions_methods[] = {
+    {"take", (PyCFunction)Mentions_take, METH_NOARGS, "(dois, counts, first_offsets, first_raws, form_masks); empties the table."},
+    {NULL}};
+static PySequenceMethods Mentions_seq = {.sq_length = (lenfunc)Mentions_len};
+static PyTypeObject MentionsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "extractor._cscan.Mentions",
+    .tp_basicsize = sizeof(Mentions),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The distinct DOIs of one document: count, first offset and raw text, display forms.",
+    .tp_new = Mentions_new,
+    .tp_dealloc = (destructor)Mentions_dealloc,
+    .tp_methods = Mentions_methods,
+    .tp_as_sequence = &Mentions_seq,
+};
+
+/* ---- the scan ------------------------------------------------------------------------------ */
+
+/* The next "10." at or after i, or -1. */
+static Py_ssize_t next_anchor(const unsigned char *b, Py_ssize_t n, Py_ssize_t i)
+{
+#ifdef __SSE2__
+    const __m128i one = _mm_set1_epi8('1'), zero = _mm_set1_epi8('0'), dot = _mm_set1_epi8('.');
+    while (i + 18 <= n) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(b + i));
+        __m128i c = _mm_loadu_si128((const __m128i *)(b + i + 1));
+        __m128i d = _mm_loadu_si128((const __m128i *)(b + i + 2));
+        int mask = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, one), _mm_and_si128(_mm_cmpeq_epi8(c, zero), _mm_cmpeq_epi8(d, dot))));
+        if (mask)
+            return i + __builtin_ctz((unsigned)mask);
+        i += 16;
+    }
+#endif
+    for (; i + 3 <= n; i++)
+        if (b[i] == '1' && b[i + 1] == '0' && b[i + 2] == '.')
+            return i;
+    return -1;
+}
+
+typedef struct {
+    Py_ssize_t lo, hi, rlo, rhi; /* window and range of starts to report */
+    int64_t base;
+    Mentions *mentions;
+    PyObject *hits;
+    Py_ssize_t reported, last_end, too_long;
+} Sink;
+
+/* Decode the run (characters up to whitespace, '"' or a control) from byte q into s[a:],
+ * until it has `want` characters; returns how many it has. */
+static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t *bo, Py_ssize_t a, Py_ssize_t have, Py_ssize_t want)
+{
+    Py_ssize_t i = *qpos;
+    while (have < want && i < B->n) {
+        cp_t c;
+        int k = dec(B->b, B->n, i, &c);
+        if (run_end(c))
+            break;
+        s[a + have] = c;
+        bo[a + have] = i;
+        have++;
+        i += k;
+    }
+    *qpos = i;
+    return have;
+}
+
+static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int form, const cp_t *name, Py_ssize_t nn)
+{
+    if (start < k->lo || start >= k->hi)
+        return 0;
+    if (end > k->last_end)
+        k->last_end = end;
+    if (start < k->rlo || start >= k->rhi)
+        return 0;
+    cp_t key[MAX_LOGICAL + 8];
+    Py_ssize_t kn = canonical(name, nn, key);
+    PyObject *doi = str_of(key, kn);
+    if (doi == NULL)
+        return -1;
+    int rc = 0;
+    if (k->mentions != NULL)
+        rc = mentions_add(k->mentions, doi, k->base + start, form, B, start, end);
+    if (rc == 0 && k->hits != NULL) {
+        PyObject *raw = raw_of(B, start, end);
+        PyObject *t = raw == NULL ? NULL : Py_BuildValue("(nniOO)", start, end, form, doi, raw);
+        rc = (t == NULL || PyList_Append(k->hits, t) < 0) ? -1 : 0;
+        Py_XDECREF(raw);
+        Py_XDECREF(t);
+    }
+    Py_DECREF(doi);
+    k->reported++;
+    return rc;
+}
+
+static int scan(const Buf *B, Sink *k)
+{
+    const unsigned char *b = B->b;
+    Py_ssize_t n = B->n, pos = 0, last_end = 0;
+    static cp_t s[MAX_LOGICAL + 8];
+    static Py_ssize_t bo[MAX_LOGICAL + 8];
+    static cp_t ub[LEFT_WINDOW + 8];
+    while ((pos = next_anchor(b, n, pos)) >= 0) {
+        Py_ssize_t p = pos, j = p + 3, first = 0;
+        while (j < n && is_digit(b[j]))
+            j++, first++;
+        if (first == 0) {
+            pos = p + 1;
+            continue;
+        }
+        while (j + 1 < n && b[j] == '.' && is_digit(b[j + 1])) {
+            j++;
+            while (j < n && is_digit(b[j]))
+                j++;
+        }
+        char sep;
+        Py_ssize_t q;
+        if (j < n && b[j] == '/')
+            sep = '/', q = j + 1;
+        else if (j + 2 < n && b[j] == '%' && b[j + 1] == '2' && (b[j + 2] == 'F' || b[j + 2] == 'f'))
+            sep = '%', q = j + 3;
+        else if (j < n && b[j] == ':')
+            sep = ':', q = j + 1;
+        else {
+            pos = p + 1;
+            continue;
+        }
+        pos = q;
+        if (p < last_end)
+            continue;
+        Py_ssize_t start;
+        int form = left_context(B, p, &start);
+        if (form < 0)
+            continue;
+        if (sep == ':' && form != F_EIDR)
+            continue;
+        if (form == F_EIDR && sep != ':')
+            form = F_URN;
+        if (!IS_LABELLED(form) && first < 4)
+            continue;
+        if (form == F_BARE && sep != '/')
+            form = F_PERCENT;
+        /* _extend: the anchor, then the run after it */
+        Py_ssize_t A = q - p;
+        if (A > MAX_LOGICAL) {
+            /* the logical name would be too long whatever the run */
+            Py_ssize_t qq = q, have = decode_run(B, &qq, s, bo, 0, 0, SHORT_WINDOW + 1);
+            if (have > SHORT_WINDOW) {
+                /* as find._extend: a run that no rule ends is read whole and may be skipped */
+                Py_ssize_t fc = first_cut(s, have, form);
+                if (fc >= SHORT_WINDOW) {
+                    have = decode_run(B, &qq, s, bo, 0, have, MAX_DOI_CHARS + 1);
+                    if (have > MAX_DOI_CHARS && first_cut(s, have, form) >= MAX_DOI_CHARS) {
+                        if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
+                            k->too_long++;
+                        while (qq < n) {
+                            cp_t c;
+                            int kk = dec(b, n, qq, &c);
+                            if (run_end(c))
+                                break;
+                            qq += kk;
+                        }
+                        last_end = qq;
+                        continue;
+                    }
+                }
+            }
+            if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
+                k->too_long++;
+            continue;
+        }
+        for (Py_ssize_t t = 0; t < A; t++) {
+            s[t] = b[p + t];
+            bo[t] = p + t;
+        }
+        Py_ssize_t qq = q, have = decode_run(B, &qq, s, bo, A, 0, SHORT_WINDOW + 1);
+        if (have > SHORT_WINDOW && first_cut(s, A + have, form) >= A + SHORT_WINDOW) {
+            have = decode_run(B, &qq, s, bo, A, have, MAX_DOI_CHARS + 1);
+            if (have > MAX_DOI_CHARS && first_cut(s, A + have, form) >= A + MAX_DOI_CHARS) {
+                if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
+                    k->too_long++;
+                while (qq < n) {
+                    cp_t c;
+                    int kk = dec(b, n, qq, &c);
+                    if (run_end(c))
+                        break;
+                    qq += kk;
+                }
+                last_end = qq;
+                continue;
+            }
+        }
+        Py_ssize_t L = A + have;
+        if (L > MAX_LOGICAL) {
+            if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
+                k->too_long++;
+            continue;
+        }
+        bo[L] = qq; /* the byte after the last character read */
+        Py_ssize_t ubn = 0;
+        if (IS_URL(form)) {
+            for (Py_ssize_t i = start; i < p && ubn < LEFT_WINDOW + 4;)
+                i += dec(b, p, i, &ub[ubn++]);
+        }
+        Py_ssize_t nn = end_of_name(s, L, form, ub, ubn);
+        if (nn <= A)
+            continue;
+        Py_ssize_t end = bo[nn];
+        if (form == F_EIDR) {
+            for (Py_ssize_t t = 0; t < nn; t++)
+                if (s[t] == ':') {
+                    s[t] = '/';
+                    break;
+                }
+        }
+        last_end = end;
+        if (emit(k, B, start, end, form, s, nn) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"data", "lo", "hi", "rlo", "rhi", "base", "mentions", "hits", NULL};
+    Py_buffer view;
+    Sink k = {0};
+    PyObject *mentions = Py_None, *hits = Py_None;
+    long long base = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnn|LOO", kwlist, &view, &k.lo, &k.hi, &k.rlo, &k.rhi, &base, &mentions, &hits))
+        return NULL;
+    if (mentions != Py_None && !PyObject_TypeCheck(mentions, &MentionsType)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_TypeError, "mentions must be a Mentions table or None");
+        return NULL;
+    }
+    if (hits != Py_None && !PyList_Check(hits)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_TypeError, "hits must be a list or None");
+        return NULL;
+    }
+    k.base = base;
+    k.mentions = mentions == Py_None ? NULL : (Mentions *)mentions;
+    k.hits = hits == Py_None ? NULL : hits;
+    Buf B = {(const unsigned char *)view.buf, view.len};
+    int rc = scan(&B, &k);
+    PyBuffer_Release(&view);
+    if (rc < 0)
+        return NULL;
+    return Py_BuildValue("(nnn)", k.reported, k.last_end, k.too_long);
+}
+
+/* invalid_bytes(data, start, stop) -> (count, next): the bytes that are not valid UTF-8 (each
+ * reads as one U+FFFD, as surrogateescape + clean give) among the characters starting in
+ * [start, stop), and where the first character at or after `stop` starts. */
+static PyObject *py_invalid_bytes(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t start = 0, stop = -1;
+    if (!PyArg_ParseTuple(args, "y*|nn", &view, &start, &stop))
+        return NULL;
+    const unsigned char *b = view.buf;
+    Py_ssize_t n = view.len, i = start < 0 ? 0 : start, bad = 0;
+    if (stop < 0 || stop > n)
+        stop = n;
+    while (i < stop) {
+        if (i + 8 <= stop) {
+            uint64_t w;
+            memcpy(&w, b + i, 8);
+            if (!(w & 0x8080808080808080ULL)) {
+                i += 8;
+                continue;
+            }
+        }
+        cp_t c;
+        int k = dec(b, n, i, &c);
+        if (k == 1 && b[i] >= 0x80)
+            bad++;
+        i += k;
+    }
+    PyBuffer_Release(&view);
+    return Py_BuildValue("(nn)", bad, i);
+}
+
+/* A stable bucket for a DOI: FNV-1a (64 bit) of its UTF-8 bytes, modulo `buckets`. */
+static PyObject *py_bucket_of(PyObject *self, PyObject *args)
+{
+    PyObject *s;
+    Py_ssize_t buckets;
+    if (!PyArg_ParseTuple(args, "Un", &s, &buckets))
+        return NULL;
+    if (buckets < 1) {
+        PyErr_SetString(PyExc_ValueError, "buckets must be positive");
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL)
+        return NULL;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        h ^= (unsigned char)u[i];
+        h *= 0x100000001b3ULL;
+    }
+    return PyLong_FromUnsignedLongLong(h % (uint64_t)buckets);
+}
+
+static PyMethodDef methods[] = {
+    {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS,
+     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None) -> (reported, last_end, too_long)\n"
+     "Find the DOIs of UTF-8 plain text `data`; those starting in [lo, hi) and [rlo, rhi) are counted in\n"
+     "`mentions` (offsets + base) and/or appended to `hits` as (start, end, form index, doi, raw)."},
+    {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
+     "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
+    {"bucket_of", py_bucket_of, METH_VARARGS, "bucket_of(doi, buckets): a stable hash bucket."},
+    {NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The plain-text matcher on UTF-8 bytes.", -1, methods};
+
+PyMODINIT_FUNC PyInit__cscan(void)
+{
+    if (PyType_Ready(&MentionsType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&MentionsType);
+    if (PyModule_AddObject(m, "Mentions", (PyObject *)&MentionsType) < 0) {
+        Py_DECREF(&MentionsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

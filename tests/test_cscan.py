@@ -1,0 +1,133 @@
+"""The C matcher on raw bytes (extractor/_cscan.c) gives exactly what find.find_spans gives.
+
+find.py is the reference: every rule of the spec is written and tested there (test_spec.py);
+the C port is held to it here, on the corpora and on generated text built from the pieces the
+rules react to (labels, resolvers, tails, escapes, brackets, look-alike letters, invalid bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from extractor import _cscan
+from extractor.dedupe import bucket_of
+from extractor.find import find_spans, find_spans_utf8
+from extractor.shard import _clean
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def char_spans(data: bytes) -> list[tuple[int, int, str, str]]:
+    """The C matcher's hits on `data`, with character offsets (as find_spans gives them)."""
+    text = data.decode("utf-8", "surrogateescape")
+    b2c = {}
+    b = 0
+    for i, ch in enumerate(text):
+        b2c[b] = i
+        b += len(ch.encode("utf-8", "surrogateescape"))
+    b2c[b] = len(text)
+    return [(b2c[s], b2c[e], form, doi) for s, e, form, doi in find_spans_utf8(data)]
+
+
+def reference(data: bytes) -> list[tuple[int, int, str, str]]:
+    """find_spans on the text as a shard reads it: invalid bytes as U+FFFD, one per byte."""
+    text = _clean(data.decode("utf-8", "surrogateescape"))[0]
+    return [(s, e, str(f), d) for s, e, f, d in find_spans(text, "plain")]
+
+
+def agree(data: bytes) -> None:
+    c = [(s, e, str(f), d) for s, e, f, d in char_spans(data)]
+    assert c == reference(data), data
+
+
+def corpus_files() -> Iterator[Path]:
+    for d in ("corpora/sample", "corpora/labelled/plain", "corpora/labelled/html", "corpora/labelled-seed777/plain"):
+        yield from sorted((ROOT / d).glob("*"))
+
+
+@pytest.mark.parametrize("path", list(corpus_files()), ids=lambda p: p.name)
+def test_c_matcher_agrees_on_corpora(path: Path) -> None:
+    agree(path.read_bytes())  # HTML too, read as plain text: markup is a hard test of the end rules
+
+
+_PIECES = [
+    "10.1000/182", "10.12345/abc.def", "10.1101/2020.01.01.123", "10.5240:", "10.", "1234", "/a", "10.1000%2F1",
+    "doi:", "DOI ", "doi ", "doi=", "doi：", "doi%3A", "info%3Adoi%2F", "https://doi.org/", "http://dx.doi.org/",
+    "https:////doi.org/", "urn:doi:", "urn:eidr:", "info:doi/", "hdl.handle.net/", "www.doi.org/", "example.com/",
+    "https://x.org/doi/abs/", "/doi/full/", "?id=", "&x=1", "#s", "?a=", "biorxiv.org/", "academic.oup.com/x/article/doi/",
+    "/abstract", "/full/", ".pdf", ";jsessionid=X1", "v2.full", "v1.full.pdf+html", "/transform/x", "/agency", "/123",
+    " ", "  ", "\n", "\t", "\u00a0", "\u3000", "\x85", "\x1c", ".", ",", ";", ":", "!", "?", "(", ")", "[", "]", "{", "}",
+    "<", ">", "<i>", "</b>", "<1", "（", "）", '"', "'", "“", "”", "…", "*", "`", "=", "-", "_", "%", "%2F", "%41",
+    "%C3%81", "%0a", "%ff", "%E2%80%8B", "%c3", "Á", "x", "Z", "İ", "ı", "ſ", "K", "\u00ad", "\u200b", "٣",
+    "\udcff", "\udcc3", "\udc81", "\udce2\udc82",  # invalid UTF-8 bytes (surrogateescape)
+]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30))
+@settings(max_examples=3000, deadline=None)
+def test_c_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
+    agree("".join(pieces).encode("utf-8", "surrogateescape"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see 10.1234/" + "a" * 300 + " and 10.1234/b",  # past the short window
+        "see 10.1234/" + "a" * 1990 + "<b> x",
+        "see 10.1234/" + "a" * 2500 + " then 10.1234/after",  # too long: dropped with its token
+        "x 10." + "1" * 3000 + "/abc 10.1000/182",  # an absurd registrant
+        "x 10.1234/" + "(" * 3000 + " 10.1000/182",
+        "10.1234/a," * 400,
+        "doi:" + " " * 12 + "10.1038/sj.npp.1300301",  # a spaced label 24 characters back
+        "https://doi.org/" + "/x" * 300 + "10.1234/5",
+    ],
+    ids=["long", "long-tag", "too-long", "huge-anchor", "brackets", "comma-joined", "spaced-label", "long-url"],
+)
+def test_c_matcher_agrees_on_long_runs(text: str) -> None:
+    agree(text.encode())
+
+
+def test_mentions_table_aggregates_per_document() -> None:
+    data = b"a 10.1000/182 b doi:10.1000/182 c https://doi.org/10.1000/ABC d 10.1000/abc."
+    table = _cscan.Mentions()
+    reported, last_end, too_long = _cscan.scan(data, 0, len(data), 0, len(data), 100, table, None)
+    assert (reported, too_long, len(table)) == (4, 0, 2)
+    dois, counts, offsets, raws, masks = table.take()
+    assert dois == ["10.1000/182", "10.1000/abc"]
+    assert counts == [2, 2]
+    assert offsets == [102, 134]
+    assert raws == ["10.1000/182", "https://doi.org/10.1000/ABC"]
+    assert masks == [0b11, 0b101]  # bare + doi-label; bare + resolver-url
+    assert len(table) == 0 and last_end == len(data) - 1
+
+
+def test_window_and_range_select_the_hits_reported() -> None:
+    data = b"10.1000/1 10.1000/2 10.1000/3"
+    hits: list[tuple[int, int, int, str, str]] = []
+    reported, last_end, _ = _cscan.scan(data, 5, 25, 12, 40, 0, None, hits)
+    assert hits == [(20, 29, 0, "10.1000/3", "10.1000/3")]  # starts in [5, 25) and in [12, 40)
+    assert reported == 1 and last_end == len(data)  # the end of the last hit in the window
+
+
+def test_invalid_bytes_are_counted_like_the_decoder() -> None:
+    for data in (b"abc", b"\xff", b"\xe2\x82A", b"\xc3\x81\xed\xa0\x80", "é€😀".encode() + b"\x80" * 9):
+        text = data.decode("utf-8", "surrogateescape")
+        assert _cscan.invalid_bytes(data) == (_clean(text)[1], len(data)), data
+    # a character cut by the end of a block is counted where it is whole, not as two bad bytes
+    data = b"ab\xe2\x82\xac"
+    assert _cscan.invalid_bytes(data, 0, 3) == (0, 5)
+
+
+def test_bucket_of_is_stable_and_spreads() -> None:
+    assert bucket_of("10.1000/182", 16) == bucket_of("10.1000/182", 16)
+    fnv = 0xCBF29CE484222325
+    for byte in b"10.1000/182":
+        fnv = ((fnv ^ byte) * 0x100000001B3) % (1 << 64)
+    assert bucket_of("10.1000/182", 1000) == fnv % 1000  # FNV-1a: the same in every process
+    spread = {bucket_of(f"10.1000/{i}", 16) for i in range(200)}
+    assert spread == set(range(16))
