@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._cscan import bucket_of as _bucket_of
+from .forms import FORMS, forms_of
+from .write import DOIS_SCHEMA, MENTIONS_SCHEMA
 
 
 def bucket_of(doi: str, buckets: int) -> int:
@@ -61,51 +65,42 @@ def mentions_of(hits: Iterable[ShardHit], limit: int | None = None) -> Iterator[
     yield out
 
 
-def merge_bucket(rows: dict[str, list[Any]]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     """Merge the partial mention rows of one bucket into final mentions and DOI rows.
 
-    Partial rows of the same (source, record, doi) — a file split into byte ranges — merge
-    into one. Output order depends only on the input order (shard, document, offset), never
-    on how many workers ran.
+    Partial rows of the same (source, record, doi) — a file split into byte ranges, or a
+    document's mentions given in chunks — merge into one: counts added, the first offset and
+    its raw text kept, forms united, the earliest (shard, doc) kept as the row's place. Output
+    order depends only on that place (shard, document, offset), never on how many workers ran.
     """
-    merged: dict[tuple[str, str | None, str], list[Any]] = {}
-    n = len(rows["doi"])
-    for i in range(n):
-        key = (rows["source"][i], rows["record"][i], rows["doi"][i])
-        order = (rows["shard"][i], rows["doc"][i])
-        cur = merged.get(key)
-        if cur is None:
-            merged[key] = [order, rows["count"][i], rows["first_offset"][i], rows["first_raw"][i], list(rows["forms"][i])]
-        else:
-            cur[0] = min(cur[0], order)
-            cur[1] += rows["count"][i]
-            if rows["first_offset"][i] < cur[2]:
-                cur[2], cur[3] = rows["first_offset"][i], rows["first_raw"][i]
-            for f in rows["forms"][i]:
-                if f not in cur[4]:
-                    cur[4].append(f)
-    items = sorted(merged.items(), key=lambda kv: (kv[1][0], kv[1][2], kv[0][2]))
-    mentions: dict[str, list[Any]] = {k: [] for k in ("source", "record", "doi", "count", "first_offset", "first_raw", "forms")}
-    per_doi: dict[str, list[Any]] = {}
-    for (source, record, doi), (_order, count, off, raw, forms) in items:
-        mentions["source"].append(source)
-        mentions["record"].append(record)
-        mentions["doi"].append(doi)
-        mentions["count"].append(count)
-        mentions["first_offset"].append(off)
-        mentions["first_raw"].append(raw)
-        mentions["forms"].append(sorted(forms))
-        d = per_doi.get(doi)
-        if d is None:
-            per_doi[doi] = [count, 1, source]
-        else:
-            d[0] += count
-            d[1] += 1
-    dois: dict[str, list[Any]] = {"doi": [], "occurrences": [], "documents": [], "first_source": []}
-    for doi in sorted(per_doi):
-        occ, docs, first = per_doi[doi]
-        dois["doi"].append(doi)
-        dois["occurrences"].append(occ)
-        dois["documents"].append(docs)
-        dois["first_source"].append(first)
+    rec_key = pc.if_else(pc.is_null(table["record"]), "n", pc.binary_join_element_wise("r", table["record"], ""))
+    place = pc.add(pc.shift_left(table["shard"], 32), table["doc"])
+    t = table.append_column("_rec", rec_key).append_column("_place", place)
+    bits = range(len(FORMS))
+    for b in bits:
+        t = t.append_column(f"_f{b}", pc.not_equal(pc.bit_wise_and(table["forms"], 1 << b), 0))
+    g = t.sort_by([("first_offset", "ascending")]).group_by(["source", "_rec", "doi"], use_threads=False).aggregate(
+        [("count", "sum"), ("first_offset", "min"), ("first_raw", "first"), ("_place", "min"), ("record", "first")]
+        + [(f"_f{b}", "any") for b in bits]
+    )
+    mask = pa.array([0] * g.num_rows, pa.int32())
+    for b in bits:
+        mask = pc.bit_wise_or(mask, pc.multiply(pc.cast(g[f"_f{b}_any"], pa.int32()), 1 << b))
+    g = g.append_column("_mask", mask).sort_by(
+        [("_place_min", "ascending"), ("first_offset_min", "ascending"), ("doi", "ascending")]
+    )
+    masks = pc.unique(g["_mask"])
+    names = pa.array([forms_of(m) for m in masks.to_pylist()], pa.list_(pa.string()))
+    mentions = pa.Table.from_arrays(
+        [g["source"], g["record_first"], g["doi"], g["count_sum"], g["first_offset_min"], g["first_raw_first"],
+         names.take(pc.index_in(g["_mask"], masks))],
+        schema=MENTIONS_SCHEMA,
+    )
+    per_doi = mentions.group_by("doi", use_threads=False).aggregate(
+        [("count", "sum"), ("count", "count"), ("source", "first")]
+    )
+    dois = pa.Table.from_arrays(
+        [per_doi["doi"], per_doi["count_sum"], per_doi["count_count"], per_doi["source_first"]],
+        schema=DOIS_SCHEMA,
+    ).sort_by([("doi", "ascending")])
     return mentions, dois

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from . import _cscan
 from . import pdf as pdf_repair
 from .canonical import FORMAT_CHARS, canonical_key, clean_name, fold_ascii
-from .forms import Form
+from .forms import FORMS, Form
 from .tails import strip_tails
 
 KINDS = ("plain", "html", "pdf")
@@ -52,9 +52,9 @@ _FAST = re.compile(
 # The text before the anchor, reversed: "/gro.iod//:sptth" is "https://doi.org/".
 _FAST_LEFT_REV = re.compile(
     r"""(?ix)(?:
-        (?P<dx>/gro\.iod\.xd(?://{1,3}:s?ptth)?)
-      | (?P<resolver>/gro\.iod(?:\.www)?(?://{1,3}:s?ptth)?)
-      | (?P<handle>/ten\.eldnah\.ldh(?://{1,3}:s?ptth)?)
+        (?P<dx>/gro\.iod\.xd(?:/{1,3}:s?ptth)?)
+      | (?P<resolver>/gro\.iod(?:\.www)?(?:/{1,3}:s?ptth)?)
+      | (?P<handle>/ten\.eldnah\.ldh(?:/{1,3}:s?ptth)?)
       | (?P<urn>:iod:nru)
       | (?P<info>/iod:ofni)
       | (?P<label>[ \t]{0,3}[:=]?[ \t]{0,3}iod)
@@ -464,10 +464,6 @@ def find_spans(
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats)
         ]
     return [(s, e, form, _key(name)) for s, e, form, name in _hits(text, False, allow_other_prefix, stats)]
-
-
-# The C matcher's form indices (extractor/_cscan.c) are positions in this tuple.
-FORMS: tuple[Form, ...] = tuple(Form)
 
 
 def find_spans_utf8(data: bytes) -> list[tuple[int, int, Form, str]]:

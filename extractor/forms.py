@@ -26,3 +26,22 @@ class Form(StrEnum):
 
 
 _URL_FORMS = frozenset({Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE, Form.OTHER_URL, Form.PERCENT})
+
+
+# Display forms by index: the C matcher reports this index, and shards store a hit's forms as a
+# bit mask of these indices (partial rows), named again when mentions are written.
+FORMS: tuple[Form, ...] = tuple(Form)
+_INDEX = {f.value: i for i, f in enumerate(FORMS)}
+
+
+def forms_mask(forms: set[str] | set[Form]) -> int:
+    """The bit mask of a set of display forms."""
+    mask = 0
+    for f in forms:
+        mask |= 1 << _INDEX[str(f)]
+    return mask
+
+
+def forms_of(mask: int) -> list[str]:
+    """The sorted names of the display forms in a bit mask."""
+    return sorted(f.value for i, f in enumerate(FORMS) if mask >> i & 1)

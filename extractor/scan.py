@@ -38,7 +38,15 @@ from .shard import (
     run_shard,
     shard_paths,
 )
-from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA, write_table
+from .write import (
+    DOIS_SCHEMA,
+    MENTIONS_SCHEMA,
+    OCCURRENCES_SCHEMA,
+    PARTIAL_SCHEMA,
+    read_part,
+    write_arrow,
+    write_table,
+)
 
 DEFAULT_SHARD_BYTES = 32 << 20
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
@@ -375,13 +383,12 @@ def _publish(out: str, name: str, tmpdir: str) -> None:
 
 def merge_bucket_files(files: list[str], dest_mentions: str, dest_dois: str) -> tuple[int, int]:
     """Merge one bucket's partial files into its mentions and DOI part files; row counts."""
-    tables = [pq.read_table(f) for f in files]
-    rows = pa.concat_tables(tables).to_pydict()
-    del tables
-    mentions, dois = merge_bucket(rows)
-    write_table(dest_mentions, mentions, MENTIONS_SCHEMA)
-    write_table(dest_dois, dois, DOIS_SCHEMA)
-    return len(mentions["doi"]), len(dois["doi"])
+    table = pa.concat_tables([read_part(f) for f in files]).cast(PARTIAL_SCHEMA)
+    mentions, dois = merge_bucket(table)
+    del table
+    write_arrow(dest_mentions, mentions)
+    write_arrow(dest_dois, dois)
+    return mentions.num_rows, dois.num_rows
 
 
 def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opts: Options, workers: int = 1) -> dict[str, int]:
@@ -390,36 +397,42 @@ def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opt
     counts = {"mentions": 0, "dois": 0, "occurrences": 0}
     parts = [completed_parts(out, s, opts.buckets) for s in specs if s.index in done and done[s.index].error is None]
     staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
-    jobs = []
-    for b in range(opts.buckets):
-        files = [f for p in parts if p is not None for f in p[0].get(b, [])]
-        if files:
-            jobs.append((files, os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
-                         os.path.join(staging["dois"], f"part-{b:05d}.parquet")))
-    if workers > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_mp_context(),
-                                 initializer=_die_with_parent) as pool:
-            results = list(pool.map(merge_bucket_files, *zip(*jobs, strict=True)))
-    else:
-        results = [merge_bucket_files(*job) for job in jobs]
-    for n_mentions, n_dois in results:
-        counts["mentions"] += n_mentions
-        counts["dois"] += n_dois
-    if not jobs:  # nothing found: still a dataset with its schema, so that readers work
-        write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
-        write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
-    if opts.occurrences:
-        staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
-        i = 0
-        for p in parts:
-            for path in p[1] if p is not None else []:
-                t = pq.read_table(path, schema=OCCURRENCES_SCHEMA)
-                counts["occurrences"] += t.num_rows
-                if t.num_rows:
-                    pq.write_table(t, os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"), compression="zstd")
-                    i += 1
-    for name, tmpdir in staging.items():
-        _publish(out, name, tmpdir)
+    try:
+        jobs = []
+        for b in range(opts.buckets):
+            files = [f for p in parts if p is not None for f in p[0].get(b, [])]
+            if files:
+                jobs.append((files, os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
+                             os.path.join(staging["dois"], f"part-{b:05d}.parquet")))
+        if workers > 1 and len(jobs) > 1:
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_mp_context(),
+                                     initializer=_die_with_parent) as pool:
+                results = list(pool.map(merge_bucket_files, *zip(*jobs, strict=True)))
+        else:
+            results = [merge_bucket_files(*job) for job in jobs]
+        for n_mentions, n_dois in results:
+            counts["mentions"] += n_mentions
+            counts["dois"] += n_dois
+        if not jobs:  # nothing found: still a dataset with its schema, so that readers work
+            write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
+            write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
+        if opts.occurrences:
+            staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
+            i = 0
+            for p in parts:
+                for path in p[1] if p is not None else []:
+                    t = pq.read_table(path, schema=OCCURRENCES_SCHEMA)
+                    counts["occurrences"] += t.num_rows
+                    if t.num_rows:
+                        pq.write_table(t, os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"), compression="zstd")
+                        i += 1
+        for name, tmpdir in staging.items():
+            _publish(out, name, tmpdir)
+    except BaseException:
+        # Interrupted or failed: nothing is published, and no staging folder is left behind.
+        for tmpdir in staging.values():
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
     return counts
 
 

@@ -12,8 +12,10 @@ import codecs
 import errno
 import itertools
 import json
+import mmap
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -25,9 +27,12 @@ import pyarrow.compute as pc
 from . import _cscan
 from .decode import detect_kind
 from .dedupe import MAX_MENTIONS, ShardHit, bucket_of, mentions_of
-from .find import FORMS, MAX_DOI_CHARS, FindStats, find_spans
+from .find import MAX_DOI_CHARS, FindStats, find_spans
+from .forms import FORMS, forms_mask
 from .read import BLOCK_SIZE, StreamedText, display_name, is_corrupt_input, iter_jsonl_records, open_stream
-from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
+from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow, write_part
+
+PART_EXT = ".arrow"
 
 # A hit that starts before this many characters from the end of a block may not be complete
 # yet: it is left for the next block, which starts LEFT_CONTEXT characters before it.
@@ -287,24 +292,75 @@ def _scan_plain(
             return
 
 
+# An uncompressed file is read through a memory map, in windows of this size: no copies, and
+# the pages behind the window are dropped, so memory stays flat on a file of any size.
+MAP_WINDOW = 8 << 20
+
+
+def _scan_mapped(
+    mm: mmap.mmap,
+    base: int,
+    result: ShardResult,
+    progress: Progress,
+    table: Any,
+    hits: list[tuple[int, int, int, str, str]] | None,
+    range_lo: int = 0,
+    range_hi: int | None = None,
+) -> Iterator[int]:
+    """_scan_plain over a memory-mapped file from byte `base`, window by window (same protocol:
+    yields after each window; hits get absolute offsets)."""
+    size = len(mm)
+    stop = size if range_hi is None else min(size, range_hi + 8 * _BYTE_RESERVE)
+    view = memoryview(mm)
+    try:
+        start = base  # the window's first byte
+        done = base  # hits starting before this byte were handled already
+        counted = max(base, range_lo)  # invalid bytes are counted from here, up to the range's end
+        count_to = stop if range_hi is None else min(stop, range_hi)
+        owned = counted
+        dropped = 0
+        while True:
+            end = min(stop, start + MAP_WINDOW)
+            last = end >= stop
+            n = end - start
+            cut = n if last else n - _BYTE_RESERVE
+            upto = count_to if last else min(count_to, start + cut)
+            if upto > counted:
+                bad, nxt = _cscan.invalid_bytes(view[:end], counted, upto)
+                result.invalid_bytes += bad
+                counted = nxt
+            first_hit = len(hits) if hits is not None else 0
+            rhi = n + 1 if range_hi is None else range_hi - start
+            reported, last_end, too_long = _cscan.scan(view[start:end], done - start, cut, range_lo - start, rhi, start, table, hits)
+            if hits is not None:
+                hits[first_hit:] = [(start + a, start + b, f, d, r) for a, b, f, d, r in hits[first_hit:]]
+            result.hits += reported
+            result.too_long += too_long
+            # progress counts the bytes the shard owns, so that a run's total is the inputs' size
+            own = min(end if last else start + cut, count_to) - owned
+            owned += max(0, own)
+            result.bytes_read += max(0, own)
+            progress(max(0, own), reported)
+            yield reported
+            if last:
+                return
+            done = max(start + cut, start + last_end)
+            start = start + cut - _BYTE_LEFT
+            while mm[start] & 0xC0 == 0x80:  # a character boundary
+                start += 1
+            page = (start // mmap.PAGESIZE) * mmap.PAGESIZE
+            if page > dropped:
+                mm.madvise(mmap.MADV_DONTNEED, dropped, page - dropped)
+                dropped = page
+            if range_hi is not None and start > range_hi:
+                return
+    finally:
+        view.release()
+
+
 # The distinct DOIs of (part of) one document as columns: DOI, count, first offset, first raw
-# text, display forms.
-Chunk = tuple[list[str], list[int], list[int], list[str], list[list[str]]]
-
-_FORM_SETS: dict[int, list[str]] = {}
-
-
-def _forms_of(mask: int) -> list[str]:
-    """The sorted form names of a bit mask of FORMS indices (cached: there are few masks)."""
-    names = _FORM_SETS.get(mask)
-    if names is None:
-        names = _FORM_SETS[mask] = sorted(FORMS[i].value for i in range(len(FORMS)) if mask >> i & 1)
-    return names
-
-
-def _table_chunk(taken: tuple[list[str], list[int], list[int], list[str], list[int]]) -> Chunk:
-    dois, counts, offsets, raws, masks = taken
-    return dois, counts, offsets, raws, [_forms_of(m) for m in masks]
+# text, display forms (a bit mask of forms.FORMS indices).
+Chunk = tuple[list[str], list[int], list[int], list[str], list[int]]
 
 
 def _dict_chunk(mentions: dict[str, Any]) -> Chunk:
@@ -314,24 +370,26 @@ def _dict_chunk(mentions: dict[str, Any]) -> Chunk:
         [m.count for m in ms],
         [m.first_offset for m in ms],
         [m.first_raw for m in ms],
-        [sorted(str(f) for f in m.forms) for m in ms],
+        [forms_mask(m.forms) for m in ms],
     )
 
 
-def _open_text(spec: ShardSpec, progress: Progress, result: ShardResult) -> tuple[Any, Iterator[tuple[bytes, int, bool]], str]:
-    """The stream of a text shard, its raw blocks (from a little before its byte range to well
-    past it) and its kind."""
-    stream, _comp = open_stream(spec.path)
-    range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
-    base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
-    if base:
-        stream.seek(base)
-    limit = None if range_hi is None else range_hi - base + 8 * _BYTE_RESERVE
-    blocks = _byte_blocks(stream, base, limit, progress, result)
-    first = next(blocks)
-    kind = spec.kind or detect_kind(spec.source, first[0][: 4 * 65536].decode("utf-8", "surrogateescape")[:65536])
-    result.kinds[kind] = result.kinds.get(kind, 0) + 1
-    return stream, itertools.chain([first], blocks), kind
+def _kind_of(spec: ShardSpec, head: bytes) -> str:
+    return spec.kind or detect_kind(spec.source, head[: 4 * 65536].decode("utf-8", "surrogateescape")[:65536])
+
+
+def _drain(
+    found: Iterator[int], table: Any, hits: list[tuple[int, int, int, str, str]] | None, source: str, occ: dict[str, list[Any]]
+) -> Iterator[Chunk]:
+    """The mention chunks of a plain-text scan, recording occurrences as it goes."""
+    for _ in found:
+        if hits:
+            for a, _b, f, d, raw in hits:
+                _occ_row(occ, source, None, a, _clean(raw)[0], FORMS[f].value, d)
+            hits.clear()
+        if len(table) >= MAX_MENTIONS:
+            yield table.take()
+    yield table.take()
 
 
 def _scan_text(
@@ -342,22 +400,46 @@ def _scan_text(
     A shard owns the hits that start in its byte range [start, stop); it reads from a little
     before `start` (left context) to well past `stop` (so a hit across the cut is complete),
     which is how a DOI straddling a cut is found exactly once. Plain text goes to the C matcher
-    as bytes; HTML and PDF text are decoded and read by find_spans.
+    as bytes (through a memory map when the file is not compressed); HTML and PDF text are
+    decoded and read by find_spans.
     """
-    stream, blocks, kind = _open_text(spec, progress, result)
+    range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
+    base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
+    plain_ok = not opts.allow_other_prefix
+    stream, comp = open_stream(spec.path)
     with stream:
-        range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
-        if kind == "plain" and not opts.allow_other_prefix:
+        mm = _map(stream) if comp is None and plain_ok else None
+        if mm is not None:
+            with mm:
+                head = mm[base : base + BLOCK_SIZE]
+                why = _is_binary(head)
+                if why:
+                    raise InputError(why)
+                if base == 0 and head.startswith(b"\xef\xbb\xbf"):
+                    base = 3
+                kind = _kind_of(spec, head)
+                if kind == "plain":
+                    result.kinds[kind] = result.kinds.get(kind, 0) + 1
+                    table = _cscan.Mentions()
+                    hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
+                    yield from _drain(_scan_mapped(mm, base, result, progress, table, hits, range_lo, range_hi),
+                                      table, hits, spec.source, occ)
+                    if range_lo == 0:
+                        result.documents += 1
+                    return
+            base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
+        if base:
+            stream.seek(base)
+        limit = None if range_hi is None else range_hi - base + 8 * _BYTE_RESERVE
+        blocks = _byte_blocks(stream, base, limit, progress, result)
+        first = next(blocks)
+        kind = _kind_of(spec, first[0])
+        result.kinds[kind] = result.kinds.get(kind, 0) + 1
+        blocks = itertools.chain([first], blocks)
+        if kind == "plain" and plain_ok:
             table = _cscan.Mentions()
-            hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
-            for _ in _scan_plain(blocks, result, progress, table, hits, range_lo, range_hi):
-                if hits:
-                    for a, _b, f, d, raw in hits:
-                        _occ_row(occ, spec.source, None, a, _clean(raw)[0], FORMS[f].value, d)
-                    hits.clear()
-                if len(table) >= MAX_MENTIONS:
-                    yield _table_chunk(table.take())
-            yield _table_chunk(table.take())
+            hits = [] if opts.occurrences else None
+            yield from _drain(_scan_plain(blocks, result, progress, table, hits, range_lo, range_hi), table, hits, spec.source, occ)
         else:
             found = _scan_blocks(_text_blocks(blocks), kind, spec.source, opts, result, progress, range_lo, range_hi)
             if opts.occurrences:
@@ -366,6 +448,18 @@ def _scan_text(
                 yield _dict_chunk(m)
         if range_lo == 0:
             result.documents += 1
+
+
+def _map(stream: Any) -> mmap.mmap | None:
+    """A read-only memory map of an open regular file, or None (a pipe, an empty file)."""
+    try:
+        fd = stream.fileno()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+            return None
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def hits_in_stream(
@@ -480,7 +574,7 @@ class _CountingReader:
 
 def shard_paths(out: str, spec: ShardSpec, buckets: int) -> tuple[list[str], str, str]:
     """Base names of the part files per bucket and of the occurrence files, and the completion
-    marker of a shard (part files are BASE-NNNN.parquet)."""
+    marker of a shard (part files are BASE-NNNN.arrow, occurrence files BASE-NNNN.parquet)."""
     name = f"{spec.index:06d}-{spec.key}"
     parts = [os.path.join(out, "_work", f"b{b:04d}", name) for b in range(buckets)]
     occ = os.path.join(out, "_work", "occurrences", name)
@@ -558,8 +652,10 @@ class _PartWriter:
     """Buffers a shard's rows per bucket, as Arrow tables, and writes numbered part files when
     they grow."""
 
-    def __init__(self, bases: list[str]) -> None:
+    def __init__(self, bases: list[str], ext: str, write: Callable[[str, pa.Table], None]) -> None:
         self.bases = bases
+        self.ext = ext
+        self.write = write
         self.pieces: dict[int, list[pa.Table]] = {}
         self.rows = 0
         self.written: dict[int, int] = {}
@@ -584,7 +680,7 @@ class _PartWriter:
                 pa.array(counts, pa.int64()),
                 pa.array(offsets, pa.int64()),
                 pa.array(raws, pa.string()),
-                pa.array(forms, pa.list_(pa.string())),
+                pa.array(forms, pa.int32()),
             ],
             schema=PARTIAL_SCHEMA,
         )
@@ -609,7 +705,7 @@ class _PartWriter:
         for b, pieces in self.pieces.items():
             if pieces:
                 k = self.written.get(b, 0)
-                write_arrow(f"{self.bases[b]}-{k:04d}.parquet", pa.concat_tables(pieces))
+                self.write(f"{self.bases[b]}-{k:04d}{self.ext}", pa.concat_tables(pieces))
                 self.written[b] = k + 1
         self.pieces = {}
         self.rows = 0
@@ -627,8 +723,8 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     result = ShardResult(spec.index)
     occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
     bases, occ_base, done = shard_paths(opts.out, spec, opts.buckets)
-    parts = _PartWriter(bases)
-    occ_parts = _PartWriter([occ_base])
+    parts = _PartWriter(bases, PART_EXT, write_part)
+    occ_parts = _PartWriter([occ_base], ".parquet", write_arrow)
     units = [ShardSpec(spec.index, src, path, fmt, spec.kind, 0, -1, spec.key) for src, path, fmt in spec.files] or [spec]
     doc_base = 0
     for unit in units:
@@ -684,7 +780,7 @@ def completed_parts(out: str, spec: ShardSpec, buckets: int) -> tuple[dict[int, 
             marker = json.load(f)
     except (OSError, ValueError):
         return None
-    by_bucket = {int(b): [f"{bases[int(b)]}-{k:04d}.parquet" for k in range(n)] for b, n in marker.get("parts", {}).items()}
+    by_bucket = {int(b): [f"{bases[int(b)]}-{k:04d}{PART_EXT}" for k in range(n)] for b, n in marker.get("parts", {}).items()}
     occ_files = [f"{occ_base}-{k:04d}.parquet" for k in range(marker.get("occurrence_parts", 0))]
     return by_bucket, occ_files
 

@@ -38,9 +38,15 @@ OCCURRENCES_SCHEMA = pa.schema(
         pa.field("doi", pa.string(), nullable=False),
     ]
 )
-# What a shard writes per hash bucket: a mention row plus where it stands in the run's order.
+# What a shard writes per hash bucket: a mention row plus where it stands in the run's order,
+# with its display forms as a bit mask of forms.FORMS indices (merged with OR).
 PARTIAL_SCHEMA = pa.schema(
-    [pa.field("shard", pa.int64(), nullable=False), pa.field("doc", pa.int64(), nullable=False), *list(MENTIONS_SCHEMA)]
+    [
+        pa.field("shard", pa.int64(), nullable=False),
+        pa.field("doc", pa.int64(), nullable=False),
+        *[f for f in MENTIONS_SCHEMA if f.name != "forms"],
+        pa.field("forms", pa.int32(), nullable=False),
+    ]
 )
 
 
@@ -55,3 +61,23 @@ def write_arrow(path: str, table: pa.Table) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
+
+
+# A shard's partial rows are read once, by the merge: Arrow IPC files with zstd-compressed
+# buffers cost far less to write and to open than Parquet (a run has shards × buckets of them).
+_PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
+
+
+def write_part(path: str, table: pa.Table) -> None:
+    """Write a partial-results file atomically (Arrow IPC)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, table.schema, options=_PART_OPTIONS) as writer:
+        writer.write_table(table)
+    os.replace(tmp, path)
+
+
+def read_part(path: str) -> pa.Table:
+    """Read a partial-results file written by write_part."""
+    with pa.OSFile(path, "rb") as source:
+        return pa.ipc.open_file(source).read_all()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import itertools
 import json
 import lzma
 import os
@@ -296,8 +297,9 @@ def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
     for i in range(30):
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(20000)))
     out = tmp_path / "out"
+    # read as PDF text (the slowest kind), so that the interrupt comes while shards run
     p = subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", str(src), "-o", str(out), "--workers", "2",
-                          "--quiet"], stderr=subprocess.PIPE, text=True)
+                          "--kind", "pdf", "--quiet"], stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)
@@ -354,8 +356,8 @@ def test_bounded_buffers_give_the_same_output(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(dedupe, "MAX_MENTIONS", 5)
     spilled = run(tmp_path / "b")
     assert spilled == plain
-    assert len(list((tmp_path / "b" / "_work" / "b0000").glob("*.parquet"))) > len(
-        list((tmp_path / "a" / "_work" / "b0000").glob("*.parquet")))
+    assert len(list((tmp_path / "b" / "_work" / "b0000").glob("*.arrow"))) > len(
+        list((tmp_path / "a" / "_work" / "b0000").glob("*.arrow")))
 
 
 def _children(pid: int) -> list[int]:
@@ -452,3 +454,48 @@ def test_no_dois_still_gives_readable_datasets_and_output_is_never_input(tmp_pat
     scan(str(tmp_path), "-o", str(out), "--quiet")  # out/ lies inside the scanned folder
     assert [os.path.basename(i["source"]) for i in run_json(out)["inputs"]] == ["prose.txt", "refs.txt"]
     assert run_json(out)["rejected"] == []
+
+
+def _mixed_text(n: int) -> bytes:
+    """Plain text with DOIs in many forms, non-ASCII prose, invalid bytes and long lines."""
+    forms = ["10.1000/{i}", "doi:10.1000/{i}", "https://doi.org/10.1000/X{i}", "“10.1002/(SICI){i}”",
+             "https://x.org/doi/abs/10.1000/{i}/abstract", "?id=doi%3A10.1000%2F{i}&s=1", "urn:doi:10.1000/{i}"]
+    parts = []
+    for i in range(n):
+        parts.append(f"Étude {i} – voir " + forms[i % len(forms)].format(i=i) + (".\n" if i % 9 else " "))
+        if i % 97 == 0:
+            parts.append("x" * 3000)
+    data = "".join(parts).encode()
+    return data[:5000] + b"\xff\xe2\x82 " + data[5000:]
+
+
+@pytest.mark.parametrize("ranges", [1, 7], ids=["whole", "byte-ranges"])
+def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 ranges: int) -> None:
+    import extractor.shard as shard
+    from extractor.find import find_spans
+
+    monkeypatch.setattr(shard, "MAP_WINDOW", 64 << 10)  # many windows and blocks, each boundary a chance to err
+    monkeypatch.setattr(shard, "BLOCK_SIZE", 48 << 10)
+    data = _mixed_text(30_000)
+    text = data.decode("utf-8", "surrogateescape")
+    spans = find_spans(shard._clean(text)[0])
+    starts = shard._byte_offsets(text, [s for s, _e, _f, _d in spans])
+    want = sorted((b, d, str(f)) for b, (_s, _e, f, d) in zip(starts, spans, strict=True))
+    cuts = [0] + [data.index(b"\n", len(data) * k // ranges) + 1 for k in range(1, ranges)] + [-1]
+    opts = shard.Options(str(tmp_path), 4, True, "text", "id", False)
+    for name, payload, comp in (("a.txt", data, False), ("b.txt.gz", gzip.compress(data), True)):
+        (tmp_path / name).write_bytes(payload)
+        got, bad, counts = [], 0, 0
+        for a, b in itertools.pairwise(cuts):
+            spec = shard.ShardSpec(0, name, str(tmp_path / name), "text", None, a, -1 if comp else b)
+            occ: dict[str, list[Any]] = {k: [] for k in ("source", "record", "offset", "raw", "form", "doi")}
+            result = shard.ShardResult(0)
+            chunks = list(shard._scan_text(spec, opts, lambda n, h: None, result, occ))
+            got += list(zip(occ["offset"], occ["doi"], occ["form"], strict=True))
+            bad += result.invalid_bytes
+            counts += sum(sum(c[1]) for c in chunks)
+            if comp:
+                break  # a compressed file is one shard
+        assert sorted(got) == want, name
+        assert counts == len(want) and bad == 3, name
