@@ -188,9 +188,9 @@ static inline int lit_at(const cp_t *s, Py_ssize_t n, Py_ssize_t i, const char *
 /* ---- left context (find._left_context, not PDF) ------------------------------------------ */
 
 /* Reversed literal: r[e:] starts with the reverse of the lower-case literal `lit`. */
-static int rlit(const cp_t *r, Py_ssize_t n, Py_ssize_t e, const char *lit)
+#define rlit(r, n, e, lit) rlit_n((r), (n), (e), (lit), (Py_ssize_t)sizeof(lit) - 1)
+static int rlit_n(const cp_t *r, Py_ssize_t n, Py_ssize_t e, const char *lit, Py_ssize_t L)
 {
-    Py_ssize_t L = (Py_ssize_t)strlen(lit);
     if (e + L > n)
         return 0;
     for (Py_ssize_t k = 0; k < L; k++)
@@ -445,9 +445,25 @@ static int split_ahead(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
     return i + 3 <= n && s[i] == '%' && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == 'f');
 }
 
+/* A character at which some rule of first_cut may end a name. */
+static inline int cut_char(cp_t c)
+{
+    switch (c) {
+    case '?': case '#': case '&': case ',': case ';': case '<': case '>':
+    case '(': case ')': case '[': case ']': case '{': case '}':
+        return 1;
+    }
+    return c >= 0xFF08 && (c == 0xFF08 || c == 0xFF09 || c == 0xFF3B || c == 0xFF3D || c == 0xFF5B || c == 0xFF5D ||
+                           c == 0xFF1C || c == 0xFF1E);
+}
+
 static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
 {
     Py_ssize_t end = n, i;
+    for (i = 0; i < n && !cut_char(s[i]); i++)
+        ;
+    if (i == n)
+        return n; /* nothing any rule reacts to: the common case */
     if (IS_URL(form)) {
         for (i = 0; i < n; i++)
             if (s[i] == '?' || s[i] == '#' || s[i] == '&') {
@@ -518,6 +534,7 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
 
 static int is_decimal(cp_t c) { return c < 128 ? is_digit(c) : Py_UNICODE_ISDECIMAL(c); }
 
+static Py_ssize_t VIEW_LEN[32], RXIV_LEN[16];
 static const char *const VIEWS[] = {"abstract", "abs", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "meta",
                                     "references", "suppinfo", "citedby", "figures", "tables", "download", "issuetoc",
                                     "pdfplus", NULL};
@@ -532,7 +549,7 @@ static int rxiv_rest(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
     if (s[i] != '.')
         return 0;
     for (int a = 0; RXIV[a]; a++) {
-        Py_ssize_t L = (Py_ssize_t)strlen(RXIV[a]);
+        Py_ssize_t L = RXIV_LEN[a];
         if (lit_at(s, n, i + 1, RXIV[a]) && rxiv_rest(s, n, i + 1 + L))
             return 1;
     }
@@ -564,8 +581,10 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
         return -1;
     case 1: { /* /(?:views)/?\Z */
         Py_ssize_t best = -1;
+        if (n < 4 || (s[n - 1] == '/' ? n < 5 : 0))
+            return -1;
         for (int a = 0; VIEWS[a]; a++) {
-            Py_ssize_t L = (Py_ssize_t)strlen(VIEWS[a]);
+            Py_ssize_t L = VIEW_LEN[a];
             for (int slash = 0; slash <= 1; slash++) {
                 Py_ssize_t st = n - slash - L - 1;
                 if (st < 0 || s[st] != '/' || (slash && s[n - 1] != '/') || !lit_at(s, n - slash, st + 1, VIEWS[a]))
@@ -632,10 +651,10 @@ static Py_ssize_t strip_tails(const cp_t *s, Py_ssize_t n, const cp_t *ub, Py_ss
     while (changed) {
         changed = 0;
         for (int rule = publisher ? 0 : 6; rule <= 6; rule++) {
-            if ((rule == 3 || rule == 5) && !tail_context(rule, ub, ubn, s, n))
-                continue;
             Py_ssize_t m = tail_match(rule, s, n);
             if (m < 0 || m == n)
+                continue;
+            if ((rule == 3 || rule == 5) && !tail_context(rule, ub, ubn, s, n))
                 continue;
             int nonempty = 0; /* _SUFFIX_NONEMPTY: "/" and a character after it, in s[:m] */
             for (Py_ssize_t k = 0; k + 1 < m; k++)
@@ -863,44 +882,90 @@ static int mentions_add(Mentions *m, PyObject *key, int64_t offset, int form, co
     return 0;
 }
 
-/* take() -> (dois, counts, first_offsets, first_raws, form_masks), in first-seen order; the
- * table is emptied. */
-static PyObject *Mentions_take(Mentions *m, PyObject *unused)
+static uint64_t fnv1a(const char *u, Py_ssize_t n)
 {
-    PyObject *counts = PyList_New(m->n), *offsets = PyList_New(m->n), *masks = PyList_New(m->n);
-    if (!counts || !offsets || !masks)
-        goto fail;
-    for (Py_ssize_t i = 0; i < m->n; i++) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        h ^= (unsigned char)u[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, bounds): the rows
+ * grouped by the hash bucket of their DOI (bucket_of), in first-seen order within a bucket;
+ * bucket b's rows are [bounds[b], bounds[b + 1]). The table is emptied. */
+static PyObject *Mentions_take(Mentions *m, PyObject *args)
+{
+    Py_ssize_t buckets = 1;
+    if (!PyArg_ParseTuple(args, "|n", &buckets))
+        return NULL;
+    if (buckets < 1) {
+        PyErr_SetString(PyExc_ValueError, "buckets must be positive");
+        return NULL;
+    }
+    Py_ssize_t n = m->n;
+    Py_ssize_t *of = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    Py_ssize_t *at = PyMem_Calloc((size_t)buckets + 1, sizeof(Py_ssize_t));
+    PyObject *dois = PyList_New(n), *raws = PyList_New(n), *counts = PyList_New(n), *offsets = PyList_New(n),
+             *masks = PyList_New(n), *bounds = PyList_New(buckets + 1), *out = NULL;
+    if (!of || !at || !dois || !raws || !counts || !offsets || !masks || !bounds) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        const char *u = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(m->dois, i), &len);
+        if (u == NULL)
+            goto done;
+        of[i] = (Py_ssize_t)(fnv1a(u, len) % (uint64_t)buckets);
+        at[of[i] + 1]++;
+    }
+    for (Py_ssize_t b = 0; b < buckets; b++)
+        at[b + 1] += at[b];
+    for (Py_ssize_t b = 0; b <= buckets; b++) {
+        PyObject *v = PyLong_FromSsize_t(at[b]);
+        if (v == NULL)
+            goto done;
+        PyList_SET_ITEM(bounds, b, v);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t j = at[of[i]]++;
         PyObject *a = PyLong_FromLongLong(m->counts[i]), *b = PyLong_FromLongLong(m->offsets[i]),
                  *c = PyLong_FromLong(m->masks[i]);
         if (!a || !b || !c) {
             Py_XDECREF(a);
             Py_XDECREF(b);
             Py_XDECREF(c);
-            goto fail;
+            goto done;
         }
-        PyList_SET_ITEM(counts, i, a);
-        PyList_SET_ITEM(offsets, i, b);
-        PyList_SET_ITEM(masks, i, c);
+        PyList_SET_ITEM(counts, j, a);
+        PyList_SET_ITEM(offsets, j, b);
+        PyList_SET_ITEM(masks, j, c);
+        PyObject *d = PyList_GET_ITEM(m->dois, i), *r = PyList_GET_ITEM(m->raws, i);
+        Py_INCREF(d);
+        Py_INCREF(r);
+        PyList_SET_ITEM(dois, j, d);
+        PyList_SET_ITEM(raws, j, r);
     }
-    PyObject *out = Py_BuildValue("(OOOOO)", m->dois, counts, offsets, m->raws, masks);
-    Py_DECREF(counts);
-    Py_DECREF(offsets);
-    Py_DECREF(masks);
-    if (out == NULL || mentions_clear(m) < 0) {
-        Py_XDECREF(out);
-        return NULL;
-    }
-    return out;
-fail:
+    out = Py_BuildValue("(OOOOOO)", dois, counts, offsets, raws, masks, bounds);
+    if (out != NULL && mentions_clear(m) < 0)
+        Py_CLEAR(out);
+done:
+    PyMem_Free(of);
+    PyMem_Free(at);
+    Py_XDECREF(dois);
+    Py_XDECREF(raws);
     Py_XDECREF(counts);
     Py_XDECREF(offsets);
     Py_XDECREF(masks);
-    return NULL;
+    Py_XDECREF(bounds);
+    return out;
 }
 
 static PyMethodDef Mentions_methods[] = {
-    {"take", (PyCFunction)Mentions_take, METH_NOARGS, "(dois, counts, first_offsets, first_raws, form_masks); empties the table."},
+    {"take", (PyCFunction)Mentions_take, METH_VARARGS,
+     "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, bounds), grouped by bucket; empties the table."},
     {NULL}};
 static PySequenceMethods Mentions_seq = {.sq_length = (lenfunc)Mentions_len};
 static PyTypeObject MentionsType = {
@@ -972,11 +1037,28 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
         k->last_end = end;
     if (start < k->rlo || start >= k->rhi)
         return 0;
-    cp_t key[MAX_LOGICAL + 8];
-    Py_ssize_t kn = canonical(name, nn, key);
-    PyObject *doi = str_of(key, kn);
-    if (doi == NULL)
-        return -1;
+    PyObject *doi;
+    int plain = 1;
+    for (Py_ssize_t i = 0; i < nn; i++)
+        if (name[i] >= 0x80 || name[i] == '%') {
+            plain = 0;
+            break;
+        }
+    if (plain) {
+        /* ASCII with no escape: the key is the name with A-Z folded */
+        doi = PyUnicode_New(nn, 127);
+        if (doi == NULL)
+            return -1;
+        Py_UCS1 *d = PyUnicode_1BYTE_DATA(doi);
+        for (Py_ssize_t i = 0; i < nn; i++)
+            d[i] = (Py_UCS1)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
+    } else {
+        cp_t key[MAX_LOGICAL + 8];
+        Py_ssize_t kn = canonical(name, nn, key);
+        doi = str_of(key, kn);
+        if (doi == NULL)
+            return -1;
+    }
     int rc = 0;
     if (k->mentions != NULL)
         rc = mentions_add(k->mentions, doi, k->base + start, form, B, start, end);
@@ -1163,6 +1245,12 @@ static PyObject *py_invalid_bytes(PyObject *self, PyObject *args)
     if (stop < 0 || stop > n)
         stop = n;
     while (i < stop) {
+#ifdef __SSE2__
+        if (i + 16 <= stop && !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(b + i)))) {
+            i += 16;
+            continue;
+        }
+#endif
         if (i + 8 <= stop) {
             uint64_t w;
             memcpy(&w, b + i, 8);
@@ -1196,12 +1284,7 @@ static PyObject *py_bucket_of(PyObject *self, PyObject *args)
     const char *u = PyUnicode_AsUTF8AndSize(s, &n);
     if (u == NULL)
         return NULL;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        h ^= (unsigned char)u[i];
-        h *= 0x100000001b3ULL;
-    }
-    return PyLong_FromUnsignedLongLong(h % (uint64_t)buckets);
+    return PyLong_FromUnsignedLongLong(fnv1a(u, n) % (uint64_t)buckets);
 }
 
 static PyMethodDef methods[] = {
@@ -1218,6 +1301,10 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The plain-
 
 PyMODINIT_FUNC PyInit__cscan(void)
 {
+    for (int a = 0; VIEWS[a]; a++)
+        VIEW_LEN[a] = (Py_ssize_t)strlen(VIEWS[a]);
+    for (int a = 0; RXIV[a]; a++)
+        RXIV_LEN[a] = (Py_ssize_t)strlen(RXIV[a]);
     if (PyType_Ready(&MentionsType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -31,6 +31,7 @@ from .read import detect_compression, display_name
 from .shard import (
     InputError,
     Options,
+    PartRef,
     ShardResult,
     ShardSpec,
     completed_parts,
@@ -381,9 +382,9 @@ def _publish(out: str, name: str, tmpdir: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def merge_bucket_files(files: list[str], dest_mentions: str, dest_dois: str) -> tuple[int, int]:
-    """Merge one bucket's partial files into its mentions and DOI part files; row counts."""
-    table = pa.concat_tables([read_part(f) for f in files]).cast(PARTIAL_SCHEMA)
+def merge_bucket_files(files: list[PartRef], dest_mentions: str, dest_dois: str) -> tuple[int, int]:
+    """Merge one bucket's partial rows into its mentions and DOI part files; row counts."""
+    table = pa.concat_tables([read_part(*ref) for ref in files]).cast(PARTIAL_SCHEMA)
     mentions, dois = merge_bucket(table)
     del table
     write_arrow(dest_mentions, mentions)

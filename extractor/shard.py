@@ -22,11 +22,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from . import _cscan
+from . import _cscan, dedupe
 from .decode import detect_kind
-from .dedupe import MAX_MENTIONS, ShardHit, bucket_of, mentions_of
+from .dedupe import ShardHit, bucket_of, mentions_of
 from .find import MAX_DOI_CHARS, FindStats, find_spans
 from .forms import FORMS, forms_mask
 from .read import BLOCK_SIZE, StreamedText, display_name, is_corrupt_input, iter_jsonl_records, open_stream
@@ -358,19 +357,28 @@ def _scan_mapped(
         view.release()
 
 
-# The distinct DOIs of (part of) one document as columns: DOI, count, first offset, first raw
-# text, display forms (a bit mask of forms.FORMS indices).
-Chunk = tuple[list[str], list[int], list[int], list[str], list[int]]
+# The distinct DOIs of (part of) one document as columns — DOI, count, first offset, first raw
+# text, display forms (a bit mask of forms.FORMS indices) — grouped by the hash bucket of the
+# DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
+Chunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int]]
 
 
-def _dict_chunk(mentions: dict[str, Any]) -> Chunk:
-    ms = list(mentions.values())
+def _dict_chunk(mentions: dict[str, Any], buckets: int) -> Chunk:
+    """A chunk of the mentions that mentions_of gives (the decoded-text paths)."""
+    keyed = sorted(((bucket_of(m.doi, buckets), i, m) for i, m in enumerate(mentions.values())), key=lambda t: t[:2])
+    bounds = [0] * (buckets + 1)
+    for b, _i, _m in keyed:
+        bounds[b + 1] += 1
+    for b in range(buckets):
+        bounds[b + 1] += bounds[b]
+    ms = [m for _b, _i, m in keyed]
     return (
         [m.doi for m in ms],
         [m.count for m in ms],
         [m.first_offset for m in ms],
         [m.first_raw for m in ms],
         [forms_mask(m.forms) for m in ms],
+        bounds,
     )
 
 
@@ -379,7 +387,12 @@ def _kind_of(spec: ShardSpec, head: bytes) -> str:
 
 
 def _drain(
-    found: Iterator[int], table: Any, hits: list[tuple[int, int, int, str, str]] | None, source: str, occ: dict[str, list[Any]]
+    found: Iterator[int],
+    table: Any,
+    hits: list[tuple[int, int, int, str, str]] | None,
+    source: str,
+    occ: dict[str, list[Any]],
+    buckets: int,
 ) -> Iterator[Chunk]:
     """The mention chunks of a plain-text scan, recording occurrences as it goes."""
     for _ in found:
@@ -387,9 +400,9 @@ def _drain(
             for a, _b, f, d, raw in hits:
                 _occ_row(occ, source, None, a, _clean(raw)[0], FORMS[f].value, d)
             hits.clear()
-        if len(table) >= MAX_MENTIONS:
-            yield table.take()
-    yield table.take()
+        if len(table) >= dedupe.MAX_MENTIONS:
+            yield table.take(buckets)
+    yield table.take(buckets)
 
 
 def _scan_text(
@@ -423,7 +436,7 @@ def _scan_text(
                     table = _cscan.Mentions()
                     hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
                     yield from _drain(_scan_mapped(mm, base, result, progress, table, hits, range_lo, range_hi),
-                                      table, hits, spec.source, occ)
+                                      table, hits, spec.source, occ, opts.buckets)
                     if range_lo == 0:
                         result.documents += 1
                     return
@@ -439,13 +452,14 @@ def _scan_text(
         if kind == "plain" and plain_ok:
             table = _cscan.Mentions()
             hits = [] if opts.occurrences else None
-            yield from _drain(_scan_plain(blocks, result, progress, table, hits, range_lo, range_hi), table, hits, spec.source, occ)
+            yield from _drain(_scan_plain(blocks, result, progress, table, hits, range_lo, range_hi),
+                              table, hits, spec.source, occ, opts.buckets)
         else:
             found = _scan_blocks(_text_blocks(blocks), kind, spec.source, opts, result, progress, range_lo, range_hi)
             if opts.occurrences:
                 found = _tee_occ(found, occ, spec.source, None)
             for m in mentions_of(found):
-                yield _dict_chunk(m)
+                yield _dict_chunk(m, opts.buckets)
         if range_lo == 0:
             result.documents += 1
 
@@ -572,11 +586,11 @@ class _CountingReader:
         return False
 
 
-def shard_paths(out: str, spec: ShardSpec, buckets: int) -> tuple[list[str], str, str]:
-    """Base names of the part files per bucket and of the occurrence files, and the completion
-    marker of a shard (part files are BASE-NNNN.arrow, occurrence files BASE-NNNN.parquet)."""
+def shard_paths(out: str, spec: ShardSpec, buckets: int) -> tuple[str, str, str]:
+    """Base names of a shard's part files and occurrence files, and its completion marker
+    (part files are BASE-NNNN.arrow, occurrence files BASE-NNNN.parquet)."""
     name = f"{spec.index:06d}-{spec.key}"
-    parts = [os.path.join(out, "_work", f"b{b:04d}", name) for b in range(buckets)]
+    parts = os.path.join(out, "_work", "parts", name)
     occ = os.path.join(out, "_work", "occurrences", name)
     done = os.path.join(out, "_shards", name + ".done")
     return parts, occ, done
@@ -614,7 +628,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                     if opts.occurrences:
                         hits = _tee_occ(hits, occ, unit.source, text.rid)
                     for chunk in mentions_of(hits):
-                        yield unit.source, text.rid, n, _dict_chunk(chunk)
+                        yield unit.source, text.rid, n, _dict_chunk(chunk, opts.buckets)
                     continue
                 # The id stands after the text, so it is known only at its end.
                 first_row = len(occ["record"])
@@ -623,7 +637,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                 chunks = list(mentions_of(hits))
                 occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
                 for chunk in chunks:
-                    yield unit.source, text.rid, n, _dict_chunk(chunk)
+                    yield unit.source, text.rid, n, _dict_chunk(chunk, opts.buckets)
                 continue
             text = _clean(text)[0]
             kind = unit.kind or detect_kind(None, text[:65536])
@@ -636,7 +650,7 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
             if opts.occurrences:
                 rec_hits = _tee_occ(rec_hits, occ, unit.source, rid)
             for chunk in mentions_of(rec_hits):
-                yield unit.source, rid, n, _dict_chunk(chunk)
+                yield unit.source, rid, n, _dict_chunk(chunk, opts.buckets)
     except InputError:
         raise
     except Exception as exc:
@@ -649,24 +663,24 @@ FLUSH_ROWS = 50_000  # partial rows (or occurrences) a shard holds before writin
 
 
 class _PartWriter:
-    """Buffers a shard's rows per bucket, as Arrow tables, and writes numbered part files when
-    they grow."""
+    """Buffers a shard's rows per bucket, as Arrow tables, and writes a numbered part file when
+    they grow: one file for all buckets, one or more record batches per bucket, in bucket order
+    (its layout, bucket -> [first batch, batches], goes into the completion marker)."""
 
-    def __init__(self, bases: list[str], ext: str, write: Callable[[str, pa.Table], None]) -> None:
-        self.bases = bases
-        self.ext = ext
-        self.write = write
+    def __init__(self, base: str) -> None:
+        self.base = base
         self.pieces: dict[int, list[pa.Table]] = {}
         self.rows = 0
-        self.written: dict[int, int] = {}
+        self.layouts: list[dict[int, list[int]]] = []
 
     def add(self, bucket: int, table: pa.Table) -> None:
         self.pieces.setdefault(bucket, []).append(table)
         self.rows += table.num_rows
 
-    def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk, buckets: int) -> None:
-        """A document's mention rows, each to the bucket of its DOI."""
-        dois, counts, offsets, raws, forms = chunk
+    def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk) -> None:
+        """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
+        bucket, so each bucket's rows are a zero-copy slice)."""
+        dois, counts, offsets, raws, forms, bounds = chunk
         n = len(dois)
         if not n:
             return
@@ -684,13 +698,9 @@ class _PartWriter:
             ],
             schema=PARTIAL_SCHEMA,
         )
-        if buckets == 1:
-            self.add(0, table)
-            return
-        of = [bucket_of(d, buckets) for d in dois]
-        which = pa.array(of, pa.int32())
-        for b in sorted(set(of)):
-            self.add(b, table.filter(pc.equal(which, b)))
+        for b in range(len(bounds) - 1):
+            if bounds[b + 1] > bounds[b]:
+                self.add(b, table.slice(bounds[b], bounds[b + 1] - bounds[b]))
 
     def mark(self) -> dict[int, int]:
         return {b: len(p) for b, p in self.pieces.items()}
@@ -702,11 +712,9 @@ class _PartWriter:
         self.rows = sum(t.num_rows for p in self.pieces.values() for t in p)
 
     def flush(self) -> None:
-        for b, pieces in self.pieces.items():
-            if pieces:
-                k = self.written.get(b, 0)
-                self.write(f"{self.bases[b]}-{k:04d}{self.ext}", pa.concat_tables(pieces))
-                self.written[b] = k + 1
+        by_bucket = {b: [t for p in pieces for t in p.to_batches()] for b, pieces in sorted(self.pieces.items()) if pieces}
+        if by_bucket:
+            self.layouts.append(write_part(f"{self.base}-{len(self.layouts):04d}{PART_EXT}", by_bucket, PARTIAL_SCHEMA))
         self.pieces = {}
         self.rows = 0
 
@@ -722,9 +730,9 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     t0 = time.monotonic()
     result = ShardResult(spec.index)
     occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
-    bases, occ_base, done = shard_paths(opts.out, spec, opts.buckets)
-    parts = _PartWriter(bases, PART_EXT, write_part)
-    occ_parts = _PartWriter([occ_base], ".parquet", write_arrow)
+    part_base, occ_base, done = shard_paths(opts.out, spec, opts.buckets)
+    parts = _PartWriter(part_base)
+    occ_files = 0
     units = [ShardSpec(spec.index, src, path, fmt, spec.kind, 0, -1, spec.key) for src, path, fmt in spec.files] or [spec]
     doc_base = 0
     for unit in units:
@@ -734,12 +742,12 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
         try:
             for source, rid, n, chunk in _unit_docs(unit, opts, progress, result, occ):
                 n_docs = max(n_docs, n + 1)
-                parts.add_chunk(spec.index, doc_base + n, source, rid, chunk, opts.buckets)
+                parts.add_chunk(spec.index, doc_base + n, source, rid, chunk)
                 if parts.rows >= FLUSH_ROWS:
                     parts.flush()
                     mark = {}
                 if len(occ["doi"]) >= FLUSH_ROWS:
-                    _flush_occ(occ_parts, occ)
+                    occ_files = _flush_occ(occ_base, occ_files, occ)
                     counts = (counts[0], counts[1], 0)
         except InputError as exc:
             if is_transient(exc):
@@ -752,35 +760,42 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
             continue
         doc_base += n_docs
     parts.flush()
-    _flush_occ(occ_parts, occ)
-    occ_parts.flush()
+    occ_files = _flush_occ(occ_base, occ_files, occ)
     result.seconds = time.monotonic() - t0
     os.makedirs(os.path.dirname(done), exist_ok=True)
     tmp = done + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"result": asdict(result), "parts": parts.written, "occurrence_parts": occ_parts.written.get(0, 0)}, f)
+        json.dump({"result": asdict(result), "parts": parts.layouts, "occurrence_parts": occ_files}, f)
     os.replace(tmp, done)
     return result
 
 
-def _flush_occ(writer: _PartWriter, occ: dict[str, list[Any]]) -> None:
-    if occ["doi"]:
-        writer.add(0, pa.Table.from_pydict(occ, schema=OCCURRENCES_SCHEMA))
-        for col in occ.values():
-            col.clear()
-        writer.flush()
+def _flush_occ(base: str, written: int, occ: dict[str, list[Any]]) -> int:
+    """Write the buffered occurrence rows as the next numbered Parquet file; files written."""
+    if not occ["doi"]:
+        return written
+    write_arrow(f"{base}-{written:04d}.parquet", pa.Table.from_pydict(occ, schema=OCCURRENCES_SCHEMA))
+    for col in occ.values():
+        col.clear()
+    return written + 1
 
 
-def completed_parts(out: str, spec: ShardSpec, buckets: int) -> tuple[dict[int, list[str]], list[str]] | None:
-    """The part files of a completed shard by bucket, and its occurrence files; None if the
-    shard has not completed."""
-    bases, occ_base, done = shard_paths(out, spec, buckets)
+PartRef = tuple[str, int, int]  # a part file, its first record batch for a bucket, how many
+
+
+def completed_parts(out: str, spec: ShardSpec, buckets: int) -> tuple[dict[int, list[PartRef]], list[str]] | None:
+    """The part-file batches of a completed shard by bucket, and its occurrence files; None if
+    the shard has not completed."""
+    base, occ_base, done = shard_paths(out, spec, buckets)
     try:
         with open(done, encoding="utf-8") as f:
             marker = json.load(f)
     except (OSError, ValueError):
         return None
-    by_bucket = {int(b): [f"{bases[int(b)]}-{k:04d}{PART_EXT}" for k in range(n)] for b, n in marker.get("parts", {}).items()}
+    by_bucket: dict[int, list[PartRef]] = {}
+    for k, layout in enumerate(marker.get("parts", [])):
+        for b, (first, count) in layout.items():
+            by_bucket.setdefault(int(b), []).append((f"{base}-{k:04d}{PART_EXT}", first, count))
     occ_files = [f"{occ_base}-{k:04d}.parquet" for k in range(marker.get("occurrence_parts", 0))]
     return by_bucket, occ_files
 

@@ -68,16 +68,25 @@ def write_arrow(path: str, table: pa.Table) -> None:
 _PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 
 
-def write_part(path: str, table: pa.Table) -> None:
-    """Write a partial-results file atomically (Arrow IPC)."""
+def write_part(path: str, by_bucket: dict[int, list[pa.RecordBatch]], schema: pa.Schema) -> dict[int, list[int]]:
+    """Write a partial-results file atomically (Arrow IPC): each bucket's record batches, in
+    bucket order; returns its layout, bucket -> [first batch, batches]."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}"
-    with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, table.schema, options=_PART_OPTIONS) as writer:
-        writer.write_table(table)
+    layout: dict[int, list[int]] = {}
+    with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer:
+        i = 0
+        for b, batches in by_bucket.items():
+            layout[b] = [i, len(batches)]
+            for batch in batches:
+                writer.write_batch(batch)
+            i += len(batches)
     os.replace(tmp, path)
+    return layout
 
 
-def read_part(path: str) -> pa.Table:
-    """Read a partial-results file written by write_part."""
-    with pa.OSFile(path, "rb") as source:
-        return pa.ipc.open_file(source).read_all()
+def read_part(path: str, first: int, count: int) -> pa.Table:
+    """Record batches [first, first + count) of a partial-results file written by write_part."""
+    with pa.memory_map(path) as source:
+        reader = pa.ipc.open_file(source)
+        return pa.Table.from_batches([reader.get_batch(i) for i in range(first, first + count)], reader.schema)

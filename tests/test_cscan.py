@@ -97,13 +97,26 @@ def test_mentions_table_aggregates_per_document() -> None:
     table = _cscan.Mentions()
     reported, last_end, too_long = _cscan.scan(data, 0, len(data), 0, len(data), 100, table, None)
     assert (reported, too_long, len(table)) == (4, 0, 2)
-    dois, counts, offsets, raws, masks = table.take()
+    dois, counts, offsets, raws, masks, bounds = table.take()
     assert dois == ["10.1000/182", "10.1000/abc"]
     assert counts == [2, 2]
     assert offsets == [102, 134]
     assert raws == ["10.1000/182", "https://doi.org/10.1000/ABC"]
     assert masks == [0b11, 0b101]  # bare + doi-label; bare + resolver-url
+    assert bounds == [0, 2]
     assert len(table) == 0 and last_end == len(data) - 1
+
+
+def test_mentions_come_grouped_by_bucket() -> None:
+    data = " ".join(f"10.1000/{i}" for i in range(100)).encode()
+    table = _cscan.Mentions()
+    _cscan.scan(data, 0, len(data), 0, len(data), 0, table, None)
+    dois, *_, bounds = table.take(8)
+    assert len(bounds) == 9 and bounds[0] == 0 and bounds[-1] == 100
+    for b in range(8):
+        group = dois[bounds[b] : bounds[b + 1]]
+        assert all(bucket_of(d, 8) == b for d in group)
+        assert group == sorted(group, key=lambda d: int(d.split("/")[1]))  # first-seen order kept
 
 
 def test_window_and_range_select_the_hits_reported() -> None:

@@ -356,8 +356,8 @@ def test_bounded_buffers_give_the_same_output(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(dedupe, "MAX_MENTIONS", 5)
     spilled = run(tmp_path / "b")
     assert spilled == plain
-    assert len(list((tmp_path / "b" / "_work" / "b0000").glob("*.arrow"))) > len(
-        list((tmp_path / "a" / "_work" / "b0000").glob("*.arrow")))
+    assert len(list((tmp_path / "b" / "_work" / "parts").glob("*.arrow"))) > len(
+        list((tmp_path / "a" / "_work" / "parts").glob("*.arrow")))
 
 
 def _children(pid: int) -> list[int]:
