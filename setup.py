@@ -7,6 +7,6 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("extractor._cscan", ["extractor/_cscan.c"], extra_compile_args=["-std=c11", "-Wall", "-Wno-unused-function"]),
+        Extension("extractor._cscan", ["extractor/_cscan.c"], extra_compile_args=["-std=c11", "-Wall"]),
     ]
 )

@@ -743,22 +743,28 @@ static Py_ssize_t canonical(const cp_t *s, Py_ssize_t n, cp_t *out)
     return o;
 }
 
-static PyObject *str_of(const cp_t *s, Py_ssize_t n)
+static Py_ssize_t utf8_encode(const cp_t *s, Py_ssize_t n, char *out)
 {
-    cp_t mx = 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (s[i] > mx)
-            mx = s[i];
-    if (mx < 128) {
-        PyObject *u = PyUnicode_New(n, 127);
-        if (u == NULL)
-            return NULL;
-        Py_UCS1 *d = PyUnicode_1BYTE_DATA(u);
-        for (Py_ssize_t i = 0; i < n; i++)
-            d[i] = (Py_UCS1)s[i];
-        return u;
+    Py_ssize_t o = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        cp_t c = s[i];
+        if (c < 0x80) {
+            out[o++] = (char)c;
+        } else if (c < 0x800) {
+            out[o++] = (char)(0xC0 | (c >> 6));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            out[o++] = (char)(0xE0 | (c >> 12));
+            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else {
+            out[o++] = (char)(0xF0 | (c >> 18));
+            out[o++] = (char)(0x80 | ((c >> 12) & 0x3F));
+            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        }
     }
-    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+    return o;
 }
 
 /* The text of b[s:e], invalid bytes as U+FFFD. */
@@ -785,22 +791,42 @@ static PyObject *raw_of(const Buf *B, Py_ssize_t s, Py_ssize_t e)
 
 /* ---- the mention table: per-document aggregation (dedupe.mentions_of) --------------------- */
 
+static uint64_t fnv1a(const char *u, Py_ssize_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        h ^= (unsigned char)u[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* The rows of one document's distinct DOIs, found by an open-addressing table on the UTF-8
+ * bytes of the canonical DOI: a DOI seen before costs no Python object at all. */
 typedef struct {
     PyObject_HEAD
-    PyObject *index; /* canonical DOI -> row number */
-    PyObject *dois, *raws; /* lists */
+    PyObject *dois, *raws; /* lists, by row */
     int64_t *counts, *offsets;
     int32_t *masks;
+    uint64_t *hashes;      /* FNV-1a of the key bytes, by row (also the bucket hash) */
+    Py_ssize_t *koff;      /* key bytes of each row in the arena */
+    Py_ssize_t *klen;
     Py_ssize_t n, cap;
+    char *arena;
+    Py_ssize_t arena_len, arena_cap;
+    Py_ssize_t *slots;     /* row number, or -1 */
+    Py_ssize_t nslots;     /* a power of two */
 } Mentions;
 
 static int mentions_clear(Mentions *m)
 {
-    Py_CLEAR(m->index);
     Py_CLEAR(m->dois);
     Py_CLEAR(m->raws);
     m->n = 0;
-    if (!(m->index = PyDict_New()) || !(m->dois = PyList_New(0)) || !(m->raws = PyList_New(0)))
+    m->arena_len = 0;
+    if (m->slots != NULL)
+        memset(m->slots, 0xFF, sizeof(Py_ssize_t) * (size_t)m->nslots);
+    if (!(m->dois = PyList_New(0)) || !(m->raws = PyList_New(0)))
         return -1;
     return 0;
 }
@@ -819,77 +845,115 @@ static PyObject *Mentions_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 
 static void Mentions_dealloc(Mentions *m)
 {
-    Py_XDECREF(m->index);
     Py_XDECREF(m->dois);
     Py_XDECREF(m->raws);
     PyMem_Free(m->counts);
     PyMem_Free(m->offsets);
     PyMem_Free(m->masks);
+    PyMem_Free(m->hashes);
+    PyMem_Free(m->koff);
+    PyMem_Free(m->klen);
+    PyMem_Free(m->arena);
+    PyMem_Free(m->slots);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
 static Py_ssize_t Mentions_len(Mentions *m) { return m->n; }
 
-/* Count one hit; `raw` is made only for a DOI not seen before in this document. */
-static int mentions_add(Mentions *m, PyObject *key, int64_t offset, int form, const Buf *B, Py_ssize_t s, Py_ssize_t e)
+static int grow(void **p, Py_ssize_t cap, size_t size)
 {
-    PyObject *idx = PyDict_GetItemWithError(m->index, key);
-    if (idx != NULL) {
-        Py_ssize_t i = PyLong_AsSsize_t(idx);
-        m->counts[i]++;
-        m->masks[i] |= 1 << form;
-        if (offset < m->offsets[i]) {
-            PyObject *raw = raw_of(B, s, e);
-            if (raw == NULL)
-                return -1;
-            m->offsets[i] = offset;
-            PyList_SetItem(m->raws, i, raw);
-        }
-        return 0;
-    }
-    if (PyErr_Occurred())
-        return -1;
-    if (m->n == m->cap) {
-        Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
-        int64_t *c = PyMem_Realloc(m->counts, sizeof(int64_t) * (size_t)cap);
-        if (c == NULL)
-            return PyErr_NoMemory(), -1;
-        m->counts = c;
-        int64_t *o = PyMem_Realloc(m->offsets, sizeof(int64_t) * (size_t)cap);
-        if (o == NULL)
-            return PyErr_NoMemory(), -1;
-        m->offsets = o;
-        int32_t *k = PyMem_Realloc(m->masks, sizeof(int32_t) * (size_t)cap);
-        if (k == NULL)
-            return PyErr_NoMemory(), -1;
-        m->masks = k;
-        m->cap = cap;
-    }
-    PyObject *num = PyLong_FromSsize_t(m->n);
-    PyObject *raw = raw_of(B, s, e);
-    if (num == NULL || raw == NULL || PyDict_SetItem(m->index, key, num) < 0 || PyList_Append(m->dois, key) < 0 ||
-        PyList_Append(m->raws, raw) < 0) {
-        Py_XDECREF(num);
-        Py_XDECREF(raw);
+    void *q = PyMem_Realloc(*p, size * (size_t)cap);
+    if (q == NULL) {
+        PyErr_NoMemory();
         return -1;
     }
-    Py_DECREF(num);
-    Py_DECREF(raw);
-    m->counts[m->n] = 1;
-    m->offsets[m->n] = offset;
-    m->masks[m->n] = 1 << form;
-    m->n++;
+    *p = q;
     return 0;
 }
 
-static uint64_t fnv1a(const char *u, Py_ssize_t n)
+static int rehash(Mentions *m, Py_ssize_t nslots)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        h ^= (unsigned char)u[i];
-        h *= 0x100000001b3ULL;
+    Py_ssize_t *slots = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)nslots);
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
-    return h;
+    memset(slots, 0xFF, sizeof(Py_ssize_t) * (size_t)nslots);
+    for (Py_ssize_t r = 0; r < m->n; r++) {
+        Py_ssize_t i = (Py_ssize_t)(m->hashes[r] & (uint64_t)(nslots - 1));
+        while (slots[i] >= 0)
+            i = (i + 1) & (nslots - 1);
+        slots[i] = r;
+    }
+    PyMem_Free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    return 0;
+}
+
+/* Count one hit of the DOI whose canonical form is the UTF-8 `key`; the DOI's str and raw
+ * text are made only when it was not seen before in this document. */
+static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t offset, int form, const Buf *B,
+                        Py_ssize_t s, Py_ssize_t e)
+{
+    if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
+        return -1;
+    uint64_t h = fnv1a(key, klen);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(m->nslots - 1));
+    for (;;) {
+        Py_ssize_t r = m->slots[i];
+        if (r < 0)
+            break;
+        if (m->hashes[r] == h && m->klen[r] == klen && memcmp(m->arena + m->koff[r], key, (size_t)klen) == 0) {
+            m->counts[r]++;
+            m->masks[r] |= 1 << form;
+            if (offset < m->offsets[r]) {
+                PyObject *raw = raw_of(B, s, e);
+                if (raw == NULL)
+                    return -1;
+                m->offsets[r] = offset;
+                PyList_SetItem(m->raws, r, raw);
+            }
+            return 0;
+        }
+        i = (i + 1) & (m->nslots - 1);
+    }
+    if (m->n == m->cap) {
+        Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
+        if (grow((void **)&m->counts, cap, sizeof(int64_t)) < 0 || grow((void **)&m->offsets, cap, sizeof(int64_t)) < 0 ||
+            grow((void **)&m->masks, cap, sizeof(int32_t)) < 0 || grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
+            grow((void **)&m->koff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->klen, cap, sizeof(Py_ssize_t)) < 0)
+            return -1;
+        m->cap = cap;
+    }
+    if (m->arena_len + klen > m->arena_cap) {
+        Py_ssize_t cap = m->arena_cap ? 2 * m->arena_cap : 1 << 16;
+        while (cap < m->arena_len + klen)
+            cap *= 2;
+        if (grow((void **)&m->arena, cap, 1) < 0)
+            return -1;
+        m->arena_cap = cap;
+    }
+    PyObject *doi = PyUnicode_DecodeUTF8(key, klen, "strict");
+    PyObject *raw = doi == NULL ? NULL : raw_of(B, s, e);
+    if (raw == NULL || PyList_Append(m->dois, doi) < 0 || PyList_Append(m->raws, raw) < 0) {
+        Py_XDECREF(doi);
+        Py_XDECREF(raw);
+        return -1;
+    }
+    Py_DECREF(doi);
+    Py_DECREF(raw);
+    Py_ssize_t r = m->n++;
+    memcpy(m->arena + m->arena_len, key, (size_t)klen);
+    m->koff[r] = m->arena_len;
+    m->klen[r] = klen;
+    m->arena_len += klen;
+    m->hashes[r] = h;
+    m->counts[r] = 1;
+    m->offsets[r] = offset;
+    m->masks[r] = 1 << form;
+    m->slots[i] = r;
+    return 0;
 }
 
 /* take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, bounds): the rows
@@ -914,11 +978,7 @@ static PyObject *Mentions_take(Mentions *m, PyObject *args)
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t len;
-        const char *u = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(m->dois, i), &len);
-        if (u == NULL)
-            goto done;
-        of[i] = (Py_ssize_t)(fnv1a(u, len) % (uint64_t)buckets);
+        of[i] = (Py_ssize_t)(m->hashes[i] % (uint64_t)buckets);
         at[of[i] + 1]++;
     }
     for (Py_ssize_t b = 0; b < buckets; b++)
@@ -1037,7 +1097,8 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
         k->last_end = end;
     if (start < k->rlo || start >= k->rhi)
         return 0;
-    PyObject *doi;
+    char kb[4 * (MAX_LOGICAL + 8)];
+    Py_ssize_t kn = 0;
     int plain = 1;
     for (Py_ssize_t i = 0; i < nn; i++)
         if (name[i] >= 0x80 || name[i] == '%') {
@@ -1046,30 +1107,26 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
         }
     if (plain) {
         /* ASCII with no escape: the key is the name with A-Z folded */
-        doi = PyUnicode_New(nn, 127);
-        if (doi == NULL)
-            return -1;
-        Py_UCS1 *d = PyUnicode_1BYTE_DATA(doi);
         for (Py_ssize_t i = 0; i < nn; i++)
-            d[i] = (Py_UCS1)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
+            kb[i] = (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
+        kn = nn;
     } else {
         cp_t key[MAX_LOGICAL + 8];
-        Py_ssize_t kn = canonical(name, nn, key);
-        doi = str_of(key, kn);
-        if (doi == NULL)
-            return -1;
+        Py_ssize_t cn = canonical(name, nn, key);
+        kn = utf8_encode(key, cn, kb);
     }
     int rc = 0;
     if (k->mentions != NULL)
-        rc = mentions_add(k->mentions, doi, k->base + start, form, B, start, end);
+        rc = mentions_add(k->mentions, kb, kn, k->base + start, form, B, start, end);
     if (rc == 0 && k->hits != NULL) {
-        PyObject *raw = raw_of(B, start, end);
+        PyObject *doi = PyUnicode_DecodeUTF8(kb, kn, "strict");
+        PyObject *raw = doi == NULL ? NULL : raw_of(B, start, end);
         PyObject *t = raw == NULL ? NULL : Py_BuildValue("(nniOO)", start, end, form, doi, raw);
         rc = (t == NULL || PyList_Append(k->hits, t) < 0) ? -1 : 0;
+        Py_XDECREF(doi);
         Py_XDECREF(raw);
         Py_XDECREF(t);
     }
-    Py_DECREF(doi);
     k->reported++;
     return rc;
 }

@@ -392,7 +392,9 @@ def merge_bucket_files(files: list[PartRef], dest_mentions: str, dest_dois: str)
     return mentions.num_rows, dois.num_rows
 
 
-def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opts: Options, workers: int = 1) -> dict[str, int]:
+def finalize(
+    out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opts: Options, pool: ProcessPoolExecutor | None = None
+) -> dict[str, int]:
     """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
     dois/, and gather occurrences/; the datasets are published when complete."""
     counts = {"mentions": 0, "dois": 0, "occurrences": 0}
@@ -405,10 +407,8 @@ def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], opt
             if files:
                 jobs.append((files, os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
                              os.path.join(staging["dois"], f"part-{b:05d}.parquet")))
-        if workers > 1 and len(jobs) > 1:
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_mp_context(),
-                                     initializer=_die_with_parent) as pool:
-                results = list(pool.map(merge_bucket_files, *zip(*jobs, strict=True)))
+        if pool is not None and len(jobs) > 1:
+            results = list(pool.map(merge_bucket_files, *zip(*jobs, strict=True)))
         else:
             results = [merge_bucket_files(*job) for job in jobs]
         for n_mentions, n_dois in results:
@@ -474,34 +474,43 @@ def cmd_scan(args: argparse.Namespace) -> int:
     progress = _Progress(total, len(specs), args.quiet)
     progress.files = resumed
     interrupted = False
+    pool: ProcessPoolExecutor | None = None
     try:
-        if todo:
+        if todo or args.workers > 1:
+            # One pool for the shards and then the bucket merges: workers start once.
             ctx = _mp_context()
             q = ctx.Queue()
-            pool = ProcessPoolExecutor(max_workers=min(args.workers, len(todo)), mp_context=ctx,
+            pool = ProcessPoolExecutor(max_workers=min(args.workers, max(len(todo), opts.buckets)), mp_context=ctx,
                                        initializer=_init_worker, initargs=(q,))
-            try:
-                pending: set[Future[ShardResult]] = {pool.submit(_work, s, opts) for s in todo}
-                while pending:
-                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    _drain(q, progress)
-                    for fut in finished:
-                        try:
-                            res = fut.result()
-                        except Exception as exc:  # fatal: a fault of the program or system
-                            raise _Fatal(f"{type(exc).__name__}: {exc}") from exc
-                        done[res.index] = res
-                        progress.files += 1
-                        problems = list(res.rejected)
-                        if res.error:
-                            problems.append({"source": specs[res.index].source, "reason": res.error})
-                        for r in problems:
-                            rejected.append(r)
-                            print(f"doi-extract scan: rejected {r['source']}: {r['reason']}", file=sys.stderr)
+        try:
+            # Largest first, so that no worker is left with a big shard at the end; the output
+            # order depends on shard numbers only.
+            by_size = sorted(todo, key=lambda s: -_shard_bytes(s))
+            pending: set[Future[ShardResult]] = {pool.submit(_work, s, opts) for s in by_size} if pool else set()
+            while pending:
+                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 _drain(q, progress)
-            finally:
-                # On Ctrl-C, queued shards are dropped; running ones finish (each is atomic).
+                for fut in finished:
+                    try:
+                        res = fut.result()
+                    except Exception as exc:  # fatal: a fault of the program or system
+                        raise _Fatal(f"{type(exc).__name__}: {exc}") from exc
+                    done[res.index] = res
+                    progress.files += 1
+                    problems = list(res.rejected)
+                    if res.error:
+                        problems.append({"source": specs[res.index].source, "reason": res.error})
+                    for r in problems:
+                        rejected.append(r)
+                        print(f"doi-extract scan: rejected {r['source']}: {r['reason']}", file=sys.stderr)
+            if pool is not None:
+                _drain(q, progress)
+        except BaseException:
+            # On Ctrl-C, queued shards are dropped; running ones finish (each is atomic).
+            if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
+                pool = None
+            raise
     except KeyboardInterrupt:
         interrupted = True
     except _Fatal as exc:
@@ -513,7 +522,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if interrupted:
         print("doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume", file=sys.stderr)
         return 130
-    counts = finalize(opts.out, specs, done, opts, args.workers)
+    try:
+        counts = finalize(opts.out, specs, done, opts, pool if args.workers > 1 else None)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     ok = [r for r in done.values() if r.error is None]
     run = {
         "version": __version__,
@@ -546,6 +559,16 @@ def cmd_scan(args: argparse.Namespace) -> int:
         print(f"doi-extract scan: {len(specs)} shards, {run['bytes_read'] / 1e6:.1f} MB, {run['hits']} hits, "
               f"{counts['dois']} distinct DOIs in {run['timings']['wall_seconds']} s -> {out}", file=sys.stderr)
     return 1 if rejected else 0
+
+
+def _shard_bytes(spec: ShardSpec) -> int:
+    """About how many bytes a shard reads (for the order of work only)."""
+    if spec.stop >= 0 and spec.fmt == "text":
+        return spec.stop - spec.start
+    try:
+        return sum(os.path.getsize(p) for _s, p, _f in spec.files) if spec.files else os.path.getsize(spec.path)
+    except OSError:
+        return 0
 
 
 def _drain(q: Any, progress: _Progress) -> None:
