@@ -10,7 +10,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ._cscan import bucket_of as _bucket_of
 from .forms import FORMS, forms_of
@@ -73,6 +72,8 @@ def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     its raw text kept, forms united, the earliest (shard, doc) kept as the row's place. Output
     order depends only on that place (shard, document, offset), never on how many workers ran.
     """
+    import pyarrow.compute as pc  # here, not at the top: a shard worker starts sooner without it
+
     rec_key = pc.if_else(pc.is_null(table["record"]), "n", pc.binary_join_element_wise("r", table["record"], ""))
     place = pc.add(pc.shift_left(table["shard"], 32), table["doc"])
     # Sorted by offset, a group's least row number is its first offset and raw text: "min" of a
@@ -123,4 +124,6 @@ def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
 
 def _row_numbers(n: int) -> pa.Array:
     """0, 1, …, n - 1 as an Arrow array."""
+    import pyarrow.compute as pc
+
     return pc.subtract(pc.cumulative_sum(pa.repeat(pa.scalar(1, pa.int64()), n)), 1) if n else pa.array([], pa.int64())

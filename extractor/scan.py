@@ -22,7 +22,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from . import __version__
 from .dedupe import merge_bucket
@@ -195,6 +194,8 @@ def plan_shards(files: list[tuple[str, str]], args: argparse.Namespace, opts_key
                 ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{fmt}"
                 parts: list[tuple[int, int]] | None = None
                 if fmt == "parquet":
+                    import pyarrow.parquet as pq  # only for Parquet inputs: start-up is part of every run
+
                     n = pq.ParquetFile(path).num_row_groups
                     parts = [(g, g) for g in range(n)] or [(0, -1)]
                 elif fmt == "text" and comp is None and st.st_size > args.shard_size:
@@ -418,6 +419,8 @@ def finalize(
             write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
             write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
         if opts.occurrences:
+            import pyarrow.parquet as pq
+
             staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
             i = 0
             for p in parts:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 MENTIONS_SCHEMA = pa.schema(
     [
@@ -58,6 +57,8 @@ def write_table(path: str, columns: dict[str, Sequence[Any]], schema: pa.Schema)
 
 def write_arrow(path: str, table: pa.Table) -> None:
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    import pyarrow.parquet as pq  # here: a worker that writes only partial results never needs it
+
     tmp = f"{path}.tmp-{os.getpid()}"
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
