@@ -1065,6 +1065,8 @@ static Py_ssize_t next_anchor(const unsigned char *b, Py_ssize_t n, Py_ssize_t i
 typedef struct {
     Py_ssize_t lo, hi, rlo, rhi; /* window and range of starts to report */
     int64_t base;
+    int chars;          /* report offsets in characters (valid UTF-8 only), not bytes */
+    Py_ssize_t cb, cc;  /* with chars: byte cb is character cc */
     Mentions *mentions;
     PyObject *hits;
     Py_ssize_t reported, last_end, too_long;
@@ -1115,13 +1117,23 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
         Py_ssize_t cn = canonical(name, nn, key);
         kn = utf8_encode(key, cn, kb);
     }
+    Py_ssize_t at = start, to = end;
+    if (k->chars) {
+        /* hits come in order: count the characters (lead bytes) since the last one */
+        for (; k->cb < start; k->cb++)
+            k->cc += (B->b[k->cb] & 0xC0) != 0x80;
+        at = k->cc;
+        to = at;
+        for (Py_ssize_t i = start; i < end; i++)
+            to += (B->b[i] & 0xC0) != 0x80;
+    }
     int rc = 0;
     if (k->mentions != NULL)
-        rc = mentions_add(k->mentions, kb, kn, k->base + start, form, B, start, end);
+        rc = mentions_add(k->mentions, kb, kn, k->base + at, form, B, start, end);
     if (rc == 0 && k->hits != NULL) {
         PyObject *doi = PyUnicode_DecodeUTF8(kb, kn, "strict");
         PyObject *raw = doi == NULL ? NULL : raw_of(B, start, end);
-        PyObject *t = raw == NULL ? NULL : Py_BuildValue("(nniOO)", start, end, form, doi, raw);
+        PyObject *t = raw == NULL ? NULL : Py_BuildValue("(nniOO)", at, to, form, doi, raw);
         rc = (t == NULL || PyList_Append(k->hits, t) < 0) ? -1 : 0;
         Py_XDECREF(doi);
         Py_XDECREF(raw);
@@ -1260,12 +1272,13 @@ static int scan(const Buf *B, Sink *k)
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"data", "lo", "hi", "rlo", "rhi", "base", "mentions", "hits", NULL};
+    static char *kwlist[] = {"data", "lo", "hi", "rlo", "rhi", "base", "mentions", "hits", "chars", NULL};
     Py_buffer view;
     Sink k = {0};
     PyObject *mentions = Py_None, *hits = Py_None;
     long long base = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnn|LOO", kwlist, &view, &k.lo, &k.hi, &k.rlo, &k.rhi, &base, &mentions, &hits))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnn|LOOp", kwlist, &view, &k.lo, &k.hi, &k.rlo, &k.rhi, &base, &mentions,
+                                     &hits, &k.chars))
         return NULL;
     if (mentions != Py_None && !PyObject_TypeCheck(mentions, &MentionsType)) {
         PyBuffer_Release(&view);
@@ -1346,9 +1359,10 @@ static PyObject *py_bucket_of(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS,
-     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None) -> (reported, last_end, too_long)\n"
+     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False) -> (reported, last_end, too_long)\n"
      "Find the DOIs of UTF-8 plain text `data`; those starting in [lo, hi) and [rlo, rhi) are counted in\n"
-     "`mentions` (offsets + base) and/or appended to `hits` as (start, end, form index, doi, raw)."},
+     "`mentions` (offsets + base) and/or appended to `hits` as (start, end, form index, doi, raw); with `chars`,\n"
+     "offsets count characters of valid UTF-8 (a record's text) instead of bytes."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
     {"bucket_of", py_bucket_of, METH_VARARGS, "bucket_of(doi, buckets): a stable hash bucket."},

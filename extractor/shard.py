@@ -641,6 +641,19 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                 continue
             text = _clean(text)[0]
             kind = unit.kind or detect_kind(None, text[:65536])
+            if kind == "plain" and not opts.allow_other_prefix:
+                # The C matcher on the record's UTF-8, offsets counted in characters.
+                data = text.encode("utf-8")
+                table = _cscan.Mentions()
+                hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
+                reported, _end, too_long = _cscan.scan(data, 0, len(data), 0, len(data) + 1, 0, table, hits, chars=True)
+                result.too_long += too_long
+                result.hits += reported
+                progress(0, reported)
+                for a, _b, f, d, raw in hits or ():
+                    _occ_row(occ, unit.source, rid, a, raw, FORMS[f].value, d)
+                yield unit.source, rid, n, table.take(opts.buckets)
+                continue
             stats = FindStats()
             spans = find_spans(text, kind, allow_other_prefix=opts.allow_other_prefix, stats=stats)
             result.too_long += stats.too_long
@@ -663,59 +676,58 @@ FLUSH_ROWS = 50_000  # partial rows (or occurrences) a shard holds before writin
 
 
 class _PartWriter:
-    """Buffers a shard's rows per bucket, as Arrow tables, and writes a numbered part file when
-    they grow: one file for all buckets, one or more record batches per bucket, in bucket order
-    (its layout, bucket -> [first batch, batches], goes into the completion marker)."""
+    """Buffers a shard's rows per bucket, as columns, and writes a numbered part file when they
+    grow: one file for all buckets, one record batch per bucket, in bucket order (its layout,
+    bucket -> [first batch, batches], goes into the completion marker)."""
 
     def __init__(self, base: str) -> None:
         self.base = base
-        self.pieces: dict[int, list[pa.Table]] = {}
+        self.cols: dict[int, dict[str, list[Any]]] = {}
         self.rows = 0
         self.layouts: list[dict[int, list[int]]] = []
 
-    def add(self, bucket: int, table: pa.Table) -> None:
-        self.pieces.setdefault(bucket, []).append(table)
-        self.rows += table.num_rows
-
     def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk) -> None:
         """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
-        bucket, so each bucket's rows are a zero-copy slice)."""
+        bucket, so each bucket's rows are one slice of its columns)."""
         dois, counts, offsets, raws, forms, bounds = chunk
-        n = len(dois)
-        if not n:
-            return
-        table = pa.Table.from_arrays(
-            [
-                pa.repeat(pa.scalar(shard, pa.int64()), n),
-                pa.repeat(pa.scalar(doc, pa.int64()), n),
-                pa.repeat(pa.scalar(source, pa.string()), n),
-                pa.nulls(n, pa.string()) if rid is None else pa.repeat(pa.scalar(rid, pa.string()), n),
-                pa.array(dois, pa.string()),
-                pa.array(counts, pa.int64()),
-                pa.array(offsets, pa.int64()),
-                pa.array(raws, pa.string()),
-                pa.array(forms, pa.int32()),
-            ],
-            schema=PARTIAL_SCHEMA,
-        )
         for b in range(len(bounds) - 1):
-            if bounds[b + 1] > bounds[b]:
-                self.add(b, table.slice(bounds[b], bounds[b + 1] - bounds[b]))
+            lo, hi = bounds[b], bounds[b + 1]
+            if hi == lo:
+                continue
+            cols = self.cols.get(b)
+            if cols is None:
+                cols = self.cols[b] = {name: [] for name in PARTIAL_SCHEMA.names}
+            k = hi - lo
+            cols["shard"] += [shard] * k
+            cols["doc"] += [doc] * k
+            cols["source"] += [source] * k
+            cols["record"] += [rid] * k
+            cols["doi"] += dois[lo:hi]
+            cols["count"] += counts[lo:hi]
+            cols["first_offset"] += offsets[lo:hi]
+            cols["first_raw"] += raws[lo:hi]
+            cols["forms"] += forms[lo:hi]
+            self.rows += k
 
     def mark(self) -> dict[int, int]:
-        return {b: len(p) for b, p in self.pieces.items()}
+        return {b: len(c["doi"]) for b, c in self.cols.items()}
 
     def rollback(self, mark: dict[int, int]) -> None:
         """Drop rows buffered since `mark` (rows already written stay)."""
-        for b, pieces in self.pieces.items():
-            del pieces[mark.get(b, 0) :]
-        self.rows = sum(t.num_rows for p in self.pieces.values() for t in p)
+        for b, cols in self.cols.items():
+            for col in cols.values():
+                del col[mark.get(b, 0) :]
+        self.rows = sum(len(c["doi"]) for c in self.cols.values())
 
     def flush(self) -> None:
-        by_bucket = {b: [t for p in pieces for t in p.to_batches()] for b, pieces in sorted(self.pieces.items()) if pieces}
+        by_bucket = {
+            b: pa.Table.from_pydict(cols, schema=PARTIAL_SCHEMA).to_batches()
+            for b, cols in sorted(self.cols.items())
+            if cols["doi"]
+        }
         if by_bucket:
             self.layouts.append(write_part(f"{self.base}-{len(self.layouts):04d}{PART_EXT}", by_bucket, PARTIAL_SCHEMA))
-        self.pieces = {}
+        self.cols = {}
         self.rows = 0
 
 

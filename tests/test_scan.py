@@ -499,3 +499,21 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
                 break  # a compressed file is one shard
         assert sorted(got) == want, name
         assert counts == len(want) and bad == 3, name
+
+
+def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> None:
+    import extractor.shard as shard
+    from extractor.find import find_spans
+
+    texts = ["Étude – voir doi:10.1000/1 et “10.1000/ÄB”.", "😀 " * 50 + "https://doi.org/10.1000/2?x=1",
+             "x\udcff 10.1000/3 \u00a010.1000/4", "no DOI here"]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    spec = shard.ShardSpec(0, "r.jsonl", str(tmp_path / "r.jsonl"), "jsonl", None)
+    opts = shard.Options(str(tmp_path), 4, True, "text", "id", False)
+    occ: dict[str, list[Any]] = {k: [] for k in ("source", "record", "offset", "raw", "form", "doi")}
+    list(shard._unit_docs(spec, opts, lambda n, h: None, shard.ShardResult(0), occ))
+    want = [(str(i), s, t[s:e], str(f), d) for i, t in enumerate(texts)
+            for s, e, f, d in find_spans(shard._clean(t)[0])]
+    got = list(zip(occ["record"], occ["offset"], occ["raw"], occ["form"], occ["doi"], strict=True))
+    assert got == [(r, s, shard._clean(raw)[0], f, d) for r, s, raw, f, d in want]
+    assert len(got) == 5
