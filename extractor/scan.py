@@ -287,6 +287,13 @@ class _Throttle:
         self.bytes = self.hits = 0
 
 
+def _warm_up() -> None:
+    """Import and initialise what merge_bucket uses (Arrow compute, Acero, Parquet)."""
+    import pyarrow.parquet  # noqa: F401 - loaded for the merges that follow
+
+    pa.table({"k": [1], "v": [1]}).group_by("k", use_threads=False).aggregate([("v", "sum")])
+
+
 RETRIES = 3
 
 
@@ -490,6 +497,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
             # order depends on shard numbers only.
             by_size = sorted(todo, key=lambda s: -_shard_bytes(s))
             pending: set[Future[ShardResult]] = {pool.submit(_work, s, opts) for s in by_size} if pool else set()
+            if pool is not None and args.workers > 1:
+                # Queued behind the shards: a worker out of shards, waiting for the others, loads
+                # what the bucket merges need instead of loading it on the merges' clock.
+                for _ in range(args.workers):
+                    pool.submit(_warm_up)
             while pending:
                 finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 _drain(q, progress)
