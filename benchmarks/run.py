@@ -124,12 +124,13 @@ def scan_cmd(inputs: list[str], out: str, workers: int) -> list[str]:
     return [exe, "scan", *inputs, "-o", out, "--workers", str(workers), "--force", "--quiet"]
 
 
-def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, int]]:
-    """(label, MB/s, hits) of find_dois on in-memory texts, best of 3 runs with cold caches (the
-    texts share their DOI names, so a warm cache would flatter every run after the first)."""
+def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, float | None, int]]:
+    """(label, MB/s of find_dois, MB/s of the C matcher on the UTF-8 bytes or None, hits) on
+    in-memory texts, best of 3 runs with cold caches (the texts share their DOI names, so a
+    warm cache would flatter every run after the first)."""
     from extractor import find_dois
     from extractor.canonical import canonical_key, clean_name
-    from extractor.find import _KEYS
+    from extractor.find import _KEYS, find_spans_utf8
 
     res = []
     for label, text in kind_texts.items():
@@ -143,8 +144,18 @@ def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, int]]:
             t0 = time.perf_counter()
             hits = sum(1 for _ in find_dois(text, kind))
             best = min(best, time.perf_counter() - t0)
-        res.append((label, len(text.encode()) / 1e6 / best, hits))
+        data = text.encode()
+        c_best = None
+        if kind == "plain":  # what scan runs on plain text
+            c_best = min(_timed(find_spans_utf8, data) for _ in range(3))
+        res.append((label, len(data) / 1e6 / best, c_best and len(data) / 1e6 / c_best, hits))
     return res
+
+
+def _timed(fn: Any, *args: Any) -> float:
+    t0 = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t0
 
 
 def _form_texts(n_bytes: int) -> dict[str, str]:
@@ -182,16 +193,20 @@ def _form_texts(n_bytes: int) -> dict[str, str]:
 def find_tables(say: Any) -> None:
     """The finder in memory, per display form and per kind, and on hostile inputs."""
     say()
-    say(f"{'find_dois in memory (8 MB each, cold caches)':<44} {'MB/s':>8} {'hits':>8}")
-    for label, mbs, h in bench_find(_form_texts(8 << 20)):
-        say(f"{label:<44} {mbs:>8.1f} {h:>8}")
+    say(f"{'find_dois in memory (8 MB each, cold caches)':<44} {'MB/s':>8} {'hits':>8} {'C MB/s':>8}")
+    for label, mbs, c_mbs, h in bench_find(_form_texts(8 << 20)):
+        say(f"{label:<44} {mbs:>8.1f} {h:>8} {'' if c_mbs is None else f'{c_mbs:.1f}':>8}")
     # Hostile inputs: each megabyte should cost about what a megabyte of citation-dense text costs.
     say()
-    say(f"{'find_dois on 1 MB of hostile input':<44} {'ms':>8} {'hits':>8}")
+    say(f"{'find_dois on 1 MB of hostile input':<44} {'ms':>8} {'hits':>8} {'C ms':>8}")
+    from extractor.find import find_spans_utf8
+
     for label, text, kind in _hostile_texts():
         t0 = time.perf_counter()
         n = sum(1 for _ in find_dois_kind(text, kind))
-        say(f"{label:<44} {1000 * (time.perf_counter() - t0):>8.1f} {n:>8}")
+        ms = 1000 * (time.perf_counter() - t0)
+        c_ms = f"{1000 * _timed(find_spans_utf8, text.encode()):.1f}" if kind == "plain" else ""
+        say(f"{label:<44} {ms:>8.1f} {n:>8} {c_ms:>8}")
 
 
 def check_memory(size: str, tmp: Path, say: Any) -> None:
