@@ -85,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else list(argv))[:1] == ["scan"]:
+        from .procs import start_worker_server
+
+        start_worker_server()  # the workers' server loads its modules while this process does
     args = build_parser().parse_args(argv)
     try:
         if args.command == "find":

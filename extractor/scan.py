@@ -11,7 +11,6 @@ import argparse
 import glob
 import hashlib
 import json
-import multiprocessing as mp
 import os
 import queue
 import shutil
@@ -26,6 +25,8 @@ import pyarrow as pa
 from . import __version__
 from .dedupe import merge_bucket
 from .find import KINDS
+from .procs import die_with_parent
+from .procs import mp_context as _mp_context
 from .read import detect_compression, display_name
 from .shard import (
     InputError,
@@ -240,29 +241,7 @@ def _init_worker(q: Any) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    """Linux: end this worker when the scan process dies (even by SIGKILL), so no orphan goes
-    on working and writing into the output folder."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent died before prctl took effect
-        os._exit(1)
-
-
-def _mp_context() -> Any:
-    # Spawned workers are children of the scan process itself (so they can die with it), and
-    # start with no threads of the parent's (pyarrow's), which plain fork would copy.
-    return mp.get_context("spawn")
+    die_with_parent()
 
 
 class _Throttle:

@@ -360,10 +360,18 @@ def test_bounded_buffers_give_the_same_output(tmp_path: Path, monkeypatch: pytes
         list((tmp_path / "a" / "_work" / "parts").glob("*.arrow")))
 
 
-def _children(pid: int) -> list[int]:
+def _descendants(pid: int) -> list[int]:
+    """Children, grandchildren, …: workers are forked from a fork server, a child of the scan."""
     from benchmarks.run import _children_rss
 
-    return [child for child, parent in _children_rss()[0].items() if parent == pid]
+    parents = _children_rss()[0]
+    out: list[int] = []
+    frontier = [pid]
+    while frontier:
+        kids = [c for c, p in parents.items() if p in frontier]
+        out += kids
+        frontier = kids
+    return out
 
 
 def _is_worker(pid: int) -> bool:
@@ -382,8 +390,8 @@ def test_killed_scan_leaves_no_orphan_workers(tmp_path: Path) -> None:
                           "--workers", "2", "--quiet", "--shard-size", "100000"])
     workers: list[int] = []
     deadline = time.monotonic() + 20
-    while len(workers) < 2 and time.monotonic() < deadline:
-        workers = [c for c in _children(p.pid) if _is_worker(c)]
+    while len(workers) < 3 and time.monotonic() < deadline:  # the fork server and two workers
+        workers = [c for c in _descendants(p.pid) if _is_worker(c)]
         time.sleep(0.05)
     assert workers, "no worker started"
     os.kill(p.pid, signal.SIGKILL)  # the parent only, as an OOM killer would

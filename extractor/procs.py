@@ -1,0 +1,52 @@
+"""How the scan starts its worker processes (kept free of heavy imports: the scan command
+starts the workers' server before it loads anything else)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+from typing import Any
+
+# Workers are forked from a fork server: a fresh process that has only imported these modules,
+# so a worker starts at once, with what it needs loaded and no thread of the scan process's
+# (pyarrow's), which plain fork would copy. The server dies with the scan process (its first
+# preload), and its workers with it (die_with_parent in scan._init_worker): CPython's server
+# would otherwise live as long as any of its workers, and they as long as it. Where there is no
+# fork server (Windows), workers are spawned.
+_PRELOAD = ["extractor._forkserver_init", "extractor.scan", "pyarrow.compute", "pyarrow.parquet"]
+
+
+def mp_context() -> Any:
+    """The multiprocessing context of the scan's workers."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(_PRELOAD)
+    return ctx
+
+
+def start_worker_server() -> None:
+    """Start the workers' fork server now, so that it loads its modules while this process
+    loads its own."""
+    if "forkserver" in mp.get_all_start_methods():
+        from multiprocessing import forkserver
+
+        mp_context()
+        forkserver.ensure_running()
+
+
+def die_with_parent() -> None:
+    """Linux: end this process when its parent dies (even by SIGKILL), so that no orphan goes
+    on working and writing into the output folder."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
