@@ -85,14 +85,24 @@ def run_measured(cmd: list[str]) -> Measure:
 
 
 def median_run(cmd: list[str], repeat: int, before: callable | None = None) -> Measure:  # type: ignore[valid-type]
-    runs = []
+    return median_runs([cmd], repeat, before)[0]
+
+
+def median_runs(cmds: list[list[str]], repeat: int, before: callable | None = None) -> list[Measure]:  # type: ignore[valid-type]
+    """Median wall time (and peak memory) of each command, run round by round (A B C, A B C, …)
+    so that the machine's drift over minutes falls on every command alike, not on their ratio."""
+    runs: list[list[Measure]] = [[] for _ in cmds]
     for _ in range(repeat):
-        if before:
-            before()
-        runs.append(run_measured(cmd))
-    runs.sort(key=lambda m: m.seconds)
-    mid = runs[len(runs) // 2]
-    return Measure(mid.seconds, max(m.peak_tree_mb for m in runs), max(m.peak_proc_mb for m in runs))
+        for cmd, out in zip(cmds, runs, strict=True):
+            if before:
+                before()
+            out.append(run_measured(cmd))
+    result = []
+    for ms in runs:
+        ms.sort(key=lambda m: m.seconds)
+        mid = ms[len(ms) // 2]
+        result.append(Measure(mid.seconds, max(m.peak_tree_mb for m in ms), max(m.peak_proc_mb for m in ms)))
+    return result
 
 
 def ensure_rg() -> str:
@@ -308,15 +318,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         # ripgrep's raw scan: the physical reference.
         rg_cmd = [rg, "-j1", "-o", "-i", "--no-filename", "--no-line-number", CROSSREF, *plain_files]
-        rg_m = median_run(rg_cmd, a.repeat)
         counts = subprocess.run([rg, "-j1", "-i", "--count-matches", "--no-filename", CROSSREF, *plain_files],
                                 capture_output=True, text=True, check=True).stdout
         rg_hits = sum(int(x) for x in counts.split())
         drop = lambda: shutil.rmtree(tmp / "out", ignore_errors=True)  # noqa: E731
-        s1 = median_run(scan_cmd(plain_files, str(tmp / "out"), 1), a.repeat, drop)
-        run = json.loads((tmp / "out" / "_run.json").read_text())
-        hits = run["hits"]
-        s2 = median_run(scan_cmd(plain_files, str(tmp / "out"), 2), a.repeat, drop)
+        rg_m, s1, s2 = median_runs(
+            [rg_cmd, scan_cmd(plain_files, str(tmp / "out"), 1), scan_cmd(plain_files, str(tmp / "out"), 2)], a.repeat, drop
+        )
+        hits = json.loads((tmp / "out" / "_run.json").read_text())["hits"]
         say()
         say(f"{'what':<44} {'seconds':>8} {'MB/s':>8} {'hits/s':>11} {'peak tree MB':>13} {'peak proc MB':>13}")
         for label, m, h in (("rg -j1 -o (Crossref pattern)", rg_m, rg_hits), ("doi-extract scan --workers 1", s1, hits),
@@ -328,12 +337,14 @@ def main(argv: list[str] | None = None) -> int:
             f"hits: scan {hits}, rg {rg_hits} (rg finds bare-pattern matches only)")
         # Compressed input against decompression alone.
         gz = sorted(str(p) for p in (corpus / "gzip").iterdir())
-        dec = median_run(["sh", "-c", "gzip -dc " + " ".join(gz) + " > /dev/null"], a.repeat)
-        sg = median_run(scan_cmd(gz, str(tmp / "out"), 1), a.repeat, drop)
+        dec, sg, s1g = median_runs([["sh", "-c", "gzip -dc " + " ".join(gz) + " > /dev/null"],
+                                    scan_cmd(gz, str(tmp / "out"), 1), scan_cmd(plain_files, str(tmp / "out"), 1)],
+                                   a.repeat, drop)
         say(f"{'gzip -dc (decompression alone)':<44} {dec.seconds:>8.2f}")
         say(f"{'doi-extract scan gzip --workers 1':<44} {sg.seconds:>8.2f} {nbytes / 1e6 / sg.seconds:>8.1f} "
             f"{'':>11} {sg.peak_tree_mb:>13.0f} {sg.peak_proc_mb:>13.0f}")
-        say(f"gzip overhead: scan(gz) - scan(plain) = {sg.seconds - s1.seconds:.2f} s vs decompression {dec.seconds:.2f} s")
+        say(f"gzip overhead: scan(gz) - scan(plain) = {sg.seconds - s1g.seconds:.2f} s vs decompression {dec.seconds:.2f} s "
+            f"(plain scan timed in the same rounds: {s1g.seconds:.2f} s)")
         jl = sorted(str(p) for p in (corpus / "jsonl").iterdir())[:4]
         jl_bytes = sum(os.path.getsize(p) for p in jl)
         sj = median_run(scan_cmd(jl, str(tmp / "out"), 1), a.repeat, drop)
