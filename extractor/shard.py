@@ -91,6 +91,11 @@ class Options:
 Progress = Callable[[int, int], None]  # (bytes, hits) since the last call
 
 
+# Control bytes that text does not contain (tab, line feed, vertical tab, form feed, carriage
+# return and escape are kept).
+_CONTROL_BYTES = bytes([*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)])
+
+
 def _is_binary(head: bytes) -> str | None:
     """Why `head` is not text, or None: a PDF, or mostly control bytes."""
     if head.startswith(b"%PDF-"):
@@ -98,7 +103,7 @@ def _is_binary(head: bytes) -> str | None:
     if not head:
         return None
     sample = head[:65536]
-    controls = sum(sample.count(bytes([b])) for b in (*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)))
+    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
     if controls > len(sample) * 0.03:
         return "binary data (control bytes in the first block)"
     return None
@@ -108,28 +113,37 @@ def _byte_blocks(
     stream: Any, base: int, limit: int | None, progress: Progress, result: ShardResult
 ) -> Iterator[tuple[bytes, int, bool]]:
     """Raw blocks (data, byte offset of data[0], is_last), reading at most `limit` bytes; the
-    first is checked for binary data and loses a UTF-8 byte order mark at the start of a file."""
-    first = True
-    while True:
+    first is checked for binary data and loses a UTF-8 byte order mark at the start of a file.
+
+    One block is read ahead, so that the last block is known to be the last: a small file is
+    one block, searched once.
+    """
+
+    def read() -> bytes:
+        nonlocal limit
         want = BLOCK_SIZE if limit is None else min(BLOCK_SIZE, limit)
-        data = stream.read(want) if want > 0 else b""
-        if first:
-            why = _is_binary(data)
-            if why:
-                raise InputError(why)
-            if base == 0 and data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:]
-                base = 3
-            first = False
+        data: bytes = stream.read(want) if want > 0 else b""
         if limit is not None:
             limit -= len(data)
         result.bytes_read += len(data)
         progress(len(data), 0)
-        last = not data or (limit is not None and limit <= 0)
+        return data
+
+    data = read()
+    why = _is_binary(data)
+    if why:
+        raise InputError(why)
+    if base == 0 and data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        base = 3
+    while True:
+        ahead = read() if data and (limit is None or limit > 0) else b""
+        last = not ahead
         yield data, base, last
-        base += len(data)
         if last:
             return
+        base += len(data)
+        data = ahead
 
 
 def _text_blocks(blocks: Iterator[tuple[bytes, int, bool]]) -> Iterator[tuple[str, int, bool]]:

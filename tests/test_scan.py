@@ -525,3 +525,18 @@ def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> N
     got = list(zip(occ["record"], occ["offset"], occ["raw"], occ["form"], occ["doi"], strict=True))
     assert got == [(r, s, shard._clean(raw)[0], f, d) for r, s, raw, f, d in want]
     assert len(got) == 5
+
+
+def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import extractor.shard as shard
+
+    calls: list[int] = []
+    real = shard.find_spans
+    monkeypatch.setattr(shard, "find_spans", lambda text, *a, **k: calls.append(len(text)) or real(text, *a, **k))
+    page = tmp_path / "p.html"
+    page.write_text('<p>See <a href="https://doi.org/10.1000/182">doi:10.1000/182</a>.</p>')
+    opts = shard.Options(str(tmp_path / "out"), 4, False, "text", "id", False)
+    chunks = list(shard._scan_text(shard.ShardSpec(0, "p.html", str(page), "text", None), opts,
+                                   lambda n, h: None, shard.ShardResult(0), {}))
+    assert len(calls) == 1  # the last block is known as such: no second pass over the same text
+    assert sum(sum(c[1]) for c in chunks) == 2
