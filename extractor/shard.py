@@ -17,6 +17,7 @@ import os
 import re
 import stat
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -308,6 +309,7 @@ def _scan_plain(
 # An uncompressed file is read through a memory map, in windows of this size: no copies, and
 # the pages behind the window are dropped, so memory stays flat on a file of any size.
 MAP_WINDOW = 8 << 20
+MAP_MIN = 4 << 20  # a smaller file is read at once: mapping it costs more than the copy
 
 
 def _scan_mapped(
@@ -483,7 +485,7 @@ def _map(stream: Any) -> mmap.mmap | None:
     try:
         fd = stream.fileno()
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+        if not stat.S_ISREG(st.st_mode) or st.st_size < MAP_MIN:
             return None
         return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError, AttributeError):
@@ -695,16 +697,16 @@ class _PartWriter:
     batch, batches], goes into the completion marker).
 
     A large chunk (a file's mentions) becomes an Arrow table at once, sliced per bucket; small
-    ones (a record's) gather in column lists, converted at the flush: either way, per row
-    there is no Python work and per chunk no more than a few calls.
+    ones (a small file's, a record's) gather in one set of column lists with their bucket,
+    split by bucket at the flush: per row there is no Python work, per chunk a few calls.
     """
 
     BIG = 1024  # rows from which a chunk is made a table of its own
 
     def __init__(self, base: str) -> None:
         self.base = base
-        self.tables: dict[int, list[pa.Table]] = {}
-        self.cols: dict[int, dict[str, list[Any]]] = {}
+        self.tables: list[tuple[int, pa.Table]] = []  # (bucket, rows)
+        self.cols: dict[str, list[Any]] = {name: [] for name in (*PARTIAL_SCHEMA.names, "_bucket")}
         self.rows = 0
         self.layouts: list[dict[int, list[int]]] = []
 
@@ -716,6 +718,7 @@ class _PartWriter:
         if not n:
             return
         self.rows += n
+        filled = [b for b in range(len(bounds) - 1) if bounds[b + 1] > bounds[b]]
         if n >= self.BIG:
             table = pa.Table.from_arrays(
                 [
@@ -731,56 +734,51 @@ class _PartWriter:
                 ],
                 schema=PARTIAL_SCHEMA,
             )
-            for b in range(len(bounds) - 1):
-                if bounds[b + 1] > bounds[b]:
-                    self.tables.setdefault(b, []).append(table.slice(bounds[b], bounds[b + 1] - bounds[b]))
+            self.tables += [(b, table.slice(bounds[b], bounds[b + 1] - bounds[b])) for b in filled]
             return
-        for b in range(len(bounds) - 1):
-            lo, hi = bounds[b], bounds[b + 1]
-            if hi == lo:
-                continue
-            cols = self.cols.get(b)
-            if cols is None:
-                cols = self.cols[b] = {name: [] for name in PARTIAL_SCHEMA.names}
-            k = hi - lo
-            cols["shard"] += [shard] * k
-            cols["doc"] += [doc] * k
-            cols["source"] += [source] * k
-            cols["record"] += [rid] * k
-            cols["doi"] += dois[lo:hi]
-            cols["count"] += counts[lo:hi]
-            cols["first_offset"] += offsets[lo:hi]
-            cols["first_raw"] += raws[lo:hi]
-            cols["forms"] += forms[lo:hi]
+        cols = self.cols
+        cols["shard"] += [shard] * n
+        cols["doc"] += [doc] * n
+        cols["source"] += [source] * n
+        cols["record"] += [rid] * n
+        cols["doi"] += dois
+        cols["count"] += counts
+        cols["first_offset"] += offsets
+        cols["first_raw"] += raws
+        cols["forms"] += forms
+        for b in filled:
+            cols["_bucket"] += [b] * (bounds[b + 1] - bounds[b])
 
-    def mark(self) -> tuple[dict[int, int], dict[int, int]]:
-        return {b: len(t) for b, t in self.tables.items()}, {b: len(c["doi"]) for b, c in self.cols.items()}
+    def mark(self) -> tuple[int, int]:
+        return len(self.tables), len(self.cols["doi"])
 
-    def rollback(self, mark: tuple[dict[int, int], dict[int, int]]) -> None:
+    def rollback(self, mark: tuple[int, int]) -> None:
         """Drop rows buffered since `mark` (rows already written stay)."""
-        tables, cols = mark
-        for b, ts in self.tables.items():
-            del ts[tables.get(b, 0) :]
-        for b, cs in self.cols.items():
-            for col in cs.values():
-                del col[cols.get(b, 0) :]
-        self.rows = sum(t.num_rows for ts in self.tables.values() for t in ts) + sum(
-            len(c["doi"]) for c in self.cols.values()
-        )
+        del self.tables[mark[0] :]
+        for col in self.cols.values():
+            del col[mark[1] :]
+        self.rows = sum(t.num_rows for _b, t in self.tables) + len(self.cols["doi"])
 
     def flush(self) -> None:
         by_bucket: dict[int, list[pa.RecordBatch]] = {}
-        for b in sorted(set(self.tables) | set(self.cols)):
-            parts = list(self.tables.get(b, []))
-            cols = self.cols.get(b)
-            if cols and cols["doi"]:
-                parts.append(pa.Table.from_pydict(cols, schema=PARTIAL_SCHEMA))
-            if parts:
-                by_bucket[b] = [batch for t in parts for batch in t.to_batches()]
+        for b, t in self.tables:
+            by_bucket.setdefault(b, []).extend(t.to_batches())
+        if self.cols["doi"]:
+            buckets = self.cols.pop("_bucket")
+            small = pa.Table.from_pydict(self.cols, schema=PARTIAL_SCHEMA).append_column("_bucket", pa.array(buckets, pa.int32()))
+            small = small.sort_by([("_bucket", "ascending")])  # a stable sort: input order within a bucket
+            ends = small["_bucket"].to_pylist()
+            start = 0
+            while start < len(ends):
+                b = ends[start]
+                stop = bisect_right(ends, b, start)
+                by_bucket.setdefault(b, []).extend(small.slice(start, stop - start).drop_columns(["_bucket"]).to_batches())
+                start = stop
         if by_bucket:
-            self.layouts.append(write_part(f"{self.base}-{len(self.layouts):04d}{PART_EXT}", by_bucket, PARTIAL_SCHEMA))
-        self.tables = {}
-        self.cols = {}
+            layout = write_part(f"{self.base}-{len(self.layouts):04d}{PART_EXT}", dict(sorted(by_bucket.items())), PARTIAL_SCHEMA)
+            self.layouts.append(layout)
+        self.tables = []
+        self.cols = {name: [] for name in (*PARTIAL_SCHEMA.names, "_bucket")}
         self.rows = 0
 
 
@@ -810,7 +808,7 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
                 parts.add_chunk(spec.index, doc_base + n, source, rid, chunk)
                 if parts.rows >= FLUSH_ROWS:
                     parts.flush()
-                    mark = ({}, {})
+                    mark = (0, 0)
                 if len(occ["doi"]) >= FLUSH_ROWS:
                     occ_files = _flush_occ(occ_base, occ_files, occ)
                     counts = (counts[0], counts[1], 0)

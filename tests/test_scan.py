@@ -484,6 +484,7 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
     from extractor.find import find_spans
 
     monkeypatch.setattr(shard, "MAP_WINDOW", 64 << 10)  # many windows and blocks, each boundary a chance to err
+    monkeypatch.setattr(shard, "MAP_MIN", 0)  # map this small file too
     monkeypatch.setattr(shard, "BLOCK_SIZE", 48 << 10)
     data = _mixed_text(30_000)
     text = data.decode("utf-8", "surrogateescape")
@@ -507,6 +508,10 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
                 break  # a compressed file is one shard
         assert sorted(got) == want, name
         assert counts == len(want) and bad == 3, name
+    with open(tmp_path / "a.txt", "rb") as f:
+        mapped = shard._map(f)
+        assert mapped is not None  # the plain file above did take the memory-mapped path
+        mapped.close()
 
 
 def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> None:
