@@ -238,6 +238,26 @@ def check_memory(size: str, tmp: Path, say: Any) -> None:
         path.unlink()
 
 
+def write_small_files(source: Path, folder: Path, count: int, size: int = 2500) -> int:
+    """Cut the first lines of a corpus file into `count` files of about `size` bytes (a corpus
+    of one small document per file: the per-file cost); how many were written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    buf: list[bytes] = []
+    n = 0
+    with open(source, "rb") as f:
+        for line in f:
+            buf.append(line)
+            n += len(line)
+            if n >= size:
+                (folder / f"doc-{written:06d}.txt").write_bytes(b"".join(buf))
+                written += 1
+                buf, n = [], 0
+                if written >= count:
+                    break
+    return written
+
+
 def _hostile_texts() -> list[tuple[str, str, str]]:
     mb = 1_000_000
     return [
@@ -350,6 +370,13 @@ def main(argv: list[str] | None = None) -> int:
         sj = median_run(scan_cmd(jl, str(tmp / "out"), 1), a.repeat, drop)
         say(f"{'scan JSONL records (4 files) --workers 1':<44} {sj.seconds:>8.2f} {jl_bytes / 1e6 / sj.seconds:>8.1f} "
             f"{'':>11} {sj.peak_tree_mb:>13.0f} {sj.peak_proc_mb:>13.0f}")
+        small_dir = tmp / "small"
+        n_small = write_small_files(Path(plain_files[0]), small_dir, 20_000)
+        s_bytes = dir_bytes(small_dir)
+        ss = median_run(scan_cmd([str(small_dir)], str(tmp / "out"), 1), a.repeat, drop)
+        say(f"{f'scan {n_small} small plain files --workers 1':<44} {ss.seconds:>8.2f} {s_bytes / 1e6 / ss.seconds:>8.1f} "
+            f"{'':>11} {ss.peak_tree_mb:>13.0f} {ss.peak_proc_mb:>13.0f}")
+        shutil.rmtree(small_dir)
         html_dir = corpus / "html"
         h_bytes = dir_bytes(html_dir)
         sh = median_run(scan_cmd([str(html_dir)], str(tmp / "out"), 1), a.repeat, drop)
