@@ -26,6 +26,7 @@ enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTH
 #define SHORT_WINDOW 256
 #define LEFT_WINDOW 512
 #define MAX_LOGICAL (MAX_DOI_CHARS + 2 * SHORT_WINDOW)
+#define RUN_CAP (MAX_LOGICAL + MAX_DOI_CHARS + 8) /* an anchor of up to MAX_LOGICAL, then a whole run */
 
 /* ---- UTF-8 ---------------------------------------------------------------------------- */
 
@@ -633,7 +634,7 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
 /* The context of tail rules 3 and 5: searched in url_before + NUL + name. */
 static int tail_context(int rule, const cp_t *ub, Py_ssize_t ubn, const cp_t *s, Py_ssize_t n)
 {
-    cp_t ctx[LEFT_WINDOW + MAX_LOGICAL + 2];
+    cp_t ctx[LEFT_WINDOW + 8 + MAX_LOGICAL + 2]; /* url_before (at most LEFT_WINDOW + 4), NUL, name */
     Py_ssize_t m = 0;
     for (Py_ssize_t k = 0; k < ubn; k++)
         ctx[m++] = ub[k];
@@ -1143,12 +1144,40 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
     return rc;
 }
 
+/* Read the run after an anchor into s[off:] (byte offsets in bo), as find._extend does: the
+ * short window first, the whole window only when no rule ends the name in the short one. The
+ * rules of first_cut never end a name inside its anchor, so they are applied to the run alone.
+ * Returns the run's length, or -1 for a candidate that no rule ends within MAX_DOI_CHARS (spec
+ * §4: dropped and counted), with *skip where its token ends. *qq is the byte after the run. */
+static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, Py_ssize_t off, int form, Py_ssize_t *qq,
+                           Py_ssize_t *skip)
+{
+    *qq = q;
+    Py_ssize_t have = decode_run(B, qq, s, bo, off, 0, SHORT_WINDOW + 1);
+    if (have > SHORT_WINDOW && first_cut(s + off, have, form) >= SHORT_WINDOW) {
+        have = decode_run(B, qq, s, bo, off, have, MAX_DOI_CHARS + 1);
+        if (have > MAX_DOI_CHARS && first_cut(s + off, have, form) >= MAX_DOI_CHARS) {
+            Py_ssize_t i = *qq;
+            while (i < B->n) {
+                cp_t c;
+                int k = dec(B->b, B->n, i, &c);
+                if (run_end(c))
+                    break;
+                i += k;
+            }
+            *skip = i;
+            return -1;
+        }
+    }
+    return have;
+}
+
 static int scan(const Buf *B, Sink *k)
 {
     const unsigned char *b = B->b;
     Py_ssize_t n = B->n, pos = 0, last_end = 0;
-    static cp_t s[MAX_LOGICAL + 8];
-    static Py_ssize_t bo[MAX_LOGICAL + 8];
+    static cp_t s[RUN_CAP];
+    static Py_ssize_t bo[RUN_CAP];
     static cp_t ub[LEFT_WINDOW + 8];
     while ((pos = next_anchor(b, n, pos)) >= 0) {
         Py_ssize_t p = pos, j = p + 3, first = 0;
@@ -1190,61 +1219,24 @@ static int scan(const Buf *B, Sink *k)
             continue;
         if (form == F_BARE && sep != '/')
             form = F_PERCENT;
-        /* _extend: the anchor, then the run after it */
-        Py_ssize_t A = q - p;
-        if (A > MAX_LOGICAL) {
-            /* the logical name would be too long whatever the run */
-            Py_ssize_t qq = q, have = decode_run(B, &qq, s, bo, 0, 0, SHORT_WINDOW + 1);
-            if (have > SHORT_WINDOW) {
-                /* as find._extend: a run that no rule ends is read whole and may be skipped */
-                Py_ssize_t fc = first_cut(s, have, form);
-                if (fc >= SHORT_WINDOW) {
-                    have = decode_run(B, &qq, s, bo, 0, have, MAX_DOI_CHARS + 1);
-                    if (have > MAX_DOI_CHARS && first_cut(s, have, form) >= MAX_DOI_CHARS) {
-                        if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
-                            k->too_long++;
-                        while (qq < n) {
-                            cp_t c;
-                            int kk = dec(b, n, qq, &c);
-                            if (run_end(c))
-                                break;
-                            qq += kk;
-                        }
-                        last_end = qq;
-                        continue;
-                    }
-                }
-            }
-            if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
-                k->too_long++;
+        /* _extend: the anchor, then the run after it (at offset 0 when the anchor alone is
+         * too long for a name: only whether the token is skipped matters then) */
+        Py_ssize_t A = q - p, off = A > MAX_LOGICAL ? 0 : A, qq, skip;
+        int mine = p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi;
+        Py_ssize_t have = read_run(B, q, s, bo, off, form, &qq, &skip);
+        if (have < 0) {
+            k->too_long += mine;
+            last_end = skip; /* dropped with the rest of its token, never truncated */
+            continue;
+        }
+        Py_ssize_t L = A + have;
+        if (L > MAX_LOGICAL) {
+            k->too_long += mine;
             continue;
         }
         for (Py_ssize_t t = 0; t < A; t++) {
             s[t] = b[p + t];
             bo[t] = p + t;
-        }
-        Py_ssize_t qq = q, have = decode_run(B, &qq, s, bo, A, 0, SHORT_WINDOW + 1);
-        if (have > SHORT_WINDOW && first_cut(s, A + have, form) >= A + SHORT_WINDOW) {
-            have = decode_run(B, &qq, s, bo, A, have, MAX_DOI_CHARS + 1);
-            if (have > MAX_DOI_CHARS && first_cut(s, A + have, form) >= A + MAX_DOI_CHARS) {
-                if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
-                    k->too_long++;
-                while (qq < n) {
-                    cp_t c;
-                    int kk = dec(b, n, qq, &c);
-                    if (run_end(c))
-                        break;
-                    qq += kk;
-                }
-                last_end = qq;
-                continue;
-            }
-        }
-        Py_ssize_t L = A + have;
-        if (L > MAX_LOGICAL) {
-            if (p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi)
-                k->too_long++;
-            continue;
         }
         bo[L] = qq; /* the byte after the last character read */
         Py_ssize_t ubn = 0;

@@ -74,6 +74,13 @@ def test_c_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
     agree("".join(pieces).encode("utf-8", "surrogateescape"))
 
 
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=10))
+@settings(max_examples=300, deadline=None)
+def test_c_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
+    # Pieces repeated hundreds of times: anchors, runs and brackets near every window's bound.
+    agree("".join(p * k for p, k in pieces).encode("utf-8", "surrogateescape"))
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -81,12 +88,15 @@ def test_c_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
         "see 10.1234/" + "a" * 1990 + "<b> x",
         "see 10.1234/" + "a" * 2500 + " then 10.1234/after",  # too long: dropped with its token
         "x 10." + "1" * 3000 + "/abc 10.1000/182",  # an absurd registrant
+        "x 10." + "1" * 1500 + "/" + "a" * 2500 + " 10.1000/182",  # a long registrant and a long run
+        "x 10." + "1" * 1500 + "/" + "(" * 2100 + " 10.1000/182",
         "x 10.1234/" + "(" * 3000 + " 10.1000/182",
         "10.1234/a," * 400,
         "doi:" + " " * 12 + "10.1038/sj.npp.1300301",  # a spaced label 24 characters back
         "https://doi.org/" + "/x" * 300 + "10.1234/5",
     ],
-    ids=["long", "long-tag", "too-long", "huge-anchor", "brackets", "comma-joined", "spaced-label", "long-url"],
+    ids=["long", "long-tag", "too-long", "huge-anchor", "long-anchor-long-run", "long-anchor-brackets", "brackets",
+         "comma-joined", "spaced-label", "long-url"],
 )
 def test_c_matcher_agrees_on_long_runs(text: str) -> None:
     agree(text.encode())
