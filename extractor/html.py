@@ -12,6 +12,7 @@ import html as _html
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from .read import JSON_ESCAPES
 
@@ -35,34 +36,35 @@ _JSON_ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|[/\\\"bfnrt])")
 
 @dataclass(slots=True)
 class View:
-    """A text built from pieces of a raw document, with the map from its offsets to raw ones."""
+    """A text built from pieces of a raw document, with the map from its offsets to raw ones.
 
-    parts: list[str] = field(default_factory=list)
+    Pieces are gathered as (text, raw start, raw length) — the raw length 0 for a piece copied
+    verbatim — and the text and offset map are made once, by finish().
+    """
+
+    segs: list[tuple[str, int, int]] = field(default_factory=list)
+    text: str = ""
     vpos: list[int] = field(default_factory=list)  # view offset where each segment starts
     rpos: list[int] = field(default_factory=list)  # raw offset where it starts
     rlen: list[int] = field(default_factory=list)  # raw length of an atomic segment, 0 if linear
-    size: int = 0
-    text: str = ""
 
     def linear(self, s: str, raw_start: int) -> None:
         """Append `s`, copied verbatim from the raw text at `raw_start`."""
         if s:
-            self._seg(s, raw_start, 0)
+            self.segs.append((s, raw_start, 0))
 
     def atomic(self, s: str, raw_start: int, raw_len: int) -> None:
         """Append `s`, which stands for raw_len raw characters (an entity, escape or boundary)."""
-        self._seg(s, raw_start, raw_len)
-
-    def _seg(self, s: str, raw_start: int, raw_len: int) -> None:
-        self.parts.append(s)
-        self.vpos.append(self.size)
-        self.rpos.append(raw_start)
-        self.rlen.append(raw_len)
-        self.size += len(s)
+        self.segs.append((s, raw_start, raw_len))
 
     def finish(self) -> View:
-        self.text = "".join(self.parts)
-        self.parts = []
+        parts = [t[0] for t in self.segs]
+        self.text = "".join(parts)
+        self.vpos = list(accumulate(map(len, parts), initial=0))
+        self.vpos.pop()
+        self.rpos = [t[1] for t in self.segs]
+        self.rlen = [t[2] for t in self.segs]
+        self.segs = []
         return self
 
     def to_raw(self, start: int, end: int) -> tuple[int, int]:
@@ -111,6 +113,7 @@ def _add_json(view: View, s: str, raw_start: int) -> None:
 def html_views(doc: str) -> list[View]:
     """The text-flow, attribute and JSON views of an HTML document."""
     flow, attrs, data = View(), View(), View()
+    seg = flow.segs.append  # the flow view's pieces, appended inline: the loop runs once a tag
     pos = 0
     n = len(doc)
     last_inline_close = False
@@ -121,24 +124,28 @@ def html_views(doc: str) -> list[View]:
             _add_text(flow, doc[pos:], pos)
             break
         if lt > pos:
-            _add_text(flow, doc[pos:lt], pos)
+            piece = doc[pos:lt]
+            if "&" in piece:
+                _add_decoded(flow, piece, pos, _ENTITY, _html.unescape)
+            else:
+                seg((piece, pos, 0))
             last_inline_close = False
-        if doc.startswith("<!--", lt):
-            end = doc.find("-->", lt + 4)
-            pos = n if end < 0 else end + 3
-            continue
-        if doc.startswith("<![CDATA[", lt):
-            end = doc.find("]]>", lt + 9)
-            end = n if end < 0 else end
-            _add_text(flow, doc[lt + 9 : end], lt + 9)
-            pos = min(n, end + 3)
-            continue
-        if doc.startswith("<!", lt) or doc.startswith("<?", lt):
-            end = doc.find(">", lt)
-            pos = n if end < 0 else end + 1
+        after = doc[lt + 1 : lt + 2]
+        if after == "!" or after == "?":
+            if doc.startswith("<!--", lt):
+                end = doc.find("-->", lt + 4)
+                pos = n if end < 0 else end + 3
+            elif doc.startswith("<![CDATA[", lt):
+                end = doc.find("]]>", lt + 9)
+                end = n if end < 0 else end
+                _add_text(flow, doc[lt + 9 : end], lt + 9)
+                pos = min(n, end + 3)
+            else:  # a declaration or processing instruction
+                end = doc.find(">", lt)
+                pos = n if end < 0 else end + 1
             continue
         m = None
-        if lt + 1 < n and (doc[lt + 1].isalpha() or doc[lt + 1] == "/"):
+        if after.isalpha() or after == "/":
             # Match a tag only up to a ">" (the next one, or a later one when the first stands
             # inside a quoted value): bounded work per "<", whatever the markup.
             if next_gt < lt:
@@ -164,7 +171,7 @@ def html_views(doc: str) -> list[View]:
         inline = name in INLINE_TAGS
         # A closing inline tag directly followed by an opening one ("</a><a>") separates two items.
         if not inline or (last_inline_close and not closing) or (name == "a" and closing):
-            flow.atomic("\n", lt, m.end() - lt)
+            seg(("\n", lt, m.end() - lt))
         last_inline_close = inline and bool(closing)
         if not closing and attr_text:
             _add_attributes(attrs, attr_text, m.start(3))
