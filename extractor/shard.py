@@ -310,6 +310,7 @@ def _scan_plain(
 # the pages behind the window are dropped, so memory stays flat on a file of any size.
 MAP_WINDOW = 8 << 20
 MAP_MIN = 4 << 20  # a smaller file is read at once: mapping it costs more than the copy
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)  # not on Windows: pages are then left to the OS
 
 
 def _scan_mapped(
@@ -364,8 +365,8 @@ def _scan_mapped(
             while mm[start] & 0xC0 == 0x80:  # a character boundary
                 start += 1
             page = (start // mmap.PAGESIZE) * mmap.PAGESIZE
-            if page > dropped:
-                mm.madvise(mmap.MADV_DONTNEED, dropped, page - dropped)
+            if page > dropped and _DONTNEED is not None:
+                mm.madvise(_DONTNEED, dropped, page - dropped)
                 dropped = page
             if range_hi is not None and start > range_hi:
                 return
