@@ -148,7 +148,6 @@ class StreamedText:
 
 
 JSON_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_ESC_OR_END = re.compile(r'[\\"]')
 
 
 class JsonStringDecoder:
@@ -164,17 +163,20 @@ class JsonStringDecoder:
         self.pending = ""
         out: list[str] = []
         i = 0
+        quote = s.find('"')  # kept until passed: the closing quote may be megabytes ahead
         while True:
-            m = _ESC_OR_END.search(s, i)
-            if m is None:
+            if 0 <= quote < i:
+                quote = s.find('"', i)
+            j = s.find("\\", i)
+            if quote >= 0 and (j < 0 or quote < j):
+                out.append(s[i:quote])
+                self.done = True
+                self.rest = s[quote + 1 :]
+                break
+            if j < 0:
                 out.append(s[i:])
                 break
-            j = m.start()
             out.append(s[i:j])
-            if s[j] == '"':
-                self.done = True
-                self.rest = s[j + 1 :]
-                break
             if j + 1 >= len(s) or (s[j + 1] == "u" and j + 6 > len(s)):
                 self.pending = s[j:]
                 break

@@ -264,12 +264,14 @@ def _scan_plain(
     hits: list[tuple[int, int, int, str, str]] | None,
     range_lo: int = 0,
     range_hi: int | None = None,
+    chars: bool = False,
 ) -> Iterator[int]:
     """Scan blocks of plain UTF-8 text into the mention `table` (and `hits`, with absolute
     offsets), yielding after each block so that the caller can drain them.
 
     The same block logic as _scan_blocks, in bytes: each block is searched with the end of the
-    one before, and hits too near its end wait for the next one.
+    one before, and hits too near its end wait for the next one. With `chars` (valid UTF-8: a
+    record's text), offsets and block bases count characters, not bytes.
     """
     carry = b""
     carry_base = 0
@@ -286,7 +288,7 @@ def _scan_plain(
         rlo = range_lo - carry_base
         rhi = n + 1 if range_hi is None else range_hi - carry_base
         first_hit = len(hits) if hits is not None else 0
-        reported, last_end, too_long = _cscan.scan(buf, done_upto, cut, rlo, rhi, carry_base, table, hits)
+        reported, last_end, too_long = _cscan.scan(buf, done_upto, cut, rlo, rhi, carry_base, table, hits, chars=chars)
         if hits is not None:
             hits[first_hit:] = [(carry_base + a, carry_base + b, f, d, r) for a, b, f, d, r in hits[first_hit:]]
         result.hits += reported
@@ -300,7 +302,7 @@ def _scan_plain(
             keep += 1
         done_upto = max(cut, last_end) - keep
         counted -= keep
-        carry_base += keep
+        carry_base += len(buf[:keep].decode("utf-8")) if chars else keep
         carry = buf[keep:]
         if range_hi is not None and carry_base > range_hi:
             return
@@ -640,7 +642,23 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
             if isinstance(text, StreamedText):
                 # A record too large to hold: its text is read in blocks, like a file.
                 blocks = _char_blocks(text.chunks)
-                hits = _scan_blocks(blocks, unit.kind, unit.source, opts, result, progress, char_offsets=True)
+                first = next(blocks)
+                kind = unit.kind or detect_kind(None, first[0][:65536])
+                result.kinds[kind] = result.kinds.get(kind, 0) + 1
+                blocks = itertools.chain([first], blocks)
+                if kind == "plain" and not opts.allow_other_prefix:
+                    table = _cscan.Mentions()
+                    found: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
+                    utf8 = ((t.encode("utf-8"), pos, last) for t, pos, last in blocks)
+                    first_row = len(occ["record"])
+                    chunks = list(_drain(_scan_plain(utf8, result, progress, table, found, chars=True),
+                                         table, found, unit.source, occ, opts.buckets))
+                    # The id may stand after the text: it is known only now.
+                    occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
+                    for chunk in chunks:
+                        yield unit.source, text.rid, n, chunk
+                    continue
+                hits = _scan_blocks(blocks, kind, unit.source, opts, result, progress, char_offsets=True)
                 if text.rid is not None:
                     if opts.occurrences:
                         hits = _tee_occ(hits, occ, unit.source, text.rid)

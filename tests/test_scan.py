@@ -20,6 +20,8 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extractor.read import BLOCK_SIZE
 
@@ -243,13 +245,13 @@ def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path, monkeypatch:
     import extractor.shard as shard
 
     monkeypatch.setattr(shard, "MAX_RECORD_BYTES", 1 << 20)  # records over 1 MiB are streamed
-    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 40
+    filler = "lorem ipsum dolor – sit amet, consectetur adipiscing élit 😀 " * 40  # offsets count characters
     parts = [filler + f"doi:10.1234\\/rec.{i}\\n" for i in range(400)]  # JSON escapes inside
     big_text = "".join(parts)
     f = tmp_path / "big.jsonl"
     f.write_text('{"id": "first", "text": "' + big_text + '"}\n'
                  '{"text": "' + big_text + '", "id": 99}\n'
-                 '{"id": "small", "text": "doi:10.1234/small"}\n')
+                 '{"id": "small", "text": "doi:10.1234/small"}\n', encoding="utf-8")
     opts = shard.Options(str(tmp_path / "out"), 4, True, "text", "id", False)
     spec = shard.ShardSpec(0, str(f), str(f), "jsonl", None, 0, -1, "k")
     res = shard.run_shard(spec, opts, lambda a, b: None)
@@ -545,3 +547,29 @@ def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.Monke
                                    lambda n, h: None, shard.ShardResult(0), {}))
     assert len(calls) == 1  # the last block is known as such: no second pass over the same text
     assert sum(sum(c[1]) for c in chunks) == 2
+
+
+_JSON_PIECES = ["a", "é", "😀", "10.1000/1", '\\"', "\\\\", "\\/", "\\n", "\\u002F", "\\u00e9", "\\ud83d\\ude00",
+                "\\ude00", "\\ud83d", "\\uZZZZ", " "]
+
+
+@given(st.lists(st.sampled_from(_JSON_PIECES), max_size=40), st.lists(st.integers(1, 30), min_size=1, max_size=10))
+@settings(max_examples=500, deadline=None)
+def test_streamed_json_string_decodes_like_json_loads(pieces: list[str], cuts: list[int]) -> None:
+    from extractor.read import JsonStringDecoder
+
+    body = "".join(pieces)
+    raw = body + '"' + ', "id": 1}'
+    decoder = JsonStringDecoder()
+    out, pos, k = [], 0, 0
+    while not decoder.done and pos < len(raw):  # fed in pieces cut anywhere, escapes included
+        step = cuts[k % len(cuts)]
+        out.append(decoder.feed(raw[pos : pos + step]))
+        pos += step
+        k += 1
+    assert decoder.done and decoder.rest + raw[pos:] == ', "id": 1}'
+    # json.loads is the reference, with lone or broken surrogate escapes read as U+FFFD
+    want = json.loads('"' + body + '"') if "\\uZZZZ" not in body else None
+    if want is not None:
+        want = "".join("\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in want)
+        assert "".join(out) == want
