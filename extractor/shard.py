@@ -410,6 +410,7 @@ def _drain(
     table: Any,
     hits: list[tuple[int, int, int, str, str]] | None,
     source: str,
+    rid: str | None,
     occ: dict[str, list[Any]],
     buckets: int,
 ) -> Iterator[Chunk]:
@@ -417,7 +418,7 @@ def _drain(
     for _ in found:
         if hits:
             for a, _b, f, d, raw in hits:
-                _occ_row(occ, source, None, a, _clean(raw)[0], FORMS[f].value, d)
+                _occ_row(occ, source, rid, a, _clean(raw)[0], FORMS[f].value, d)
             hits.clear()
         if len(table) >= dedupe.MAX_MENTIONS:
             yield table.take(buckets)
@@ -455,7 +456,7 @@ def _scan_text(
                     table = _cscan.Mentions()
                     hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
                     yield from _drain(_scan_mapped(mm, base, result, progress, table, hits, range_lo, range_hi),
-                                      table, hits, spec.source, occ, opts.buckets)
+                                      table, hits, spec.source, None, occ, opts.buckets)
                     if range_lo == 0:
                         result.documents += 1
                     return
@@ -472,7 +473,7 @@ def _scan_text(
             table = _cscan.Mentions()
             hits = [] if opts.occurrences else None
             yield from _drain(_scan_plain(blocks, result, progress, table, hits, range_lo, range_hi),
-                              table, hits, spec.source, occ, opts.buckets)
+                              table, hits, spec.source, None, occ, opts.buckets)
         else:
             found = _scan_blocks(_text_blocks(blocks), kind, spec.source, opts, result, progress, range_lo, range_hi)
             if opts.occurrences:
@@ -651,9 +652,14 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                     found: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
                     utf8 = ((t.encode("utf-8"), pos, last) for t, pos, last in blocks)
                     first_row = len(occ["record"])
-                    chunks = list(_drain(_scan_plain(utf8, result, progress, table, found, chars=True),
-                                         table, found, unit.source, occ, opts.buckets))
-                    # The id may stand after the text: it is known only now.
+                    drained = _drain(_scan_plain(utf8, result, progress, table, found, chars=True),
+                                     table, found, unit.source, text.rid, occ, opts.buckets)
+                    if text.rid is not None:  # the id stood before the text: chunks go as they come
+                        for chunk in drained:
+                            yield unit.source, text.rid, n, chunk
+                        continue
+                    # The id stands after the text, so it is known only at its end.
+                    chunks = list(drained)
                     occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
                     for chunk in chunks:
                         yield unit.source, text.rid, n, chunk
