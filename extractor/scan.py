@@ -343,8 +343,14 @@ class _Progress:
 # ----------------------------------------------------------------------------- the run
 
 
+# The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
+# under another layout is not reused, it is redone.
+PARTS_FORMAT = 2
+
+
 def _opts_key(args: argparse.Namespace) -> str:
-    ident = json.dumps([__version__, args.kind, args.text_field, args.id_field, args.occurrences, args.buckets, args.other_prefixes])
+    ident = json.dumps([__version__, PARTS_FORMAT, args.kind, args.text_field, args.id_field, args.occurrences,
+                        args.buckets, args.other_prefixes])
     return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
 
 
