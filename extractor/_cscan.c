@@ -1134,7 +1134,7 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
     if (rc == 0 && k->hits != NULL) {
         PyObject *doi = PyUnicode_DecodeUTF8(kb, kn, "strict");
         PyObject *raw = doi == NULL ? NULL : raw_of(B, start, end);
-        PyObject *t = raw == NULL ? NULL : Py_BuildValue("(nniOO)", at, to, form, doi, raw);
+        PyObject *t = raw == NULL ? NULL : Py_BuildValue("(LLiOO)", (long long)(k->base + at), (long long)(k->base + to), form, doi, raw);
         rc = (t == NULL || PyList_Append(k->hits, t) < 0) ? -1 : 0;
         Py_XDECREF(doi);
         Py_XDECREF(raw);
@@ -1353,7 +1353,7 @@ static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS,
      "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False) -> (reported, last_end, too_long)\n"
      "Find the DOIs of UTF-8 plain text `data`; those starting in [lo, hi) and [rlo, rhi) are counted in\n"
-     "`mentions` (offsets + base) and/or appended to `hits` as (start, end, form index, doi, raw); with `chars`,\n"
+     "`mentions` and/or appended to `hits` as (start, end, form index, doi, raw), offsets + base; with `chars`,\n"
      "offsets count characters of valid UTF-8 (a record's text) instead of bytes."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

@@ -287,10 +287,7 @@ def _scan_plain(
         result.invalid_bytes += bad
         rlo = range_lo - carry_base
         rhi = n + 1 if range_hi is None else range_hi - carry_base
-        first_hit = len(hits) if hits is not None else 0
         reported, last_end, too_long = _cscan.scan(buf, done_upto, cut, rlo, rhi, carry_base, table, hits, chars=chars)
-        if hits is not None:
-            hits[first_hit:] = [(carry_base + a, carry_base + b, f, d, r) for a, b, f, d, r in hits[first_hit:]]
         result.hits += reported
         result.too_long += too_long
         progress(0, reported)
@@ -347,11 +344,8 @@ def _scan_mapped(
                 bad, nxt = _cscan.invalid_bytes(view[:end], counted, upto)
                 result.invalid_bytes += bad
                 counted = nxt
-            first_hit = len(hits) if hits is not None else 0
             rhi = n + 1 if range_hi is None else range_hi - start
             reported, last_end, too_long = _cscan.scan(view[start:end], done - start, cut, range_lo - start, rhi, start, table, hits)
-            if hits is not None:
-                hits[first_hit:] = [(start + a, start + b, f, d, r) for a, b, f, d, r in hits[first_hit:]]
             result.hits += reported
             result.too_long += too_long
             # progress counts the bytes the shard owns, so that a run's total is the inputs' size

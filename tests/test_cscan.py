@@ -105,8 +105,10 @@ def test_c_matcher_agrees_on_long_runs(text: str) -> None:
 def test_mentions_table_aggregates_per_document() -> None:
     data = b"a 10.1000/182 b doi:10.1000/182 c https://doi.org/10.1000/ABC d 10.1000/abc."
     table = _cscan.Mentions()
-    reported, last_end, too_long = _cscan.scan(data, 0, len(data), 0, len(data), 100, table, None)
+    hits: list[tuple[int, int, int, str, str]] = []
+    reported, last_end, too_long = _cscan.scan(data, 0, len(data), 0, len(data), 100, table, hits)
     assert (reported, too_long, len(table)) == (4, 0, 2)
+    assert [h[:2] for h in hits] == [(102, 113), (116, 131), (134, 161), (164, 175)]  # offsets + base, as in the table
     dois, counts, offsets, raws, masks, bounds = table.take()
     assert dois == ["10.1000/182", "10.1000/abc"]
     assert counts == [2, 2]
