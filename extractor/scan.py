@@ -391,7 +391,7 @@ def finalize(
     """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
     dois/, and gather occurrences/; the datasets are published when complete."""
     counts = {"mentions": 0, "dois": 0, "occurrences": 0}
-    parts = [completed_parts(out, s, opts.buckets) for s in specs if s.index in done and done[s.index].error is None]
+    parts = [completed_parts(out, s) for s in specs if s.index in done and done[s.index].error is None]
     staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
     try:
         jobs = []
@@ -458,7 +458,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     done: dict[int, ShardResult] = {}
     todo: list[ShardSpec] = []
     for s in specs:
-        marker = shard_paths(opts.out, s, opts.buckets)[2]
+        marker = shard_paths(opts.out, s)[2]
         if os.path.exists(marker):
             with open(marker, encoding="utf-8") as f:
                 done[s.index] = ShardResult(**json.load(f)["result"])

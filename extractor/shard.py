@@ -18,7 +18,7 @@ import re
 import stat
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -189,8 +189,7 @@ def _byte_offsets(text: str, starts: list[int]) -> list[int]:
 
 def _scan_blocks(
     blocks: Iterator[tuple[str, int, bool]],
-    kind: str | None,
-    source: str,
+    kind: str,
     opts: Options,
     result: ShardResult,
     progress: Progress,
@@ -212,9 +211,6 @@ def _scan_blocks(
     done_upto = 0  # hits starting before this character of the block were handled already
     stats = FindStats()
     for text, tbase, last in blocks:
-        if kind is None:
-            kind = detect_kind(source, text[:65536])
-            result.kinds[kind] = result.kinds.get(kind, 0) + 1
         if not carry:
             carry_base = tbase
         raw_block = carry + text
@@ -395,10 +391,6 @@ def _dict_chunk(mentions: dict[str, Any], buckets: int) -> Chunk:
     )
 
 
-def _kind_of(spec: ShardSpec, head: bytes) -> str:
-    return spec.kind or detect_kind(spec.source, head[: 4 * 65536].decode("utf-8", "surrogateescape")[:65536])
-
-
 def _drain(
     found: Iterator[int],
     table: Any,
@@ -417,6 +409,23 @@ def _drain(
         if len(table) >= dedupe.MAX_MENTIONS:
             yield table.take(buckets)
     yield table.take(buckets)
+
+
+def _record_chunks(
+    blocks: Iterable[tuple[bytes, int, bool]],
+    opts: Options,
+    progress: Progress,
+    result: ShardResult,
+    source: str,
+    rid: str | None,
+    occ: dict[str, list[Any]],
+) -> Iterator[Chunk]:
+    """The mention chunks of a record's plain text, given as UTF-8 blocks, by the C matcher;
+    offsets count characters."""
+    table = _cscan.Mentions()
+    hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
+    yield from _drain(_scan_plain(iter(blocks), result, progress, table, hits, chars=True), table, hits, source, rid, occ,
+                      opts.buckets)
 
 
 def _scan_text(
@@ -442,25 +451,23 @@ def _scan_text(
                 why = _is_binary(head)
                 if why:
                     raise InputError(why)
-                if base == 0 and head.startswith(b"\xef\xbb\xbf"):
-                    base = 3
-                kind = _kind_of(spec, head)
+                kind = spec.kind or detect_kind(spec.source, head)
                 if kind == "plain":
                     result.kinds[kind] = result.kinds.get(kind, 0) + 1
                     table = _cscan.Mentions()
                     hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
-                    yield from _drain(_scan_mapped(mm, base, result, progress, table, hits, range_lo, range_hi),
+                    start = 3 if base == 0 and head.startswith(b"\xef\xbb\xbf") else base  # after a BOM
+                    yield from _drain(_scan_mapped(mm, start, result, progress, table, hits, range_lo, range_hi),
                                       table, hits, spec.source, None, occ, opts.buckets)
                     if range_lo == 0:
                         result.documents += 1
                     return
-            base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
         if base:
             stream.seek(base)
         limit = None if range_hi is None else range_hi - base + 8 * _BYTE_RESERVE
         blocks = _byte_blocks(stream, base, limit, progress, result)
         first = next(blocks)
-        kind = _kind_of(spec, first[0])
+        kind = spec.kind or detect_kind(spec.source, first[0])
         result.kinds[kind] = result.kinds.get(kind, 0) + 1
         blocks = itertools.chain([first], blocks)
         if kind == "plain" and plain_ok:
@@ -469,7 +476,7 @@ def _scan_text(
             yield from _drain(_scan_plain(blocks, result, progress, table, hits, range_lo, range_hi),
                               table, hits, spec.source, None, occ, opts.buckets)
         else:
-            found = _scan_blocks(_text_blocks(blocks), kind, spec.source, opts, result, progress, range_lo, range_hi)
+            found = _scan_blocks(_text_blocks(blocks), kind, opts, result, progress, range_lo, range_hi)
             if opts.occurrences:
                 found = _tee_occ(found, occ, spec.source, None)
             for m in mentions_of(found):
@@ -503,7 +510,7 @@ def hits_in_stream(
         first = next(blocks)
         blocks = itertools.chain([first], blocks)
         if kind is None:
-            kind = detect_kind(source, first[0][: 4 * 65536].decode("utf-8", "surrogateescape")[:65536])
+            kind = detect_kind(source, first[0])
         if kind == "plain" and not allow_other_prefix:
             hits: list[tuple[int, int, int, str, str]] = []
             for _ in _scan_plain(blocks, result, _no_progress, _cscan.Mentions(), hits):
@@ -511,7 +518,7 @@ def hits_in_stream(
                     yield d, a, FORMS[f].value, _clean(raw)[0]
                 hits.clear()
             return
-        for doi, off, form, text, s, e in _scan_blocks(_text_blocks(blocks), kind, source, opts, result, _no_progress):
+        for doi, off, form, text, s, e in _scan_blocks(_text_blocks(blocks), kind, opts, result, _no_progress):
             yield doi, off, form, text[s:e]
     except InputError:
         raise
@@ -600,7 +607,7 @@ class _CountingReader:
         return False
 
 
-def shard_paths(out: str, spec: ShardSpec, buckets: int) -> tuple[str, str, str]:
+def shard_paths(out: str, spec: ShardSpec) -> tuple[str, str, str]:
     """Base names of a shard's part files and occurrence files, and its completion marker
     (part files are BASE-NNNN.arrow, occurrence files BASE-NNNN.parquet)."""
     name = f"{spec.index:06d}-{spec.key}"
@@ -641,43 +648,28 @@ def _unit_docs(unit: ShardSpec, opts: Options, progress: Progress, result: Shard
                 kind = unit.kind or detect_kind(None, first[0][:65536])
                 result.kinds[kind] = result.kinds.get(kind, 0) + 1
                 blocks = itertools.chain([first], blocks)
-                if kind == "plain" and not opts.allow_other_prefix:
-                    table = _cscan.Mentions()
-                    found: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
-                    utf8 = ((t.encode("utf-8"), pos, last) for t, pos, last in blocks)
-                    first_row = len(occ["record"])
-                    drained = _drain(_scan_plain(utf8, result, progress, table, found, chars=True),
-                                     table, found, unit.source, text.rid, occ, opts.buckets)
-                    if text.rid is not None:  # the id stood before the text: chunks go as they come
-                        for chunk in drained:
-                            yield unit.source, text.rid, n, chunk
-                        continue
-                    # The id stands after the text, so it is known only at its end.
-                    chunks = list(drained)
-                    occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
-                    for chunk in chunks:
-                        yield unit.source, text.rid, n, chunk
-                    continue
-                hits = _scan_blocks(blocks, kind, unit.source, opts, result, progress, char_offsets=True)
-                if text.rid is not None:
-                    if opts.occurrences:
-                        hits = _tee_occ(hits, occ, unit.source, text.rid)
-                    for chunk in mentions_of(hits):
-                        yield unit.source, text.rid, n, _dict_chunk(chunk, opts.buckets)
-                    continue
-                # The id stands after the text, so it is known only at its end.
                 first_row = len(occ["record"])
-                if opts.occurrences:
-                    hits = _tee_occ(hits, occ, unit.source, None)
-                chunks = list(mentions_of(hits))
-                occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
-                for chunk in chunks:
-                    yield unit.source, text.rid, n, _dict_chunk(chunk, opts.buckets)
+                chunks: Iterable[Chunk]
+                if kind == "plain" and not opts.allow_other_prefix:
+                    utf8 = ((t.encode("utf-8"), pos, last) for t, pos, last in blocks)
+                    chunks = _record_chunks(utf8, opts, progress, result, unit.source, text.rid, occ)
+                else:
+                    found = _scan_blocks(blocks, kind, opts, result, progress, char_offsets=True)
+                    if opts.occurrences:
+                        found = _tee_occ(found, occ, unit.source, text.rid)
+                    chunks = (_dict_chunk(m, opts.buckets) for m in mentions_of(found))
+                if text.rid is None:
+                    # The id stands after the text, so it is known only at its end.
+                    chunks = list(chunks)
+                    occ["record"][first_row:] = [text.rid] * (len(occ["record"]) - first_row)
+                for chunk in chunks:  # when the id came first, as they come
+                    yield unit.source, text.rid, n, chunk
                 continue
             text = _clean(text)[0]
             kind = unit.kind or detect_kind(None, text[:65536])
             if kind == "plain" and not opts.allow_other_prefix:
-                # The C matcher on the record's UTF-8, offsets counted in characters.
+                # The C matcher on the record's UTF-8 in one call (no block machinery: records are
+                # many and small), offsets counted in characters.
                 data = text.encode("utf-8")
                 table = _cscan.Mentions()
                 hits: list[tuple[int, int, int, str, str]] | None = [] if opts.occurrences else None
@@ -724,10 +716,13 @@ class _PartWriter:
 
     def __init__(self, base: str) -> None:
         self.base = base
+        self.layouts: list[dict[int, list[int]]] = []
+        self._empty()
+
+    def _empty(self) -> None:
         self.tables: list[tuple[int, pa.Table]] = []  # (bucket, rows)
         self.cols: dict[str, list[Any]] = {name: [] for name in (*PARTIAL_SCHEMA.names, "_bucket")}
         self.rows = 0
-        self.layouts: list[dict[int, list[int]]] = []
 
     def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk) -> None:
         """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
@@ -796,9 +791,7 @@ class _PartWriter:
         if by_bucket:
             layout = write_part(f"{self.base}-{len(self.layouts):04d}{PART_EXT}", dict(sorted(by_bucket.items())), PARTIAL_SCHEMA)
             self.layouts.append(layout)
-        self.tables = []
-        self.cols = {name: [] for name in (*PARTIAL_SCHEMA.names, "_bucket")}
-        self.rows = 0
+        self._empty()
 
 
 def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult:
@@ -812,7 +805,7 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     t0 = time.monotonic()
     result = ShardResult(spec.index)
     occ: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
-    part_base, occ_base, done = shard_paths(opts.out, spec, opts.buckets)
+    part_base, occ_base, done = shard_paths(opts.out, spec)
     parts = _PartWriter(part_base)
     occ_files = 0
     units = [ShardSpec(spec.index, src, path, fmt, spec.kind, 0, -1, spec.key) for src, path, fmt in spec.files] or [spec]
@@ -865,10 +858,10 @@ def _flush_occ(base: str, written: int, occ: dict[str, list[Any]]) -> int:
 PartRef = tuple[str, int, int]  # a part file, its first record batch for a bucket, how many
 
 
-def completed_parts(out: str, spec: ShardSpec, buckets: int) -> tuple[dict[int, list[PartRef]], list[str]] | None:
+def completed_parts(out: str, spec: ShardSpec) -> tuple[dict[int, list[PartRef]], list[str]] | None:
     """The part-file batches of a completed shard by bucket, and its occurrence files; None if
     the shard has not completed."""
-    base, occ_base, done = shard_paths(out, spec, buckets)
+    base, occ_base, done = shard_paths(out, spec)
     try:
         with open(done, encoding="utf-8") as f:
             marker = json.load(f)

@@ -256,7 +256,7 @@ def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path, monkeypatch:
     spec = shard.ShardSpec(0, str(f), str(f), "jsonl", None, 0, -1, "k")
     res = shard.run_shard(spec, opts, lambda a, b: None)
     assert res.error is None and res.documents == 3 and res.skipped_records == 0
-    occ = pq.read_table(shard.shard_paths(opts.out, spec, 4)[1] + "-0000.parquet").to_pylist()
+    occ = pq.read_table(shard.shard_paths(opts.out, spec)[1] + "-0000.parquet").to_pylist()
     by_record: dict[str | None, list[dict[str, Any]]] = {}
     for row in occ:
         by_record.setdefault(row["record"], []).append(row)
