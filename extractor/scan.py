@@ -44,6 +44,7 @@ from .write import (
     MENTIONS_SCHEMA,
     OCCURRENCES_SCHEMA,
     PARTIAL_SCHEMA,
+    atomically,
     read_part,
     write_arrow,
     write_table,
@@ -551,10 +552,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         "rejected": rejected,
         "timings": {"wall_seconds": round(time.monotonic() - t0, 3), "shard_seconds": round(sum(r.seconds for r in ok), 3)},
     }
-    tmp = os.path.join(out, "_run.json.tmp")
-    with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
+    with atomically(os.path.join(out, "_run.json")) as tmp, open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
         json.dump(run, f, indent=2, ensure_ascii=False, default=str)
-    os.replace(tmp, os.path.join(out, "_run.json"))
     if not args.quiet:
         print(f"doi-extract scan: {len(specs)} shards, {run['bytes_read'] / 1e6:.1f} MB, {run['hits']} hits, "
               f"{counts['dois']} distinct DOIs in {run['timings']['wall_seconds']} s -> {out}", file=sys.stderr)

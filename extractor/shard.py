@@ -30,7 +30,7 @@ from .dedupe import ShardHit, bucket_of, mentions_of
 from .find import MAX_DOI_CHARS, FindStats, find_spans
 from .forms import FORMS, forms_mask
 from .read import BLOCK_SIZE, StreamedText, display_name, is_corrupt_input, iter_jsonl_records, open_stream
-from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow, write_part
+from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, atomically, write_arrow, write_part
 
 PART_EXT = ".arrow"
 
@@ -837,11 +837,8 @@ def run_shard(spec: ShardSpec, opts: Options, progress: Progress) -> ShardResult
     parts.flush()
     occ_files = _flush_occ(occ_base, occ_files, occ)
     result.seconds = time.monotonic() - t0
-    os.makedirs(os.path.dirname(done), exist_ok=True)
-    tmp = done + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomically(done) as tmp, open(tmp, "w", encoding="utf-8") as f:
         json.dump({"result": asdict(result), "parts": parts.layouts, "occurrence_parts": occ_files}, f)
-    os.replace(tmp, done)
     return result
 
 

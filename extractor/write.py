@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pyarrow as pa
@@ -55,34 +56,39 @@ def write_table(path: str, columns: dict[str, Sequence[Any]], schema: pa.Schema)
     write_arrow(path, table)
 
 
-def write_arrow(path: str, table: pa.Table) -> None:
+@contextmanager
+def atomically(path: str) -> Iterator[str]:
+    """A temporary name beside `path` to write to; renamed to `path` when the block completes."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    import pyarrow.parquet as pq  # here: a worker that writes only partial results never needs it
-
     tmp = f"{path}.tmp-{os.getpid()}"
-    pq.write_table(table, tmp, compression="zstd")
+    yield tmp
     os.replace(tmp, path)
 
 
+def write_arrow(path: str, table: pa.Table) -> None:
+    import pyarrow.parquet as pq  # here: a worker that writes only partial results never needs it
+
+    with atomically(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
 # A shard's partial rows are read once, by the merge: Arrow IPC files with zstd-compressed
-# buffers cost far less to write and to open than Parquet (a run has shards × buckets of them).
+# buffers cost far less to write and to open than Parquet (a shard writes one per flush, a
+# record batch per bucket).
 _PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 
 
 def write_part(path: str, by_bucket: dict[int, list[pa.RecordBatch]], schema: pa.Schema) -> dict[int, list[int]]:
     """Write a partial-results file atomically (Arrow IPC): each bucket's record batches, in
     bucket order; returns its layout, bucket -> [first batch, batches]."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}"
     layout: dict[int, list[int]] = {}
-    with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer:
+    with atomically(path) as tmp, pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer:
         i = 0
         for b, batches in by_bucket.items():
             layout[b] = [i, len(batches)]
             for batch in batches:
                 writer.write_batch(batch)
             i += len(batches)
-    os.replace(tmp, path)
     return layout
 
 
