@@ -1,4 +1,4 @@
-"""The C part of the package: the plain-text matcher on raw bytes (extractor/_cscan.c).
+"""The C part of the package: the plain-text matcher on raw bytes (extractor/match/_cscan.c).
 
 Everything else is declared in pyproject.toml; setuptools needs this file for an extension.
 """
@@ -7,6 +7,6 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("extractor._cscan", ["extractor/_cscan.c"], extra_compile_args=["-std=c11", "-Wall"]),
+        Extension("extractor.match._cscan", ["extractor/match/_cscan.c"], extra_compile_args=["-std=c11", "-Wall"]),
     ]
 )

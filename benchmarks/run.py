@@ -139,8 +139,8 @@ def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, float | Non
     in-memory texts, best of 3 runs with cold caches (the texts share their DOI names, so a
     warm cache would flatter every run after the first)."""
     from extractor import find_dois
-    from extractor.canonical import canonical_key, clean_name
-    from extractor.find import _KEYS, find_spans_utf8
+    from extractor.match.find import clear_caches
+    from extractor.match.native import find_spans_utf8
 
     res = []
     for label, text in kind_texts.items():
@@ -148,9 +148,7 @@ def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, float | Non
         best = float("inf")
         hits = 0
         for _ in range(3):
-            _KEYS.clear()
-            canonical_key.cache_clear()
-            clean_name.cache_clear()
+            clear_caches()
             t0 = time.perf_counter()
             hits = sum(1 for _ in find_dois(text, kind))
             best = min(best, time.perf_counter() - t0)
@@ -209,7 +207,7 @@ def find_tables(say: Any) -> None:
     # Hostile inputs: each megabyte should cost about what a megabyte of citation-dense text costs.
     say()
     say(f"{'find_dois on 1 MB of hostile input':<44} {'ms':>8} {'hits':>8} {'C ms':>8}")
-    from extractor.find import find_spans_utf8
+    from extractor.match.native import find_spans_utf8
 
     for label, text, kind in _hostile_texts():
         t0 = time.perf_counter()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.score import load_manifest, score_rows
+from extractor.cli.score import load_manifest, score_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOORS = json.loads((Path(__file__).parent / "accuracy_floors.json").read_text())

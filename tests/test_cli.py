@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.decode import detect_kind
+from extractor.pipeline.decode import detect_kind
 
 SAMPLE = Path(__file__).resolve().parent.parent / "corpora" / "sample"
 

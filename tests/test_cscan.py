@@ -1,4 +1,4 @@
-"""The C matcher on raw bytes (extractor/_cscan.c) gives exactly what find.find_spans gives.
+"""The C matcher on raw bytes (extractor/native.c) gives exactly what find.find_spans gives.
 
 find.py is the reference: every rule of the spec is written and tested there (test_spec.py);
 the C port is held to it here, on the corpora and on generated text built from the pieces the
@@ -14,10 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extractor import _cscan
-from extractor.dedupe import bucket_of
-from extractor.find import find_spans, find_spans_utf8
-from extractor.shard import _clean
+from extractor.match import find_spans, native
+from extractor.match.native import bucket_of, find_spans_utf8
+from extractor.pipeline.decode import clean
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,7 +35,7 @@ def char_spans(data: bytes) -> list[tuple[int, int, str, str]]:
 
 def reference(data: bytes) -> list[tuple[int, int, str, str]]:
     """find_spans on the text as a shard reads it: invalid bytes as U+FFFD, one per byte."""
-    text = _clean(data.decode("utf-8", "surrogateescape"))[0]
+    text = clean(data.decode("utf-8", "surrogateescape"))[0]
     return [(s, e, str(f), d) for s, e, f, d in find_spans(text, "plain")]
 
 
@@ -104,9 +103,9 @@ def test_c_matcher_agrees_on_long_runs(text: str) -> None:
 
 def test_mentions_table_aggregates_per_document() -> None:
     data = b"a 10.1000/182 b doi:10.1000/182 c https://doi.org/10.1000/ABC d 10.1000/abc."
-    table = _cscan.Mentions()
+    table = native.Mentions()
     hits: list[tuple[int, int, int, str, str]] = []
-    reported, last_end, too_long = _cscan.scan(data, 0, len(data), 0, len(data), 100, table, hits)
+    reported, last_end, too_long = native.scan(data, 0, len(data), 0, len(data), 100, table, hits)
     assert (reported, too_long, len(table)) == (4, 0, 2)
     assert [h[:2] for h in hits] == [(102, 113), (116, 131), (134, 161), (164, 175)]  # offsets + base, as in the table
     dois, counts, offsets, raws, masks, bounds = table.take()
@@ -121,8 +120,8 @@ def test_mentions_table_aggregates_per_document() -> None:
 
 def test_mentions_come_grouped_by_bucket() -> None:
     data = " ".join(f"10.1000/{i}" for i in range(100)).encode()
-    table = _cscan.Mentions()
-    _cscan.scan(data, 0, len(data), 0, len(data), 0, table, None)
+    table = native.Mentions()
+    native.scan(data, 0, len(data), 0, len(data), 0, table, None)
     dois, *_, bounds = table.take(8)
     assert len(bounds) == 9 and bounds[0] == 0 and bounds[-1] == 100
     for b in range(8):
@@ -134,7 +133,7 @@ def test_mentions_come_grouped_by_bucket() -> None:
 def test_window_and_range_select_the_hits_reported() -> None:
     data = b"10.1000/1 10.1000/2 10.1000/3"
     hits: list[tuple[int, int, int, str, str]] = []
-    reported, last_end, _ = _cscan.scan(data, 5, 25, 12, 40, 0, None, hits)
+    reported, last_end, _ = native.scan(data, 5, 25, 12, 40, 0, None, hits)
     assert hits == [(20, 29, 0, "10.1000/3", "10.1000/3")]  # starts in [5, 25) and in [12, 40)
     assert reported == 1 and last_end == len(data)  # the end of the last hit in the window
 
@@ -142,10 +141,10 @@ def test_window_and_range_select_the_hits_reported() -> None:
 def test_invalid_bytes_are_counted_like_the_decoder() -> None:
     for data in (b"abc", b"\xff", b"\xe2\x82A", b"\xc3\x81\xed\xa0\x80", "é€😀".encode() + b"\x80" * 9):
         text = data.decode("utf-8", "surrogateescape")
-        assert _cscan.invalid_bytes(data) == (_clean(text)[1], len(data)), data
+        assert native.invalid_bytes(data) == (clean(text)[1], len(data)), data
     # a character cut by the end of a block is counted where it is whole, not as two bad bytes
     data = b"ab\xe2\x82\xac"
-    assert _cscan.invalid_bytes(data, 0, 3) == (0, 5)
+    assert native.invalid_bytes(data, 0, 3) == (0, 5)
 
 
 def test_bucket_of_is_stable_and_spreads() -> None:

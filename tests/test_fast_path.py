@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import extractor.find as F
-from extractor.decode import decode_bytes, detect_kind
+import extractor.match.find as F
+from extractor.pipeline.decode import decode_bytes, detect_kind
 
 ROOT = Path(__file__).resolve().parent.parent
 

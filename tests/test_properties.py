@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from extractor import canonicalize, find_dois, to_uri, to_url
-from extractor.canonical import fold_ascii
+from extractor.match import fold_ascii
 
 # Suffix characters seen in real DOIs (Crossref's advice plus SICI punctuation), and a few
 # non-ASCII letters; the suffix never ends in punctuation that running text would strip.

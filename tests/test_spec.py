@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from extractor import canonicalize, find_dois, is_equivalent, to_uri, to_url
-from extractor.canonical import percent_decode
+from extractor.match.canonical import percent_decode
 
 from .spec_table import ALL_TABLES, Row
 
@@ -106,7 +106,7 @@ def test_offsets_point_into_html_markup() -> None:
 def test_candidate_longer_than_window_is_dropped_and_counted() -> None:
     # Spec §4: a candidate longer than the window is dropped and counted, never truncated.
     from extractor import FindStats
-    from extractor.find import MAX_DOI_CHARS
+    from extractor.match.rules import MAX_DOI_CHARS
 
     stats = FindStats()
     long_doi = "doi:10.1234/" + "a" * (MAX_DOI_CHARS + 10)

@@ -1,4 +1,4 @@
-"""Canonical DOI names, equivalence and the URI/URL renderings (spec §1).
+"""The canonical key of a DOI name (spec §1): what makes two hits the same DOI.
 
 The canonical key of a DOI is its name with the display wrapper removed, percent-decoded once
 as UTF-8, format characters removed and ASCII letters (only) folded to lower case.
@@ -97,65 +97,3 @@ def clean_name(name: str, pdf: bool = False) -> str:
 def canonical_key(name: str, pdf: bool = False) -> str:
     """The canonical key of a raw DOI name (from `10.` to its end): cleaned and ASCII-folded."""
     return fold_ascii(clean_name(name, pdf))
-
-
-def _name_of(s: str, allow_other_prefix: bool) -> str | None:
-    """The DOI name in `s` (one identifier in any display form), not case-folded, or None."""
-    from .find import parse_identifier  # the finder owns the display-form rules
-
-    return parse_identifier(s, allow_other_prefix=allow_other_prefix)
-
-
-def canonicalize(s: str, *, allow_other_prefix: bool = False) -> str | None:
-    """Canonical DOI of `s`, a single identifier in any display form, or None if it is none.
-
-    The whole string is taken as one identifier (as in a metadata field): `doi:`, `urn:doi:`,
-    `info:doi/` and resolver or publisher URLs are recognised; characters after the DOI name
-    are kept except where a URL's query, fragment or publisher tail ends it.
-    """
-    name = _name_of(s, allow_other_prefix)
-    return None if name is None else fold_ascii(name)
-
-
-def is_equivalent(a: str, b: str) -> bool:
-    """True when `a` and `b` are display forms of the same DOI (spec §1, URN 2020 equivalence)."""
-    ca = canonicalize(a)
-    return ca is not None and ca == canonicalize(b)
-
-
-# 2024 URI draft §2: percent-encode every character that is neither unreserved nor "/".
-_URI_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
-# NISO Z39.84-2005 Appendix E tables 1 and 2, plus "?" and "&" (which start or separate query
-# parameters, so spec §4 ends a DOI there in URL context) and every code point outside
-# printable ASCII (URN registration 2020, "percent encoding").
-_URL_UNSAFE = frozenset('%"# <>{}^[]`|\\?&')
-
-
-def _encode(name: str, keep: frozenset[str] | None, unsafe: frozenset[str] | None) -> str:
-    out = []
-    for ch in name:
-        o = ord(ch)
-        if keep is not None:
-            ok = ch in keep
-        else:
-            assert unsafe is not None
-            ok = 0x20 < o < 0x7F and ch not in unsafe
-        out.append(ch if ok else "".join(f"%{b:02X}" for b in ch.encode("utf-8")))
-    return "".join(out)
-
-
-def _display_name(doi: str) -> str:
-    name = _name_of(doi, allow_other_prefix=True)
-    if name is None:
-        raise ValueError(f"not a DOI: {doi!r}")
-    return name
-
-
-def to_uri(doi: str) -> str:
-    """The `doi:` URI of a DOI given in any display form (2024 URI draft §2); case is kept."""
-    return "doi:" + _encode(_display_name(doi), _URI_SAFE, None)
-
-
-def to_url(doi: str) -> str:
-    """The `https://doi.org/` URL of a DOI, encoded per NISO Z39.84-2005 Appendix E."""
-    return "https://doi.org/" + _encode(_display_name(doi), None, _URL_UNSAFE)

@@ -9,9 +9,15 @@ from __future__ import annotations
 import re
 
 # View segments a publisher appends after a complete DOI: /doi/10.1002/x/abstract, …/full, …/pdf.
-_VIEWS = (
-    "abstract|abs|full|pdf|epdf|pdfdirect|fulltext|html|meta|references|suppinfo|citedby"
-    "|figures|tables|download|issuetoc|pdfplus"
+VIEWS = (
+    "abstract", "abs", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "meta", "references", "suppinfo",
+    "citedby", "figures", "tables", "download", "issuetoc", "pdfplus",
+)
+_VIEWS = "|".join(VIEWS)
+# bioRxiv and medRxiv version tails: v1, v2.full, v1.full.pdf, v1.supplementary-material.
+RXIV_TAILS = (
+    "full", "abstract", "full-text", "article-info", "article-metrics", "supplementary-material", "full.pdf",
+    "full.pdf+html", "figures-only",
 )
 
 # (pattern, context): the rule applies only where `context` is found in the URL before the DOI,
@@ -24,8 +30,7 @@ TAIL_RULES: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     # bioRxiv and medRxiv (prefix 10.1101): version tails v1, v2.full, v1.full.pdf, v1.supplementary-material.
     (
         re.compile(
-            r"(?<=\d)v\d+(?:\.(?:full|abstract|full-text|article-info|article-metrics|supplementary-material"
-            r"|full\.pdf|full\.pdf\+html|figures-only))*\Z",
+            r"(?<=\d)v\d+(?:\.(?:" + "|".join(re.escape(t) for t in RXIV_TAILS) + r"))*\Z",
             re.I,
         ),
         re.compile(r"(?:bio|med)rxiv\.org/|\x0010\.1101/", re.I),

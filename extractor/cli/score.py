@@ -10,14 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .decode import decode_bytes, detect_kind
-from .find import find_dois
-from .read import read_all
+from ..match import find_dois
+from ..pipeline.decode import decode_bytes, detect_kind
+from ..pipeline.read import read_all
 
 
 @dataclass(slots=True)
@@ -141,9 +140,3 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print(format_report(tallies, docs, args.errors))
     return 0
-
-
-if __name__ == "__main__":
-    from .cli import main
-
-    sys.exit(main(["score", *sys.argv[1:]]))

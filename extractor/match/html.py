@@ -14,7 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from .read import JSON_ESCAPES
+from . import jsonstr
 
 # Spec §5: these tags do not split a DOI; every other tag is a block boundary.
 INLINE_TAGS = frozenset(
@@ -31,7 +31,6 @@ _TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]*"|'[^'
 _MAX_TAG = 1 << 13  # a "tag" longer than this (a data: URI, broken markup) is read as text
 _ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
-_JSON_ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|[/\\\"bfnrt])")
 
 
 @dataclass(slots=True)
@@ -96,16 +95,10 @@ def _add_text(view: View, s: str, raw_start: int) -> None:
         view.linear(s, raw_start)
 
 
-def _json_unescape(esc: str) -> str:
-    if esc[1] == "u":
-        return chr(int(esc[2:], 16))
-    return JSON_ESCAPES[esc[1]]
-
-
 def _add_json(view: View, s: str, raw_start: int) -> None:
     """Append JSON text with string escapes decoded (spec §5: `\\/`, `\\u002F`)."""
     if "\\" in s:
-        _add_decoded(view, s, raw_start, _JSON_ESCAPE, _json_unescape)
+        _add_decoded(view, s, raw_start, jsonstr.ESCAPE, jsonstr.unescape)
     else:
         view.linear(s, raw_start)
 

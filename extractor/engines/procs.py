@@ -11,10 +11,10 @@ from typing import Any
 # Workers are forked from a fork server: a fresh process that has only imported these modules,
 # so a worker starts at once, with what it needs loaded and no thread of the scan process's
 # (pyarrow's), which plain fork would copy. The server dies with the scan process (its first
-# preload), and its workers with it (die_with_parent in scan._init_worker): CPython's server
+# preload), and its workers with it (die_with_parent in local._init_worker): CPython's server
 # would otherwise live as long as any of its workers, and they as long as it. Where there is no
 # fork server (Windows), workers are spawned.
-_PRELOAD = ["extractor._forkserver_init", "extractor.scan", "pyarrow.compute", "pyarrow.parquet"]
+_PRELOAD = ["extractor.engines._forkserver_init", "extractor.engines.local", "pyarrow.compute", "pyarrow.parquet"]
 
 
 def mp_context() -> Any:

@@ -5,7 +5,9 @@
  * those rules depend on (IGNORECASE folds İ ı ſ K into i s k; \s and \d are Unicode). Working
  * on bytes, a block needs no decoding: characters are decoded only in a window around each
  * `10.` anchor. tests/test_cscan.py checks that it gives exactly what find.find_spans gives.
- * Invalid UTF-8 bytes read as U+FFFD, one per byte, as shard.py's surrogateescape + clean do.
+ * Invalid UTF-8 bytes read as U+FFFD, one per byte, as the pipeline's surrogateescape + clean do.
+ * Its tables (tails, trailing and format characters, brackets, windows) are checked against the
+ * Python ones when native.py imports it: `tables()` reports them.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -17,7 +19,7 @@
 
 typedef uint32_t cp_t;
 
-enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT };
+enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_COUNT };
 #define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE || (f) == F_OTHER || (f) == F_PERCENT)
 #define IS_LABELLED(f) ((f) >= F_LABEL && (f) <= F_INFO)
 #define IS_RESOLVER(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE)
@@ -570,6 +572,9 @@ static int ctx_has(const cp_t *ctx, Py_ssize_t m, const char *lit, Py_ssize_t L)
     return 0;
 }
 
+/* tails.TAIL_RULES has this many publisher rules (0-5); rule N_TAIL_RULES is the trailing slash. */
+#define N_TAIL_RULES 6
+
 /* Start of the leftmost match of tail rule `rule` in s[0:n], or -1. */
 static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
 {
@@ -625,7 +630,7 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
             j--;
         return (j < n && j > 0 && s[j - 1] == '/') ? j - 1 : -1;
     }
-    case 6: /* /\Z */
+    case N_TAIL_RULES: /* /\Z */
         return n >= 1 && s[n - 1] == '/' ? n - 1 : -1;
     }
     return -1;
@@ -651,7 +656,7 @@ static Py_ssize_t strip_tails(const cp_t *s, Py_ssize_t n, const cp_t *ub, Py_ss
     int changed = 1;
     while (changed) {
         changed = 0;
-        for (int rule = publisher ? 0 : 6; rule <= 6; rule++) {
+        for (int rule = publisher ? 0 : N_TAIL_RULES; rule <= N_TAIL_RULES; rule++) {
             Py_ssize_t m = tail_match(rule, s, n);
             if (m < 0 || m == n)
                 continue;
@@ -1349,6 +1354,55 @@ static PyObject *py_bucket_of(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(fnv1a(u, n) % (uint64_t)buckets);
 }
 
+/* The C side of the tables that must equal the Python rules (checked by match/native.py). */
+static PyObject *chars_where(int (*pred)(cp_t))
+{
+    Py_UCS4 buf[256];
+    Py_ssize_t k = 0;
+    for (cp_t c = 0; c <= 0x10FFFF && k < 256; c++)
+        if (pred(c))
+            buf[k++] = c;
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, k);
+}
+static int is_opener(cp_t c) { return opener(c); }
+static int is_closer(cp_t c) { return opener_of(c) != 0; }
+static PyObject *str_tuple(const char *const *a)
+{
+    Py_ssize_t n = 0;
+    while (a[n])
+        n++;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = PyUnicode_FromString(a[i]);
+        if (s == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, s);
+    }
+    return t;
+}
+static PyObject *py_tables(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    Py_UCS4 pairs[16];
+    Py_ssize_t k = 0;
+    for (cp_t c = 0; c <= 0x10FFFF && k < 16; c++)
+        if (opener_of(c)) {
+            pairs[k++] = opener_of(c);
+            pairs[k++] = c;
+        }
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:i,s:i}", "trailing", chars_where(trailing),
+                         "format", chars_where(format_char), "openers", chars_where(is_opener), "closers",
+                         chars_where(is_closer), "pairs", PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pairs, k),
+                         "views", str_tuple(VIEWS), "rxiv", str_tuple(RXIV), "tail_rules", N_TAIL_RULES,
+                         "max_doi_chars", MAX_DOI_CHARS, "short_window", SHORT_WINDOW, "left_window", LEFT_WINDOW,
+                         "forms", F_COUNT);
+}
+
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS,
      "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False) -> (reported, last_end, too_long)\n"
@@ -1358,6 +1412,7 @@ static PyMethodDef methods[] = {
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
     {"bucket_of", py_bucket_of, METH_VARARGS, "bucket_of(doi, buckets): a stable hash bucket."},
+    {"tables", py_tables, METH_NOARGS, "tables() -> dict: the rule tables compiled in, for the check against the Python rules."},
     {NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The plain-text matcher on UTF-8 bytes.", -1, methods};

@@ -8,10 +8,11 @@ the same document shows unbroken, or has the shape of this registrant's other DO
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-if TYPE_CHECKING:
-    from .find import _Evidence
+from .canonical import canonical_key
+from .forms import Form
+from .rules import RUN, end_of_name
 
 MAX_JOINS = 4
 
@@ -74,8 +75,6 @@ def rehyphenate(name: str) -> str:
 
 
 def _key(name: str) -> str:
-    from .canonical import canonical_key
-
     return canonical_key(name, True)
 
 
@@ -85,14 +84,34 @@ def shape_of(key: str) -> str:
     return prefix + "/" + re.sub(r"[0-9]", "9", re.sub(r"[a-z]", "a", suffix))
 
 
-def _complete_name(s: str) -> str:
-    from .find import end_of_name
-    from .forms import Form
+@dataclass(slots=True)
+class Evidence:
+    """What a PDF document says about its own DOIs, for deciding line-break joins (spec §5)."""
 
+    dois: set[str] = field(default_factory=set)
+    shapes: set[str] = field(default_factory=set)
+    parents: set[str] = field(default_factory=set)
+
+    def add(self, key: str, certain: bool) -> None:
+        self.dois.add(key)
+        if certain:
+            self.shapes.add(shape_of(key))
+        slash = key.find("/")
+        for i in range(slash + 2, len(key)):
+            if key[i] in "./":
+                self.parents.add(key[:i])
+
+    def extends(self, key: str) -> bool:
+        """True when `key` is a whole-component prefix of a DOI seen, as a parent of its
+        figure or table DOIs (10.1371/journal.pone.0046041 of …0046041.t001)."""
+        return key in self.parents
+
+
+def _complete_name(s: str) -> str:
     return s[: end_of_name(s, Form.BARE, "")]
 
 
-def _decide(so_far: str, nxt: str, same_line: bool, evidence: _Evidence | None) -> tuple[bool, bool]:
+def _decide(so_far: str, nxt: str, same_line: bool, evidence: Evidence | None) -> tuple[bool, bool]:
     """(join, uncertain): whether the DOI `so_far` goes on with `nxt`, and whether that was a guess."""
     if _STARTS_NEW.match(nxt) or not _DOI_CHAR_START.match(nxt):
         return False, False
@@ -187,15 +206,13 @@ def _continuation(text: str, b: int) -> tuple[int, bool] | None:
 
 
 def join_pieces(
-    text: str, p: int, q: int, pieces: list[tuple[int, int]], evidence: _Evidence | None
+    text: str, p: int, q: int, pieces: list[tuple[int, int]], evidence: Evidence | None
 ) -> tuple[list[tuple[int, int]], bool]:
     """Extend a DOI that starts at `p` across line breaks where the break falls inside it.
 
     `pieces` are (start, end) spans of the text that make up the DOI so far; returns the
     spans after joining, and whether a break was left unjoined on a guess.
     """
-    from .find import _RUN
-
     uncertain = False
     for _ in range(MAX_JOINS):
         b = pieces[-1][1]
@@ -216,6 +233,6 @@ def join_pieces(
         uncertain = uncertain or guess
         if not join:
             break
-        run = _RUN.match(text, start).group()
+        run = RUN.match(text, start).group()
         pieces = [*pieces, (start, start + len(run))]
     return pieces, uncertain

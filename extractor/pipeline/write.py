@@ -70,30 +70,3 @@ def write_arrow(path: str, table: pa.Table) -> None:
 
     with atomically(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
-
-
-# A shard's partial rows are read once, by the merge: Arrow IPC files with zstd-compressed
-# buffers cost far less to write and to open than Parquet (a shard writes one per flush, a
-# record batch per bucket).
-_PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
-
-
-def write_part(path: str, by_bucket: dict[int, list[pa.RecordBatch]], schema: pa.Schema) -> dict[int, list[int]]:
-    """Write a partial-results file atomically (Arrow IPC): each bucket's record batches, in
-    bucket order; returns its layout, bucket -> [first batch, batches]."""
-    layout: dict[int, list[int]] = {}
-    with atomically(path) as tmp, pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer:
-        i = 0
-        for b, batches in by_bucket.items():
-            layout[b] = [i, len(batches)]
-            for batch in batches:
-                writer.write_batch(batch)
-            i += len(batches)
-    return layout
-
-
-def read_part(path: str, first: int, count: int) -> pa.Table:
-    """Record batches [first, first + count) of a partial-results file written by write_part."""
-    with pa.memory_map(path) as source:
-        reader = pa.ipc.open_file(source)
-        return pa.Table.from_batches([reader.get_batch(i) for i in range(first, first + count)], reader.schema)

@@ -11,15 +11,9 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from ._cscan import bucket_of as _bucket_of
-from .forms import FORMS, forms_of
+from ..match import FORMS, Form, forms_of
+from .units import TextHit
 from .write import DOIS_SCHEMA, MENTIONS_SCHEMA
-
-
-def bucket_of(doi: str, buckets: int) -> int:
-    """A stable bucket for a DOI (the same in every process and run, unlike hash()): FNV-1a of
-    its UTF-8 bytes, computed in C because it runs once per distinct DOI of every document."""
-    return _bucket_of(doi, buckets)
 
 
 @dataclass(slots=True)
@@ -30,24 +24,15 @@ class Mention:
     count: int
     first_offset: int
     first_raw: str
-    forms: set[str] = field(default_factory=set)
+    forms: set[Form] = field(default_factory=set)
 
 
-# A hit as the shard passes it on: (doi, offset, form, text, start, end); the raw text is
-# text[start:end], sliced only for the first hit of each DOI.
-ShardHit = tuple[str, int, str, str, int, int]
-
-
-MAX_MENTIONS = 25_000  # distinct DOIs of one document held at once; more are given in chunks
-
-
-def mentions_of(hits: Iterable[ShardHit], limit: int | None = None) -> Iterator[dict[str, Mention]]:
+def mentions_of(hits: Iterable[TextHit], limit: int) -> Iterator[dict[str, Mention]]:
     """Per-document aggregation of hits given in order of offset, keyed by canonical DOI.
 
     A document with more than `limit` distinct DOIs is given in several chunks, so that memory
     stays bounded; merge_bucket adds the chunks of a (document, DOI) back together.
     """
-    limit = limit or MAX_MENTIONS
     out: dict[str, Mention] = {}
     get = out.get
     for doi, offset, form, text, s, e in hits:

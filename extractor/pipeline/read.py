@@ -12,11 +12,12 @@ import io
 import json
 import lzma
 import re
-import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-BLOCK_SIZE = 1 << 20  # bytes read at a time: memory per worker stays bounded by a few blocks
+from ..match.jsonstr import JsonStringDecoder
+from .errors import InputError
+from .units import Progress, ScanConfig, ShardResult, ShardSpec
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -39,14 +40,6 @@ def display_name(path: str) -> str:
     except UnicodeEncodeError:
         data = path.encode("utf-8", "surrogatepass")  # a \udXXX escape from JSON
     return data.decode("utf-8", "backslashreplace")
-
-
-def is_corrupt_input(exc: BaseException) -> bool:
-    """Whether an exception raised while reading says the input itself is unreadable (missing,
-    truncated, corrupt archive) rather than that something is wrong with the program."""
-    if isinstance(exc, (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError)):
-        return True
-    return type(exc).__module__.split(".")[0] in ("zstandard", "_zstd", "pyarrow")
 
 
 def detect_compression(head: bytes) -> str | None:
@@ -147,75 +140,6 @@ class StreamedText:
         self.chunks = chunks
 
 
-JSON_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-
-
-class JsonStringDecoder:
-    """Decodes the inside of a JSON string fed in pieces, up to its closing quote."""
-
-    def __init__(self) -> None:
-        self.pending = ""
-        self.done = False
-        self.rest = ""
-
-    def feed(self, s: str) -> str:
-        s = self.pending + s
-        self.pending = ""
-        out: list[str] = []
-        i = 0
-        quote = s.find('"')  # kept until passed: the closing quote may be megabytes ahead
-        while True:
-            if 0 <= quote < i:
-                quote = s.find('"', i)
-            j = s.find("\\", i)
-            if quote >= 0 and (j < 0 or quote < j):
-                out.append(s[i:quote])
-                self.done = True
-                self.rest = s[quote + 1 :]
-                break
-            if j < 0:
-                out.append(s[i:])
-                break
-            out.append(s[i:j])
-            if j + 1 >= len(s) or (s[j + 1] == "u" and j + 6 > len(s)):
-                self.pending = s[j:]
-                break
-            c = s[j + 1]
-            if c != "u":
-                out.append(JSON_ESCAPES.get(c, c))
-                i = j + 2
-                continue
-            try:
-                code = int(s[j + 2 : j + 6], 16)
-            except ValueError:
-                out.append("\ufffd")
-                i = j + 2
-                continue
-            if 0xDC00 <= code < 0xE000:  # a low surrogate with no high one before it
-                out.append("\ufffd")
-                i = j + 6
-                continue
-            if 0xD800 <= code < 0xDC00:
-                if j + 12 > len(s):
-                    self.pending = s[j:]
-                    break
-                if s[j + 6 : j + 8] == "\\u":
-                    try:
-                        low = int(s[j + 8 : j + 12], 16)
-                    except ValueError:
-                        low = 0
-                    if 0xDC00 <= low < 0xE000:
-                        out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
-                        i = j + 12
-                        continue
-                out.append("\ufffd")
-                i = j + 6
-                continue
-            out.append(chr(code))
-            i = j + 6
-        return "".join(out)
-
-
 def _id_in(data: bytes, id_field: str) -> str | None:
     m = re.search(rb'"' + re.escape(id_field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})', data)
     if m is None:
@@ -305,3 +229,66 @@ def iter_jsonl_records(
         text = obj.get(text_field)
         rid = obj.get(id_field)
         yield (None if rid is None else display_name(str(rid))), (text if isinstance(text, str) else None), n
+
+
+def records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress
+) -> Iterator[tuple[str | None, str | StreamedText]]:
+    """(record id, text) for each record of a JSONL or Parquet shard; a record with no text
+    is counted as skipped."""
+    if spec.fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(spec.path)
+        names = pf.schema_arrow.names
+        if config.text_field not in names:
+            raise InputError(f"no column {config.text_field!r} in the Parquet file")
+        cols = [config.text_field] + ([config.id_field] if config.id_field in names else [])
+        groups = [spec.start] if spec.stop >= 0 else list(range(pf.num_row_groups))
+        for g in groups:
+            result.bytes_read += pf.metadata.row_group(g).total_byte_size
+            progress(pf.metadata.row_group(g).total_byte_size, 0)
+            for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
+                texts = batch.column(config.text_field).to_pylist()
+                ids = batch.column(config.id_field).to_pylist() if config.id_field in names else [None] * len(texts)
+                for rid, text in zip(ids, texts, strict=True):
+                    if isinstance(text, str):
+                        yield (None if rid is None else display_name(str(rid))), text
+                    else:
+                        result.skipped_records += 1
+        return
+    stream, _ = open_stream(spec.path)
+    with stream:
+        counting = CountingReader(stream, progress, result)
+        for rid, text, _n in iter_jsonl_records(counting, config.text_field, config.id_field, config.max_record_bytes):
+            if text is None:
+                result.skipped_records += 1
+                continue
+            yield rid, text
+
+
+class CountingReader:
+    """A read-only stream wrapper that reports bytes read as progress."""
+
+    def __init__(self, stream: Any, progress: Progress, result: ShardResult) -> None:
+        self._s = stream
+        self._progress = progress
+        self._result = result
+
+    def read(self, n: int = -1) -> bytes:
+        data: bytes = self._s.read(n)
+        self._result.bytes_read += len(data)
+        self._progress(len(data), 0)
+        return data
+
+    def readinto(self, b: Any) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def readable(self) -> bool:
+        return True
+
+    @property
+    def closed(self) -> bool:
+        return False

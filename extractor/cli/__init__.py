@@ -1,0 +1,70 @@
+"""The `doi-extract` command: `find` (grep-like), `scan` (corpus to Parquet), `score`.
+
+A thin shell: argument parsing and output formatting around the pipeline and the engines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..match import KINDS
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="doi-extract", description="Find DOIs in text, HTML and PDF-extracted text.")
+    ap.add_argument("--version", action="version", version=f"doi-extract {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    f = sub.add_parser("find", help="print the canonical DOIs found in files (like grep -o)")
+    f.add_argument("files", nargs="*", help="input files (stdin when none or '-'); compressed files are read")
+    f.add_argument("--unique", "-u", action="store_true", help="print each DOI once per input")
+    f.add_argument("--format", choices=("plain", "tsv", "jsonl"), default="plain",
+                   help="plain: one DOI a line; tsv/jsonl add source, offset, form and raw text")
+    f.add_argument("--kind", choices=KINDS, help="input kind (default: detected by name and content)")
+    f.add_argument("--other-prefixes", action="store_true",
+                   help="accept prefixes other than 10. behind an explicit doi: label (spec §2)")
+
+    from .scan import add_scan_arguments
+
+    s = sub.add_parser("scan", help="extract DOIs from a whole corpus into deduplicated Parquet")
+    add_scan_arguments(s)
+
+    sc = sub.add_parser("score", help="score the extractor against a labelled corpus manifest")
+    from .score import add_score_arguments
+
+    add_score_arguments(sc)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "scan" and args.workers > 1:
+        from ..engines.procs import start_worker_server
+
+        start_worker_server()  # the workers' server loads its modules while this process does
+    try:
+        if args.command == "find":
+            from .find import cmd_find
+
+            return cmd_find(args, sys.stdout)
+        if args.command == "scan":
+            from .scan import cmd_scan
+
+            return cmd_scan(args)
+        if args.command == "score":
+            from .score import cmd_score
+
+            return cmd_score(args)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("doi-extract: interrupted", file=sys.stderr)
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

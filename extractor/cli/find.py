@@ -1,0 +1,52 @@
+"""`doi-extract find`: grep-like, the DOIs of each input printed as they are found."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from ..pipeline.errors import InputError
+from ..pipeline.read import open_stream
+from ..pipeline.search import hits_in_stream
+
+
+def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
+    """Print the DOIs of each input: exit 0 when any was found, 1 when none, 2 on error.
+
+    Inputs are read in bounded blocks, so a file or pipe of any size streams through.
+    """
+    found = False
+    error = False
+    for path in args.files or ["-"]:
+        source = path
+        try:
+            stream, _comp = open_stream(sys.stdin.buffer if path == "-" else path)
+            with stream:
+                seen: set[str] = set()
+                name = None if path == "-" else path
+                for hit in hits_in_stream(stream, name or "", args.kind, args.other_prefixes):
+                    doi, offset, raw = hit.doi, hit.start, hit.raw
+                    if args.unique:
+                        if doi in seen:
+                            continue
+                        seen.add(doi)
+                    found = True
+                    if args.format == "tsv":
+                        flat = raw.replace("\t", " ").replace("\n", "\\n").replace("\r", "\\r")
+                        out.write(f"{source}\t{offset}\t{doi}\t{hit.form}\t{flat}\n")
+                    elif args.format == "jsonl":
+                        rec = {"source": source, "offset": offset, "end": hit.end, "doi": doi, "form": str(hit.form), "raw": raw}
+                        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    else:
+                        out.write(doi + "\n")
+        except OSError as exc:
+            print(f"doi-extract: {path}: {exc.strerror or exc}", file=sys.stderr)
+            error = True
+        except (InputError, EOFError, ValueError) as exc:
+            print(f"doi-extract: {path}: {exc}", file=sys.stderr)
+            error = True
+    if error:
+        return 2
+    return 0 if found else 1

@@ -1,0 +1,120 @@
+"""`doi-extract scan`: arguments to a ScanConfig and an engine, a progress display, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+from ..engines import make_engine
+from ..match import KINDS
+from ..pipeline import Observer, ScanConfig, ShardResult, prepare_output, run_scan
+from ..pipeline.errors import Fatal
+
+DEFAULT_SHARD_BYTES = 32 << 20
+
+
+def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("inputs", nargs="+", help="files, directories, glob patterns, @LIST files, or - for stdin")
+    ap.add_argument("-o", "--out", required=True, help="output folder (created; rerunning resumes)")
+    ap.add_argument("--workers", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
+    ap.add_argument("--text-field", default="text", help="record field/column holding the text (JSONL, Parquet)")
+    ap.add_argument("--id-field", default="id", help="record field/column holding the record id")
+    ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
+    ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
+    ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar or status lines")
+    ap.add_argument("--buckets", type=int, default=16, help="hash buckets for deduplication (memory per merge step)")
+    ap.add_argument("--shard-size", type=int, default=DEFAULT_SHARD_BYTES, help="split uncompressed text files larger than this many bytes")
+    ap.add_argument("--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label")
+
+
+class ProgressDisplay(Observer):
+    """Progress owned by the parent: a tqdm bar on a terminal, status lines in logs, or nothing."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.total = self.files_total = 0
+        self.bytes = self.hits = self.files = 0
+        self.t0 = time.monotonic()
+        self.last_line = self.t0
+        self.bar: Any = None
+        self.quiet = quiet
+
+    def planned(self, total_bytes: int, shards: int, resumed: int) -> None:
+        self.total, self.files_total, self.files = total_bytes, shards, resumed
+        if not self.quiet and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, smoothing=0.1)
+
+    def shard_done(self, result: ShardResult) -> None:
+        self.files += 1
+
+    def rejected(self, source: str, reason: str) -> None:
+        if self.bar is not None:
+            self.bar.write(f"doi-extract scan: rejected {source}: {reason}", file=sys.stderr)
+        else:
+            print(f"doi-extract scan: rejected {source}: {reason}", file=sys.stderr, flush=True)
+
+    def progress(self, nbytes: int, nhits: int) -> None:
+        self.bytes += nbytes
+        self.hits += nhits
+        if self.bar is not None:
+            self.bar.update(nbytes)
+            self.bar.set_postfix_str(f"files {self.files}/{self.files_total} DOIs {self.hits}", refresh=False)
+        elif not self.quiet and time.monotonic() - self.last_line >= 30:
+            self.last_line = time.monotonic()
+            print(self.status(), file=sys.stderr, flush=True)
+
+    def status(self) -> str:
+        dt = max(1e-9, time.monotonic() - self.t0)
+        return (f"doi-extract scan: {self.bytes / 1e6:.1f}/{self.total / 1e6:.1f} MB, shards {self.files}/{self.files_total}, "
+                f"{self.hits} DOIs, {self.bytes / 1e6 / dt:.1f} MB/s")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    """Run a scan; exit 0 when every input was read, 1 when any was rejected, 2 on a fatal error."""
+    for flag in ("workers", "buckets", "shard_size"):
+        if getattr(args, flag) < 1:
+            print(f"doi-extract scan: --{flag.replace('_', '-')} must be positive", file=sys.stderr)
+            return 2
+    out = args.out
+    try:
+        prepare_output(out, args.force)
+    except OSError as exc:
+        print(f"doi-extract scan: cannot use output folder {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    config = ScanConfig(
+        out=os.path.abspath(out),
+        buckets=args.buckets,
+        occurrences=args.occurrences,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        allow_other_prefix=args.other_prefixes,
+        kind=args.kind,
+        shard_size=args.shard_size,
+    )
+    display = ProgressDisplay(args.quiet)
+    try:
+        with make_engine(args.workers, args.buckets) as engine:
+            report = run_scan(args.inputs, config, engine, display)
+    except KeyboardInterrupt:
+        display.close()
+        print("doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume", file=sys.stderr)
+        return 130
+    except Fatal as exc:
+        display.close()
+        print(f"doi-extract scan: fatal error, stopping (completed shards are kept): {exc}", file=sys.stderr)
+        return 2
+    display.close()
+    s = report.summary
+    if not args.quiet:
+        print(f"doi-extract scan: {report.shards} shards, {s['bytes_read'] / 1e6:.1f} MB, {s['hits']} hits, "
+              f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}", file=sys.stderr)
+    return 1 if report.rejected else 0

@@ -1,0 +1,36 @@
+"""The in-process engine: shards and merges run one after the other in this process (tests,
+library use, `--workers 1`): no process start-up, and real tracebacks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from ..pipeline.shard import work
+from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
+
+R = TypeVar("R")
+
+
+class InProcessEngine:
+    name = "in-process"
+    workers = 1
+
+    def __init__(self, retry_sleep: float = 0.5) -> None:
+        self.retry_sleep = retry_sleep
+
+    def run_shards(self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress) -> Iterator[ShardResult]:
+        for spec in specs:
+            yield work(spec, config, progress, self.retry_sleep)
+
+    def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
+        return [fn(*job) for job in jobs]
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+    def __enter__(self) -> InProcessEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,139 @@
+"""The local engine: a pool of worker processes on this machine for the shards and then the
+bucket merges (one pool, so workers start once). Workers are forked from a fork server started
+first thing (procs.py); progress comes back over a queue, throttled; a worker lost to a fault of
+the program or the system makes the run stop (errors.Fatal), never silently lose a shard."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, TypeVar
+
+from ..pipeline.errors import Fatal
+from ..pipeline.shard import work
+from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
+from .procs import die_with_parent, mp_context
+
+R = TypeVar("R")
+
+_QUEUE: Any = None  # the progress queue, in a worker
+
+
+def _init_worker(q: Any) -> None:
+    global _QUEUE
+    _QUEUE = q
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    die_with_parent()
+
+
+class _Throttle:
+    """Sends progress to the parent at most every 0.25 s."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.hits = 0
+        self.last = time.monotonic()
+
+    def __call__(self, nbytes: int, nhits: int) -> None:
+        self.bytes += nbytes
+        self.hits += nhits
+        now = time.monotonic()
+        if now - self.last >= 0.25:
+            self.flush()
+            self.last = now
+
+    def flush(self) -> None:
+        if _QUEUE is not None and (self.bytes or self.hits):
+            _QUEUE.put((self.bytes, self.hits))
+        self.bytes = self.hits = 0
+
+
+def _work_in_worker(spec: ShardSpec, config: ScanConfig) -> ShardResult:
+    progress = _Throttle()
+    try:
+        return work(spec, config, progress)
+    finally:
+        progress.flush()
+
+
+def _warm_up() -> None:
+    """Import and initialise what the bucket merges use (Arrow compute, Acero, Parquet)."""
+    import pyarrow as pa
+    import pyarrow.parquet
+
+    pa.table({"k": [1], "v": [1]}).group_by("k", use_threads=False).aggregate([("v", "sum")])
+
+
+class LocalEngine:
+    name = "local"
+
+    def __init__(self, workers: int, buckets: int = 16) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be positive, not {workers}")
+        self.workers = workers
+        self.buckets = buckets
+        self._pool: ProcessPoolExecutor | None = None
+        self._queue: Any = None
+
+    def _start(self, tasks: int) -> ProcessPoolExecutor:
+        if self._pool is None:
+            ctx = mp_context()
+            self._queue = ctx.Queue()
+            self._pool = ProcessPoolExecutor(max_workers=min(self.workers, max(tasks, self.buckets)), mp_context=ctx,
+                                             initializer=_init_worker, initargs=(self._queue,))
+        return self._pool
+
+    def _drain(self, progress: Progress) -> None:
+        while True:
+            try:
+                nbytes, nhits = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            progress(nbytes, nhits)
+
+    def run_shards(self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress) -> Iterator[ShardResult]:
+        if not specs:
+            return
+        pool = self._start(len(specs))
+        try:
+            pending: set[Future[ShardResult]] = {pool.submit(_work_in_worker, s, config) for s in specs}
+            if self.workers > 1:
+                # Queued behind the shards: a worker out of shards, waiting for the others, loads
+                # what the bucket merges need instead of loading it on the merges' clock.
+                for _ in range(self.workers):
+                    pool.submit(_warm_up)
+            while pending:
+                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                self._drain(progress)
+                for fut in finished:
+                    try:
+                        res = fut.result()
+                    except Exception as exc:  # fatal: a fault of the program or system
+                        raise Fatal(f"{type(exc).__name__}: {exc}") from exc
+                    yield res
+            self._drain(progress)
+        except BaseException:
+            # On Ctrl-C or a fatal error, queued shards are dropped; running ones finish (each is atomic).
+            self.close()
+            raise
+
+    def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
+        if self.workers == 1 or len(jobs) < 2:
+            return [fn(*job) for job in jobs]
+        pool = self._start(len(jobs))
+        return list(pool.map(fn, *zip(*jobs, strict=True)))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> LocalEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,32 @@
+"""What a DOI is: pure functions on text and bytes (spec §1–§5), no I/O and no pyarrow.
+
+find.py is the matcher and the reference for every rule; native.py runs the same rules in C
+on UTF-8 bytes for plain text in bulk; identifiers.py reads one identifier (canonical form,
+equivalence, URI and URL renderings).
+"""
+
+from __future__ import annotations
+
+from .canonical import canonical_key, fold_ascii
+from .find import KINDS, FindStats, Hit, Span, find_dois, find_spans
+from .forms import FORMS, Form, forms_mask, forms_of
+from .identifiers import canonicalize, is_equivalent, to_uri, to_url
+
+__all__ = [
+    "FORMS",
+    "KINDS",
+    "FindStats",
+    "Form",
+    "Hit",
+    "Span",
+    "canonical_key",
+    "canonicalize",
+    "find_dois",
+    "find_spans",
+    "fold_ascii",
+    "forms_mask",
+    "forms_of",
+    "is_equivalent",
+    "to_uri",
+    "to_url",
+]

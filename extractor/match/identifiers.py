@@ -1,0 +1,130 @@
+"""One identifier in, its DOI out: canonical form, equivalence and the URI/URL renderings (spec §1).
+
+For a metadata field that holds one identifier in any display form; find.py is for DOIs in
+running text. Both read the display forms by the same rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .canonical import clean_name, fold_ascii
+from .find import GROUP_FORMS, URLISH, Hit, find_dois
+from .forms import Form
+from .rules import end_of_name
+
+_ID_PREFIX = re.compile(
+    r"""(?ix)\A(?:
+        (?P<dx>(?:https?://)?dx\.doi\.org/)
+      | (?P<resolver>(?:https?://)?(?:www\.)?doi\.org/)
+      | (?P<handle>(?:https?://)?hdl\.handle\.net/)
+      | (?P<urn>urn:doi:)
+      | (?P<eidr>urn:eidr:)
+      | (?P<info>info:doi/)
+      | (?P<pinfo>info%3Adoi%2F)
+      | (?P<plabel>doi%3A)
+      | (?P<label>doi[ \t]*[:：=]?[ \t]*)
+    )?"""
+)
+_ID_NAME = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff])")
+_ID_EIDR = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*:")
+_ID_OTHER = re.compile(r"[^/\s]+/")
+def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
+    """The DOI name (cleaned, percent-decoded, case kept) of `s`, one identifier, or None."""
+    s = s.strip()
+    m = _ID_PREFIX.match(s)
+    form = GROUP_FORMS.get(m.lastgroup or "bare", Form.BARE) if m else Form.BARE
+    rest = s[m.end() :] if m else s
+    if any(ch.isspace() for ch in rest):
+        return None  # spec §4: whitespace ends a DOI; one identifier has none
+    if form is Form.EIDR_URN:
+        em = _ID_EIDR.match(rest)
+        if em is None:
+            return None
+        rest = rest[: em.end() - 1] + "/" + rest[em.end() :]
+        form = Form.URN
+    nm = _ID_NAME.match(rest)
+    if nm is None:
+        if allow_other_prefix and form in (Form.LABEL, Form.URN, Form.INFO_URI) and _ID_OTHER.match(rest):
+            nm = _ID_OTHER.match(rest)
+        elif URLISH.search(s):
+            # A publisher or other URL with a DOI in its path or query.
+            for hit in find_dois(s):
+                if hit.start == 0 or hit.form.is_url:
+                    return clean_name(_name_from_hit(hit))
+            return None
+        else:
+            return None
+    assert nm is not None
+    end = len(rest)
+    if form.is_url or form in (Form.URN, Form.EIDR_URN):
+        end = end_of_name(rest, form, s[: m.end()] if m else "")
+    if end <= nm.end():
+        return None
+    return clean_name(rest[:end])
+
+
+def _name_from_hit(hit: Hit) -> str:
+    """The raw DOI name inside a hit: from its `10.` to its end."""
+    i = hit.raw.find("10.")
+    return hit.raw[i:]
+
+
+def _name_of(s: str, allow_other_prefix: bool) -> str | None:
+    """The DOI name in `s` (one identifier in any display form), not case-folded, or None."""
+    return parse_identifier(s, allow_other_prefix=allow_other_prefix)
+
+
+def canonicalize(s: str, *, allow_other_prefix: bool = False) -> str | None:
+    """Canonical DOI of `s`, a single identifier in any display form, or None if it is none.
+
+    The whole string is taken as one identifier (as in a metadata field): `doi:`, `urn:doi:`,
+    `info:doi/` and resolver or publisher URLs are recognised; characters after the DOI name
+    are kept except where a URL's query, fragment or publisher tail ends it.
+    """
+    name = _name_of(s, allow_other_prefix)
+    return None if name is None else fold_ascii(name)
+
+
+def is_equivalent(a: str, b: str) -> bool:
+    """True when `a` and `b` are display forms of the same DOI (spec §1, URN 2020 equivalence)."""
+    ca = canonicalize(a)
+    return ca is not None and ca == canonicalize(b)
+
+
+# 2024 URI draft §2: percent-encode every character that is neither unreserved nor "/".
+_URI_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+# NISO Z39.84-2005 Appendix E tables 1 and 2, plus "?" and "&" (which start or separate query
+# parameters, so spec §4 ends a DOI there in URL context) and every code point outside
+# printable ASCII (URN registration 2020, "percent encoding").
+_URL_UNSAFE = frozenset('%"# <>{}^[]`|\\?&')
+
+
+def _encode(name: str, keep: frozenset[str] | None, unsafe: frozenset[str] | None) -> str:
+    out = []
+    for ch in name:
+        o = ord(ch)
+        if keep is not None:
+            ok = ch in keep
+        else:
+            assert unsafe is not None
+            ok = 0x20 < o < 0x7F and ch not in unsafe
+        out.append(ch if ok else "".join(f"%{b:02X}" for b in ch.encode("utf-8")))
+    return "".join(out)
+
+
+def _display_name(doi: str) -> str:
+    name = _name_of(doi, allow_other_prefix=True)
+    if name is None:
+        raise ValueError(f"not a DOI: {doi!r}")
+    return name
+
+
+def to_uri(doi: str) -> str:
+    """The `doi:` URI of a DOI given in any display form (2024 URI draft §2); case is kept."""
+    return "doi:" + _encode(_display_name(doi), _URI_SAFE, None)
+
+
+def to_url(doi: str) -> str:
+    """The `https://doi.org/` URL of a DOI, encoded per NISO Z39.84-2005 Appendix E."""
+    return "https://doi.org/" + _encode(_display_name(doi), None, _URL_UNSAFE)

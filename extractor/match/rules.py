@@ -1,0 +1,93 @@
+"""Where a DOI ends (spec §4): the run a DOI can span and the end rules applied to it.
+
+Shared by the matcher (find.py) and the PDF repair (pdf.py), and mirrored by the C matcher,
+whose tables native.py checks against these at import.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .canonical import FORMAT_CHARS
+from .forms import Form
+from .tails import strip_tails
+
+# Spec §4: the extractor may bound its window per candidate (at least 1,000 characters); a
+# longer candidate is dropped and counted, never truncated.
+MAX_DOI_CHARS = 2000
+# The run of characters a DOI can span: whitespace and the straight double quote end it (§4),
+# and so do control characters, which are never in a DOI (NISO Z39.84-2005 §4.1).
+RUN = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{MAX_DOI_CHARS + 1}}}')
+RUN_END = re.compile(r'[\s"\x00-\x1f\x7f-\x9f]')
+# Most DOIs end within a short window: it is read first, the whole one only when needed.
+SHORT_WINDOW = 256
+RUN_SHORT = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f]{{0,{SHORT_WINDOW + 1}}}')
+
+# Spec §2: ",10.1234/" or ";10.1234/" inside a candidate starts a second DOI.
+_SPLIT = re.compile(r"[,;](?=(?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]))", re.I)
+# A `?` that starts query syntax (`?name=`) ends a DOI outside URL context (spec §4).
+_QUERY = re.compile(r"\?(?=[A-Za-z_][A-Za-z0-9_.-]*=)")
+# An HTML/XML tag in plain text ends a DOI: SICI DOIs have "<" before digits, never "</x" or "<x>".
+_TAGLIKE = re.compile(r"<(?=/?[A-Za-z][A-Za-z0-9:_.-]*(?:[\s/>]|\Z))")  # XML names: </article-id>
+
+# Spec §4: balanced brackets are part of a DOI (the SICI DOIs of NISO Z39.84-2005 §4.2).
+OPEN = "([{<（［｛＜"
+CLOSE = ")]}>）］｝＞"
+_PAIR = dict(zip(CLOSE, OPEN, strict=True))
+_HAS_CLOSER = re.compile("[" + re.escape(CLOSE) + "]")
+# Spec §4: trailing punctuation and closing quotes are stripped, repeatedly; so are an ellipsis
+# and Markdown's emphasis and code marks (**doi:10.1000/182**), which no DOI ends with.
+TRAILING = frozenset(".,;:!?\"'”’»“›」…*`" + FORMAT_CHARS)
+_URL_STOPS = re.compile(r"[?#&]")
+_URN_STOPS = re.compile(r"[?#]")
+
+# DOI resolvers serve the DOI itself: no publisher tails after it, only a path's trailing slash.
+RESOLVERS = frozenset({Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE})
+
+
+def _cut_brackets(s: str) -> int:
+    """Index of the first closing bracket that closes nothing opened inside `s`, else len(s)."""
+    if not _HAS_CLOSER.search(s):
+        return len(s)
+    stack: list[str] = []
+    for i, ch in enumerate(s):
+        if ch in OPEN:
+            stack.append(ch)
+        elif ch in _PAIR:
+            if stack and stack[-1] == _PAIR[ch]:
+                stack.pop()
+            else:
+                return i
+    return len(s)
+
+
+def first_cut(s: str, form: Form) -> int:
+    """Where the first rule of spec §4 that reads left to right ends the name in `s`, else len(s)."""
+    end = len(s)
+    if form.is_url:
+        m = _URL_STOPS.search(s)
+    elif form in (Form.URN, Form.EIDR_URN):
+        m = _URN_STOPS.search(s)  # URN F-, Q- and R-components (URN registration 2020)
+    else:
+        m = _QUERY.search(s)
+    if m is not None:
+        end = m.start()
+    m = _SPLIT.search(s, 0, end)
+    if m is not None:
+        end = m.start()
+    m = _TAGLIKE.search(s, 0, end)
+    if m is not None:
+        end = m.start()
+    return _cut_brackets(s[:end])
+
+
+def end_of_name(s: str, form: Form, url_before: str) -> int:
+    """Length of the DOI name at the start of `s` (a run from `10.` to whitespace), per spec §4."""
+    end = first_cut(s, form)
+    while end and s[end - 1] in TRAILING:
+        end -= 1
+    if form.is_url and end:
+        end = len(strip_tails(s[:end], url_before, publisher=form not in RESOLVERS))
+        while end and s[end - 1] in TRAILING:
+            end -= 1
+    return end

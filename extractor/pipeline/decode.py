@@ -1,0 +1,95 @@
+"""Bytes to text: which kind of text it is (plain, html or pdf-extracted), whether it is text at
+all, and invalid UTF-8 made visible as U+FFFD without moving offsets."""
+
+from __future__ import annotations
+
+import re
+
+# XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
+_HTML_EXT = (".html", ".htm", ".xhtml", ".shtml", ".xml", ".nxml")
+_HTML_SNIFF = re.compile(
+    rb"(?i)<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<meta\s|<(?:p|div|span|a|li|td|table|br)[\s>/]"
+)
+
+
+def detect_kind(name: str | None, head: bytes | str) -> str:
+    """The kind of a document from its name and first bytes (spec terms: plain, html, pdf).
+
+    HTML or XML markup → html; form feeds as `pdftotext` writes them, or a `.pdf.txt` name → pdf.
+    """
+    lname = (name or "").lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        if lname.endswith(suffix):
+            lname = lname[: -len(suffix)]
+    if lname.endswith(_HTML_EXT):
+        return "html"
+    if lname.endswith(".pdf.txt"):
+        return "pdf"
+    data = head.encode("utf-8", "replace") if isinstance(head, str) else head
+    sample = data[:65536]
+    if len(_HTML_SNIFF.findall(sample[:16384])) >= 2 or re.match(rb"\s*<(?:!doctype|html|\?xml)", sample, re.I):
+        return "html"
+    if b"\x0c" in sample:
+        return "pdf"
+    return "plain"
+
+
+def decode_bytes(data: bytes) -> tuple[str, int]:
+    """UTF-8 text (a BOM dropped) and the count of invalid bytes replaced by U+FFFD."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), 0
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("utf-8", "replace")
+    # Each invalid byte sequence became one U+FFFD; genuine U+FFFD in the input are not counted.
+    return text, text.count("\ufffd") - data.count("\xef\xbf\xbd".encode("latin-1"))
+
+
+# Control bytes that text does not contain (tab, line feed, vertical tab, form feed, carriage
+# return and escape are kept).
+_CONTROL_BYTES = bytes([*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)])
+
+
+def is_binary(head: bytes) -> str | None:
+    """Why `head` is not text, or None: a PDF, or mostly control bytes."""
+    if head.startswith(b"%PDF-"):
+        return "a PDF file, not text: extract its text first (pdftotext)"
+    if not head:
+        return None
+    sample = head[:65536]
+    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
+    if controls > len(sample) * 0.03:
+        return "binary data (control bytes in the first block)"
+    return None
+
+
+
+# Lone surrogates: invalid bytes decoded with surrogateescape, or \\udXXX escapes in JSON.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean(text: str) -> tuple[str, int]:
+    """Lone surrogates (invalid bytes) to U+FFFD, keeping the length; and how many there were."""
+    if text.isascii():
+        return text, 0
+    try:
+        text.encode("utf-8")  # fails only on lone surrogates; far faster than searching for them
+    except UnicodeEncodeError:
+        return _SURROGATE.subn("\ufffd", text)
+    return text, 0
+
+
+def byte_offsets(text: str, starts: list[int]) -> list[int]:
+    """UTF-8 byte offsets of sorted character offsets into `text` (surrogates are one byte)."""
+    if text.isascii():
+        return list(starts)
+    out = []
+    pos = 0
+    acc = 0
+    for s in starts:
+        acc += len(text[pos:s].encode("utf-8", "surrogateescape"))
+        pos = s
+        out.append(acc)
+    return out

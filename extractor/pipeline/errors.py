@@ -1,0 +1,47 @@
+"""How a scan classes what goes wrong, as datatrove does: retry (a passing fault of the system),
+skip this input (InputError: the input cannot be read; reported, the run goes on), or fatal
+(anything else: the run stops)."""
+
+from __future__ import annotations
+
+import errno
+import lzma
+import zlib
+
+
+class InputError(Exception):
+    """An input that cannot be read: reported with its reason, the run goes on."""
+
+
+# Errors of the system that pass: the same read may succeed when tried again.
+_TRANSIENT_ERRNOS = frozenset({errno.EINTR, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EIO})
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether an input error is a passing fault worth retrying."""
+    cause = exc.__cause__ if isinstance(exc, InputError) else exc
+    return isinstance(cause, OSError) and cause.errno in _TRANSIENT_ERRNOS
+
+
+def describe(exc: BaseException) -> str:
+    """A reason for the user: what kind of damage, in a few words."""
+    name = type(exc).__name__
+    if name == "error":  # zlib.error
+        name = f"corrupt compressed data ({type(exc).__module__})"
+    msg = getattr(exc, "strerror", None) or str(exc)
+    if isinstance(exc, EOFError):
+        return f"truncated compressed data ({msg or name})"
+    return f"{name}: {msg}" if msg else name
+
+
+
+def is_corrupt_input(exc: BaseException) -> bool:
+    """Whether an exception raised while reading says the input itself is unreadable (missing,
+    truncated, corrupt archive) rather than that something is wrong with the program."""
+    if isinstance(exc, (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError)):
+        return True
+    return type(exc).__module__.split(".")[0] in ("zstandard", "_zstd", "pyarrow")
+
+
+class Fatal(Exception):
+    """An error that stops the run: not an unreadable input, not a passing fault."""

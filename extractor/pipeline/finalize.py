@@ -1,0 +1,100 @@
+"""The end of a scan: partial results merged bucket by bucket into mentions/ and dois/,
+occurrences/ gathered, each dataset published whole (staged under a temporary name, then
+renamed into place)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+import pyarrow as pa
+
+from .dedupe import merge_bucket
+from .parts import PartRef, completed_parts, read_part
+from .units import ScanConfig, ShardResult, ShardSpec
+from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow, write_table
+
+R = TypeVar("R")
+
+
+class Mapper(Protocol):
+    """What the merge needs of an engine: fn(*job) for every job, results in job order."""
+
+    def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]: ...
+
+
+def clear(out: str) -> None:
+    """Remove the results of an earlier run (--force)."""
+    for name in ("_work", "_shards", "mentions", "dois", "occurrences", "_run.json", "_spool"):
+        p = os.path.join(out, name)
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+
+
+def _publish(out: str, name: str, tmpdir: str) -> None:
+    """Put a finished dataset folder in place: the old one is moved aside, then removed."""
+    final = os.path.join(out, name)
+    old = None
+    if os.path.exists(final):
+        old = tempfile.mkdtemp(prefix=f".{name}.old-", dir=out)
+        os.replace(final, os.path.join(old, name))
+    os.replace(tmpdir, final)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def merge_bucket_files(files: list[PartRef], dest_mentions: str, dest_dois: str) -> tuple[int, int]:
+    """Merge one bucket's partial rows into its mentions and DOI part files; row counts."""
+    table = pa.concat_tables([read_part(ref) for ref in files]).cast(PARTIAL_SCHEMA)
+    mentions, dois = merge_bucket(table)
+    del table
+    write_arrow(dest_mentions, mentions)
+    write_arrow(dest_dois, dois)
+    return mentions.num_rows, dois.num_rows
+
+
+def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], config: ScanConfig, engine: Mapper) -> dict[str, int]:
+    """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
+    dois/, and gather occurrences/; the datasets are published when complete."""
+    counts = {"mentions": 0, "dois": 0, "occurrences": 0}
+    parts = [completed_parts(out, s) for s in specs if s.index in done and done[s.index].error is None]
+    staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
+    try:
+        jobs = []
+        for b in range(config.buckets):
+            files = [f for p in parts if p is not None for f in p[0].get(b, [])]
+            if files:
+                jobs.append((files, os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
+                             os.path.join(staging["dois"], f"part-{b:05d}.parquet")))
+        results = engine.map(merge_bucket_files, jobs)
+        for n_mentions, n_dois in results:
+            counts["mentions"] += n_mentions
+            counts["dois"] += n_dois
+        if not jobs:  # nothing found: still a dataset with its schema, so that readers work
+            write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
+            write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
+        if config.occurrences:
+            import pyarrow.parquet as pq
+
+            staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
+            i = 0
+            for p in parts:
+                for path in p[1] if p is not None else []:
+                    t = pq.read_table(path, schema=OCCURRENCES_SCHEMA)
+                    counts["occurrences"] += t.num_rows
+                    if t.num_rows:
+                        pq.write_table(t, os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"), compression="zstd")
+                        i += 1
+        for name, tmpdir in staging.items():
+            _publish(out, name, tmpdir)
+    except BaseException:
+        # Interrupted or failed: nothing is published, and no staging folder is left behind.
+        for tmpdir in staging.values():
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
+    return counts

@@ -1,0 +1,187 @@
+"""What a scan reads: inputs expanded to files, and files planned into shards."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import sys
+from typing import Any
+
+from .read import detect_compression, display_name
+from .units import ScanConfig, ShardSpec
+
+_SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
+
+
+def expand_inputs(
+    items: list[str], spool_dir: str, out: str | None = None
+) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
+    """(source as given, path) for every input file, and the inputs rejected with reasons.
+
+    Files inside the output folder `out` are never inputs (scanning "." into ./out)."""
+    files: list[tuple[str, str]] = []
+    rejected: list[dict[str, str]] = []
+    seen: set[str] = set()
+    out_real = os.path.join(os.path.realpath(out), "") if out else None
+
+    def add(source: str, path: str) -> None:
+        key = os.path.realpath(path)
+        if out_real and key.startswith(out_real):
+            return
+        if key not in seen:
+            seen.add(key)
+            files.append((display_name(source), path))
+
+    def expand(item: str, depth: int = 0) -> None:
+        if item == "-":
+            os.makedirs(spool_dir, exist_ok=True)
+            path = os.path.join(spool_dir, "stdin")
+            with open(path, "wb") as f:
+                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            files.append(("-", path))
+            return
+        if item.startswith("@") and depth < 4:
+            try:
+                with open(item[1:], encoding="utf-8") as f:
+                    for line in f:
+                        line = line.strip()
+                        if line and not line.startswith("#"):
+                            expand(line, depth + 1)
+            except OSError as exc:
+                rejected.append({"source": display_name(item), "reason": f"cannot read list: {exc.strerror or exc}"})
+            return
+        if os.path.isdir(item):
+            for root, dirs, names in os.walk(item):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+                for name in sorted(names):
+                    if not name.startswith("."):
+                        path = os.path.join(root, name)
+                        add(path, path)
+            return
+        if os.path.exists(item):
+            add(item, item)
+            return
+        if glob.has_magic(item):
+            matches = sorted(glob.glob(item, recursive=True))
+            if not matches:
+                rejected.append({"source": display_name(item), "reason": "no file matches the pattern"})
+            for path in matches:
+                expand(path, depth + 1) if os.path.isdir(path) else add(path, path)
+            return
+        rejected.append({"source": display_name(item), "reason": "no such file or directory"})
+
+    for item in items:
+        expand(item)
+    return files, rejected
+
+
+def format_of(path: str, head: bytes) -> str:
+    """The record format of a file: parquet (by magic), jsonl (by name), else text."""
+    name = path.lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst", ".zstd"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if name.endswith((".jsonl", ".ndjson", ".jsonlines")):
+        return "jsonl"
+    return "text"
+
+
+def _line_cut(f: Any, pos: int) -> int:
+    """The offset just after the first newline at or after `pos` (or the end of file)."""
+    f.seek(pos)
+    while True:
+        chunk = f.read(1 << 16)
+        if not chunk:
+            return f.tell()
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return f.tell() - len(chunk) + i + 1
+
+
+MAX_GROUP_FILES = 4096
+
+
+def plan_shards(files: list[tuple[str, str]], config: ScanConfig) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
+    """Shards for the input files, rejected inputs, and the total bytes to read.
+
+    A large uncompressed text file is split into byte ranges cut at line ends; a Parquet file
+    is a shard per row group; other large files are a shard each; small files are grouped, in
+    input order, into shards of about --shard-size bytes.
+    """
+    specs: list[ShardSpec] = []
+    rejected: list[dict[str, str]] = []
+    total = 0
+    group: list[tuple[str, str, str]] = []
+    group_ident: list[str] = []
+    group_bytes = 0
+
+    opts_key = config.key()
+
+    def key_of(ident: str) -> str:
+        return hashlib.blake2b(f"{ident}|{opts_key}".encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+    def flush() -> None:
+        nonlocal group, group_ident, group_bytes
+        if group:
+            src, path, _fmt = group[0]
+            specs.append(ShardSpec(len(specs), src, path, "group", config.kind, 0, -1, key_of("\n".join(group_ident)),
+                                   tuple(group)))
+        group, group_ident, group_bytes = [], [], 0
+
+    for source, path in files:
+        try:
+            st = os.stat(path)
+            with open(path, "rb") as f:
+                head = f.read(8)
+                fmt = format_of(path, head)
+                comp = detect_compression(head)
+                ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{fmt}"
+                parts: list[tuple[int, int]] | None = None
+                if fmt == "parquet":
+                    import pyarrow.parquet as pq  # only for Parquet inputs: start-up is part of every run
+
+                    n = pq.ParquetFile(path).num_row_groups
+                    parts = [(g, g) for g in range(n)] or [(0, -1)]
+                elif fmt == "text" and comp is None and st.st_size > config.shard_size:
+                    cuts = [0]
+                    while cuts[-1] + config.shard_size < st.st_size:
+                        c = _line_cut(f, cuts[-1] + config.shard_size)
+                        if c >= st.st_size:
+                            break
+                        cuts.append(c)
+                    parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+                elif st.st_size >= config.shard_size:
+                    parts = [(0, -1)]
+        except OSError as exc:
+            rejected.append({"source": source, "reason": exc.strerror or str(exc)})
+            continue
+        except Exception as exc:  # a corrupt Parquet footer
+            rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})
+            continue
+        total += st.st_size
+        if parts is None:
+            group.append((source, path, fmt))
+            group_ident.append(ident)
+            group_bytes += st.st_size
+            if group_bytes >= config.shard_size or len(group) >= MAX_GROUP_FILES:
+                flush()
+            continue
+        flush()
+        for a, b in parts:
+            specs.append(ShardSpec(len(specs), source, path, fmt, config.kind, a, b, key_of(f"{ident}|{a}|{b}")))
+    flush()
+    return specs, rejected, total
+
+
+def shard_bytes(spec: ShardSpec) -> int:
+    """About how many bytes a shard reads (for the order of work only)."""
+    if spec.stop >= 0 and spec.fmt == "text":
+        return spec.stop - spec.start
+    try:
+        return sum(os.path.getsize(p) for _s, p, _f in spec.files) if spec.files else os.path.getsize(spec.path)
+    except OSError:
+        return 0

@@ -1,0 +1,115 @@
+"""A shard's partial results on disk: part files, occurrence files and the completion marker.
+
+The one module that knows their names and format. A shard writes Arrow IPC part files (zstd
+buffers, one record batch per hash bucket, in bucket order) and Parquet occurrence files, each
+under a temporary name then renamed; its completion marker, written last, lists them, so the
+leftovers of a killed attempt are never read. The merge reads them back by bucket.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from typing import Any, NamedTuple
+
+import pyarrow as pa
+
+from .units import ShardResult, ShardSpec
+from .write import atomically
+
+PART_EXT = ".arrow"
+
+# A shard's partial rows are read once, by the merge: Arrow IPC files with zstd-compressed
+# buffers cost far less to write and to open than Parquet (a shard writes one per flush, a
+# record batch per bucket).
+_PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
+
+
+class PartRef(NamedTuple):
+    """One bucket's rows in a part file: record batches [first, first + count)."""
+
+    path: str
+    first: int
+    count: int
+
+
+class ShardPaths(NamedTuple):
+    """Base names of a shard's part files (BASE-NNNN.arrow) and occurrence files
+    (BASE-NNNN.parquet), and its completion marker."""
+
+    parts: str
+    occurrences: str
+    marker: str
+
+    def part(self, n: int) -> str:
+        return f"{self.parts}-{n:04d}{PART_EXT}"
+
+    def occurrence_file(self, n: int) -> str:
+        return f"{self.occurrences}-{n:04d}.parquet"
+
+
+def shard_paths(out: str, spec: ShardSpec) -> ShardPaths:
+    name = f"{spec.index:06d}-{spec.key}"
+    return ShardPaths(
+        os.path.join(out, "_work", "parts", name),
+        os.path.join(out, "_work", "occurrences", name),
+        os.path.join(out, "_shards", name + ".done"),
+    )
+
+
+def write_part(path: str, by_bucket: dict[int, list[pa.RecordBatch]], schema: pa.Schema) -> dict[int, list[int]]:
+    """Write a part file atomically: each bucket's record batches, in bucket order; returns its
+    layout, bucket -> [first batch, batches]."""
+    layout: dict[int, list[int]] = {}
+    with atomically(path) as tmp, pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer:
+        i = 0
+        for b, batches in by_bucket.items():
+            layout[b] = [i, len(batches)]
+            for batch in batches:
+                writer.write_batch(batch)
+            i += len(batches)
+    return layout
+
+
+def read_part(ref: PartRef) -> pa.Table:
+    """The record batches of one bucket of a part file written by write_part."""
+    with pa.memory_map(ref.path) as source:
+        reader = pa.ipc.open_file(source)
+        return pa.Table.from_batches([reader.get_batch(i) for i in range(ref.first, ref.first + ref.count)], reader.schema)
+
+
+def write_marker(paths: ShardPaths, result: ShardResult, layouts: list[dict[int, list[int]]], occurrence_files: int) -> None:
+    """Mark a shard complete: its result and the layout of every part file it wrote."""
+    with atomically(paths.marker) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        json.dump({"result": asdict(result), "parts": layouts, "occurrence_parts": occurrence_files}, f)
+
+
+def _marker(paths: ShardPaths) -> dict[str, Any] | None:
+    try:
+        with open(paths.marker, encoding="utf-8") as f:
+            marker: dict[str, Any] = json.load(f)
+            return marker
+    except (OSError, ValueError):
+        return None
+
+
+def completed_result(out: str, spec: ShardSpec) -> ShardResult | None:
+    """The result of a shard that completed in an earlier run, or None."""
+    marker = _marker(shard_paths(out, spec))
+    return None if marker is None else ShardResult(**marker["result"])
+
+
+def completed_parts(out: str, spec: ShardSpec) -> tuple[dict[int, list[PartRef]], list[str]] | None:
+    """The part-file batches of a completed shard by bucket, and its occurrence files; None if
+    the shard has not completed."""
+    paths = shard_paths(out, spec)
+    marker = _marker(paths)
+    if marker is None:
+        return None
+    by_bucket: dict[int, list[PartRef]] = {}
+    for k, layout in enumerate(marker.get("parts", [])):
+        for b, (first, count) in layout.items():
+            by_bucket.setdefault(int(b), []).append(PartRef(paths.part(k), first, count))
+    occ_files = [paths.occurrence_file(k) for k in range(marker.get("occurrence_parts", 0))]
+    return by_bucket, occ_files

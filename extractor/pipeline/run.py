@@ -1,0 +1,161 @@
+"""A whole scan over an engine: inputs planned into shards, completed shards kept (resume), the
+rest run by the engine, partial results merged and published, `_run.json` written.
+
+The pipeline knows nothing of who runs the shards: any object with the Engine protocol below
+does (engines/: in-process, local process pool). Nor of how progress is shown: it reports to an
+Observer (the CLI's progress bar).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from .. import __version__
+from .finalize import clear, finalize
+from .inputs import expand_inputs, plan_shards, shard_bytes
+from .parts import completed_result
+from .read import display_name
+from .units import Progress, ScanConfig, ShardResult, ShardSpec
+from .write import atomically
+
+R = TypeVar("R")
+
+
+class Engine(Protocol):
+    """Who runs a scan's tasks (engines/ has the implementations)."""
+
+    name: str
+    workers: int
+
+    def run_shards(self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress) -> Iterator[ShardResult]:
+        """Run shard.work for every shard (largest first is best), yielding each result as it
+        completes; progress (bytes, hits) is reported through `progress` in this process. An
+        error that is not a shard's own result raises errors.Fatal."""
+        ...
+
+    def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
+        """fn(*job) for every job (the bucket merges), results in job order."""
+        ...
+
+
+class Observer:
+    """What a scan reports as it goes; the CLI shows it, a library caller may ignore it."""
+
+    def planned(self, total_bytes: int, shards: int, resumed: int) -> None:
+        """The shards are planned: `resumed` of them completed in an earlier run."""
+
+    def progress(self, nbytes: int, nhits: int) -> None:
+        """Bytes read and hits found since the last call."""
+
+    def shard_done(self, result: ShardResult) -> None:
+        """A shard completed (its rejected inputs are reported by `rejected` too)."""
+
+    def rejected(self, source: str, reason: str) -> None:
+        """An input that could not be read."""
+
+
+@dataclass(slots=True)
+class RunReport:
+    """What a run did, as written to `_run.json`."""
+
+    shards: int = 0
+    shards_resumed: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def prepare_output(out: str, force: bool) -> None:
+    """Create OUT; with `force`, remove an earlier run's results; remove what an interrupted run
+    left under temporary names. Raises OSError when OUT cannot be used."""
+    os.makedirs(out, exist_ok=True)
+    if force:
+        clear(out)
+    stale = glob.glob(os.path.join(out, ".*.tmp-*")) + glob.glob(os.path.join(out, ".*.old-*"))
+    stale += glob.glob(os.path.join(out, "_work", "*", "*.tmp-*")) + glob.glob(os.path.join(out, "_shards", "*.tmp-*"))
+    for path in stale:
+        if os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.remove(path)
+
+
+def run_scan(inputs: list[str], config: ScanConfig, engine: Engine, observer: Observer | None = None) -> RunReport:
+    """Scan `inputs` into config.out (already prepared) with `engine`. KeyboardInterrupt and
+    errors.Fatal propagate: completed shards are kept, nothing half-written is published, and
+    the same call resumes."""
+    t0 = time.monotonic()
+    obs = observer or Observer()
+    out = config.out
+    files, rejected = expand_inputs(inputs, os.path.join(out, "_spool"), out)
+    specs, rej2, total = plan_shards(files, config)
+    rejected += rej2
+    for r in rejected:
+        obs.rejected(r["source"], r["reason"])
+
+    done: dict[int, ShardResult] = {}
+    todo: list[ShardSpec] = []
+    for s in specs:
+        prior = completed_result(out, s)
+        if prior is None:
+            todo.append(s)
+        else:
+            done[s.index] = prior
+            rejected.extend(prior.rejected)
+    resumed = len(done)
+    obs.planned(total, len(specs), resumed)
+    t_plan = time.monotonic()
+    # Largest first, so that no worker is left with a big shard at the end; the output order
+    # depends on shard numbers only.
+    for res in engine.run_shards(sorted(todo, key=lambda s: -shard_bytes(s)), config, obs.progress):
+        done[res.index] = res
+        problems = list(res.rejected)
+        if res.error:
+            problems.append({"source": specs[res.index].source, "reason": res.error})
+        for r in problems:
+            rejected.append(r)
+            obs.rejected(r["source"], r["reason"])
+        obs.shard_done(res)
+    t_shards = time.monotonic()
+    counts = finalize(out, specs, done, config, engine)
+    ok = [r for r in done.values() if r.error is None]
+    options = {k: v for k, v in asdict(config).items() if k != "out"}
+    summary = {
+        "version": __version__,
+        "inputs": [
+            {"source": src, "path": display_name(path), "format": fmt, "shard": s.index}
+            for s in specs
+            for src, path, fmt in (s.files or ((s.source, s.path, s.fmt),))
+        ],
+        "options": {**options, "engine": engine.name, "workers": engine.workers},
+        "bytes_read": sum(r.bytes_read for r in ok),
+        "input_bytes": total,
+        "documents": sum(r.documents for r in ok),
+        "hits": sum(r.hits for r in ok),
+        "mentions": counts["mentions"],
+        "distinct_dois": counts["dois"],
+        "occurrences_written": counts["occurrences"],
+        "invalid_bytes_replaced": sum(r.invalid_bytes for r in ok),
+        "candidates_too_long": sum(r.too_long for r in ok),
+        "records_skipped": sum(r.skipped_records for r in ok),
+        "shards": len(specs),
+        "shards_resumed": resumed,
+        "rejected": rejected,
+        "timings": {
+            "wall_seconds": round(time.monotonic() - t0, 3),
+            "plan_seconds": round(t_plan - t0, 3),
+            "shards_wall_seconds": round(t_shards - t_plan, 3),
+            "merge_seconds": round(time.monotonic() - t_shards, 3),
+            "shard_seconds": round(sum(r.seconds for r in ok), 3),
+        },
+    }
+    with atomically(os.path.join(out, "_run.json")) as tmp, open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
+        json.dump(summary, f, indent=2, ensure_ascii=False, default=str)
+    return RunReport(len(specs), resumed, counts, rejected, summary)

@@ -1,0 +1,101 @@
+"""One shard of a scan: read its inputs, find the DOIs, write partial results, mark it done.
+
+`run_shard` knows nothing of the engine that runs it: it takes a shard, the configuration and a
+progress callback, writes its part files (temporary name, then rename) and last its completion
+marker. An input it cannot read is listed in its result and contributes no row at all; a
+passing fault is raised, and `work` (what an engine runs) retries it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .errors import InputError, is_transient
+from .parts import shard_paths, write_marker
+from .search import unit_docs
+from .sinks import OccurrenceSink, PartWriter
+from .units import Progress, ScanConfig, ShardResult, ShardSpec, no_progress
+
+RETRIES = 3
+
+
+class _Redo(Exception):
+    """A unit was rejected after some of its rows were written: the shard is run again without it."""
+
+    def __init__(self, unit: int, reason: str) -> None:
+        self.unit = unit
+        self.reason = reason
+
+
+def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict[int, str]) -> ShardResult:
+    result = ShardResult(spec.index)
+    paths = shard_paths(config.out, spec)
+    parts = PartWriter(paths)
+    occ = OccurrenceSink(paths, config.flush_rows)
+    reported = max(skip, default=-1)  # units up to this one reported their progress already
+    doc_base = 0
+    for i, unit in enumerate(spec.units()):
+        if i in skip:
+            result.rejected.append({"source": unit.source, "reason": skip[i]})
+            continue
+        counts = (result.documents, result.hits)
+        part_mark, occ_mark = parts.mark(), occ.mark()
+        n_docs = 0
+        try:
+            for doc in unit_docs(unit, config, no_progress if i <= reported else progress, result, occ):
+                n_docs = max(n_docs, doc.number + 1)
+                parts.add_chunk(spec.index, doc_base + doc.number, doc.source, doc.record, doc.chunk)
+                if parts.rows >= config.flush_rows:
+                    parts.flush()
+                occ.flush_if_full()
+        except InputError as exc:
+            if is_transient(exc):
+                raise
+            # A rejected input contributes no row: those still buffered are dropped; if some
+            # were written already, the shard is done again without this input.
+            if not (parts.rollback(part_mark) and occ.rollback(occ_mark)):
+                raise _Redo(i, str(exc)) from exc
+            result.rejected.append({"source": unit.source, "reason": str(exc)})
+            result.documents, result.hits = counts
+            continue
+        doc_base += n_docs
+    parts.flush()
+    occ.flush()
+    write_marker(paths, result, parts.layouts, occ.files)
+    return result
+
+
+def run_shard(spec: ShardSpec, config: ScanConfig, progress: Progress) -> ShardResult:
+    """Process one shard and mark it complete.
+
+    An input of the shard that cannot be read is reported in the result's `rejected` and the
+    others go on; a passing fault (is_transient) is raised for the caller to retry. Rows are
+    written in part files as they accumulate, so memory stays bounded whatever the input; the
+    completion marker lists the part files, so a killed attempt's leftovers are never read.
+    """
+    t0 = time.monotonic()
+    skip: dict[int, str] = {}
+    while True:
+        try:
+            result = _attempt(spec, config, progress, skip)
+            break
+        except _Redo as redo:
+            skip[redo.unit] = redo.reason
+    result.seconds = time.monotonic() - t0
+    return result
+
+
+def work(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: float = 0.5) -> ShardResult:
+    """What an engine runs for a shard: run it, retrying passing faults (after `sleep` seconds,
+    doubling); an unreadable input becomes a result with an error."""
+    for attempt in range(RETRIES):
+        try:
+            return run_shard(spec, config, progress)
+        except InputError as exc:
+            if is_transient(exc) and attempt + 1 < RETRIES:
+                time.sleep(sleep * 2**attempt)
+                continue
+            return ShardResult(spec.index, error=str(exc))
+        except MemoryError:
+            return ShardResult(spec.index, error="out of memory reading this input")
+    raise AssertionError("unreachable")

@@ -1,0 +1,218 @@
+"""Where a shard's hits go: mention rows by hash bucket into part files, and (with
+--occurrences) every hit into occurrence files. Both buffer in bounded batches and can take
+back what a rejected input added, as long as it was not written yet."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from ..match import FORMS, forms_mask
+from ..match.native import CHit, Mentions, bucket_of
+from .decode import clean
+from .dedupe import Mention
+from .parts import ShardPaths, write_part
+from .units import Chunk, TextHit
+from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
+
+
+def dict_chunk(mentions: dict[str, Mention], buckets: int) -> Chunk:
+    """A chunk of the mentions that dedupe.mentions_of gives (the Python matcher's paths), in
+    the order the C table gives its own: by bucket, first seen first within a bucket."""
+    keyed = sorted(((bucket_of(m.doi, buckets), i, m) for i, m in enumerate(mentions.values())), key=lambda t: t[:2])
+    bounds = [0] * (buckets + 1)
+    for b, _i, _m in keyed:
+        bounds[b + 1] += 1
+    for b in range(buckets):
+        bounds[b + 1] += bounds[b]
+    ms = [m for _b, _i, m in keyed]
+    return (
+        [m.doi for m in ms],
+        [m.count for m in ms],
+        [m.first_offset for m in ms],
+        [m.first_raw for m in ms],
+        [forms_mask(m.forms) for m in ms],
+        bounds,
+    )
+
+
+class OccurrenceSink:
+    """Every hit as an occurrence row, written as numbered Parquet files when they grow."""
+
+    def __init__(self, paths: ShardPaths, flush_rows: int) -> None:
+        self.paths = paths
+        self.flush_rows = flush_rows
+        self.files = 0
+        self.cols: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
+
+    def __len__(self) -> int:
+        return len(self.cols["doi"])
+
+    def add(self, source: str, rid: str | None, offset: int, raw: str, form: str, doi: str) -> None:
+        cols = self.cols
+        cols["source"].append(source)
+        cols["record"].append(rid)
+        cols["offset"].append(offset)
+        cols["raw"].append(raw)
+        cols["form"].append(form)
+        cols["doi"].append(doi)
+
+    def add_c_hits(self, hits: list[CHit], source: str, rid: str | None) -> None:
+        """The C matcher's hits (their raw text may hold lone surrogates from invalid bytes)."""
+        for a, _b, f, d, raw in hits:
+            self.add(source, rid, a, clean(raw)[0], FORMS[f].value, d)
+
+    def tee(self, hits: Iterator[TextHit], source: str, rid: str | None) -> Iterator[TextHit]:
+        """Pass the Python matcher's hits through, recording each."""
+        for hit in hits:
+            self.add(source, rid, hit.offset, hit.raw, str(hit.form), hit.doi)
+            yield hit
+
+    def set_record(self, since: int, rid: str | None) -> None:
+        """Give the rows from row `since` on their record id (known only after the record's text)."""
+        col = self.cols["record"]
+        col[since:] = [rid] * (len(col) - since)
+
+    def mark(self) -> tuple[int, int]:
+        return self.files, len(self)
+
+    def rollback(self, mark: tuple[int, int]) -> bool:
+        """Drop the rows added since `mark`; False when some were written to a file since."""
+        if self.files != mark[0]:
+            return False
+        for col in self.cols.values():
+            del col[mark[1] :]
+        return True
+
+    def flush_if_full(self) -> None:
+        if len(self) >= self.flush_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.cols["doi"]:
+            return
+        write_arrow(self.paths.occurrence_file(self.files), pa.Table.from_pydict(self.cols, schema=OCCURRENCES_SCHEMA))
+        for col in self.cols.values():
+            col.clear()
+        self.files += 1
+
+
+def drain(
+    found: Iterator[int],
+    table: Mentions,
+    hits: list[CHit] | None,
+    occ: OccurrenceSink,
+    source: str,
+    rid: str | None,
+    buckets: int,
+    max_mentions: int,
+) -> Iterator[Chunk]:
+    """The mention chunks of a C-matcher scan (which yields after each window), recording
+    occurrences as it goes."""
+    for _ in found:
+        if hits:
+            occ.add_c_hits(hits, source, rid)
+            hits.clear()
+        if len(table) >= max_mentions:
+            yield table.take(buckets)
+    yield table.take(buckets)
+
+
+class PartWriter:
+    """Buffers a shard's rows per bucket and writes a numbered part file when they grow: one
+    file for all buckets, its record batches in bucket order (the layout, bucket -> [first
+    batch, batches], goes into the completion marker).
+
+    A large chunk (a file's mentions) becomes an Arrow table at once, sliced per bucket; small
+    ones (a small file's, a record's) gather in one set of column lists with their bucket,
+    split by bucket at the flush: per row there is no Python work, per chunk a few calls.
+    """
+
+    BIG = 1024  # rows from which a chunk is made a table of its own
+
+    def __init__(self, paths: ShardPaths) -> None:
+        self.paths = paths
+        self.layouts: list[dict[int, list[int]]] = []
+        self._empty()
+
+    def _empty(self) -> None:
+        self.tables: list[tuple[int, pa.Table]] = []  # (bucket, rows)
+        self.cols: dict[str, list[Any]] = {name: [] for name in (*PARTIAL_SCHEMA.names, "_bucket")}
+        self.rows = 0
+
+    def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk) -> None:
+        """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
+        bucket: bucket b's rows are one slice)."""
+        dois, counts, offsets, raws, forms, bounds = chunk
+        n = len(dois)
+        if not n:
+            return
+        self.rows += n
+        filled = [b for b in range(len(bounds) - 1) if bounds[b + 1] > bounds[b]]
+        if n >= self.BIG:
+            table = pa.Table.from_arrays(
+                [
+                    pa.repeat(pa.scalar(shard, pa.int64()), n),
+                    pa.repeat(pa.scalar(doc, pa.int64()), n),
+                    pa.repeat(pa.scalar(source, pa.string()), n),
+                    pa.nulls(n, pa.string()) if rid is None else pa.repeat(pa.scalar(rid, pa.string()), n),
+                    pa.array(dois, pa.string()),
+                    pa.array(counts, pa.int64()),
+                    pa.array(offsets, pa.int64()),
+                    pa.array(raws, pa.string()),
+                    pa.array(forms, pa.int32()),
+                ],
+                schema=PARTIAL_SCHEMA,
+            )
+            self.tables += [(b, table.slice(bounds[b], bounds[b + 1] - bounds[b])) for b in filled]
+            return
+        cols = self.cols
+        cols["shard"] += [shard] * n
+        cols["doc"] += [doc] * n
+        cols["source"] += [source] * n
+        cols["record"] += [rid] * n
+        cols["doi"] += dois
+        cols["count"] += counts
+        cols["first_offset"] += offsets
+        cols["first_raw"] += raws
+        cols["forms"] += forms
+        for b in filled:
+            cols["_bucket"] += [b] * (bounds[b + 1] - bounds[b])
+
+    def mark(self) -> tuple[int, int, int]:
+        """Where the rows stand now: files written, tables and rows buffered."""
+        return len(self.layouts), len(self.tables), len(self.cols["doi"])
+
+    def rollback(self, mark: tuple[int, int, int]) -> bool:
+        """Drop the rows buffered since `mark`; False when some were written to a file since,
+        so that they can no longer be taken back."""
+        if len(self.layouts) != mark[0]:
+            return False
+        del self.tables[mark[1] :]
+        for col in self.cols.values():
+            del col[mark[2] :]
+        self.rows = sum(t.num_rows for _b, t in self.tables) + len(self.cols["doi"])
+        return True
+
+    def flush(self) -> None:
+        by_bucket: dict[int, list[pa.RecordBatch]] = {}
+        for b, t in self.tables:
+            by_bucket.setdefault(b, []).extend(t.to_batches())
+        if self.cols["doi"]:
+            buckets = self.cols.pop("_bucket")
+            small = pa.Table.from_pydict(self.cols, schema=PARTIAL_SCHEMA).append_column("_bucket", pa.array(buckets, pa.int32()))
+            small = small.sort_by([("_bucket", "ascending")])  # a stable sort: input order within a bucket
+            ends = small["_bucket"].to_pylist()
+            start = 0
+            while start < len(ends):
+                b = ends[start]
+                stop = bisect_right(ends, b, start)
+                by_bucket.setdefault(b, []).extend(small.slice(start, stop - start).drop_columns(["_bucket"]).to_batches())
+                start = stop
+        if by_bucket:
+            layout = write_part(self.paths.part(len(self.layouts)), dict(sorted(by_bucket.items())), PARTIAL_SCHEMA)
+            self.layouts.append(layout)
+        self._empty()

@@ -1,0 +1,128 @@
+"""The typed records that flow through a scan: its configuration, the shards it is cut into,
+what a shard reports, and the mention chunks a document gives."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .. import __version__
+from ..match import Form
+
+# The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
+# under another layout is not reused, it is redone.
+PARTS_FORMAT = 3
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScanConfig:
+    """What a scan does, built by keyword (the CLI builds one from its arguments, tests and
+    library users directly). The sizes below the line bound memory; tests make them small to
+    put every window, flush and chunk boundary in a small input."""
+
+    out: str
+    buckets: int = 16
+    occurrences: bool = False
+    text_field: str = "text"
+    id_field: str = "id"
+    allow_other_prefix: bool = False
+    kind: str | None = None  # forced kind of every text input, or None to detect
+    shard_size: int = 32 << 20  # larger uncompressed text files are split in byte ranges
+    # ---
+    block_size: int = 1 << 20  # bytes read at a time from a stream
+    map_window: int = 8 << 20  # bytes of a memory-mapped file searched at a time
+    map_min: int = 4 << 20  # a smaller file is read, not mapped
+    max_record_bytes: int = 16 << 20  # a longer JSONL record is streamed, not parsed whole
+    flush_rows: int = 50_000  # partial rows (or occurrences) a shard holds before writing a part file
+    max_mentions: int = 25_000  # distinct DOIs of one document held before they are handed on
+
+    def __post_init__(self) -> None:
+        for name in ("buckets", "shard_size", "block_size", "map_window", "flush_rows", "max_mentions"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive, not {getattr(self, name)}")
+
+    def key(self) -> str:
+        """What a shard's results depend on besides its input: a completed shard is reused only
+        by a run with the same key."""
+        ident = json.dumps([__version__, PARTS_FORMAT, self.kind, self.text_field, self.id_field, self.occurrences,
+                            self.buckets, self.allow_other_prefix])
+        return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
+
+
+@dataclass(slots=True)
+class ShardSpec:
+    """A unit of work: a whole file, a byte range of one, a Parquet row group, or a group of
+    small files (each its own document), so that a tree of millions of files is not millions
+    of shards."""
+
+    index: int
+    source: str  # the input path as given
+    path: str
+    fmt: str  # text, jsonl, parquet or group
+    kind: str | None  # forced kind, or None to detect
+    start: int = 0  # byte range for text; row group for parquet
+    stop: int = -1
+    key: str = ""
+    files: tuple[tuple[str, str, str], ...] = ()  # a group of small files: (source, path, fmt)
+
+    def units(self) -> list[ShardSpec]:
+        """The inputs read one after the other: the files of a group, or the shard itself."""
+        return [ShardSpec(self.index, s, p, f, self.kind, 0, -1, self.key) for s, p, f in self.files] or [self]
+
+
+@dataclass(slots=True)
+class ShardResult:
+    """What a shard did: counts for _run.json, and the inputs it could not read."""
+
+    index: int
+    bytes_read: int = 0
+    documents: int = 0
+    hits: int = 0
+    invalid_bytes: int = 0
+    too_long: int = 0
+    skipped_records: int = 0
+    error: str | None = None
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+Progress = Callable[[int, int], None]  # (bytes, hits) since the last call
+
+
+def no_progress(nbytes: int, nhits: int) -> None:
+    """Progress that goes nowhere (the `find` command, tests)."""
+
+
+class TextHit(NamedTuple):
+    """A hit of the Python matcher as the pipeline passes it on: the raw text is
+    text[start:end], sliced only where it is needed (the first hit of each DOI, occurrences)."""
+
+    doi: str
+    offset: int  # absolute: bytes into a file, characters into a record's text
+    form: Form
+    text: str
+    start: int
+    end: int
+
+    @property
+    def raw(self) -> str:
+        return self.text[self.start : self.end]
+
+
+# The distinct DOIs of (part of) one document as columns — DOI, count, first offset, first raw
+# text, display forms (a bit mask of match.FORMS indices) — grouped by the hash bucket of the
+# DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
+Chunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int]]
+
+
+@dataclass(slots=True)
+class Doc:
+    """Mentions of one document of a unit (or a chunk of them, for a document with very many)."""
+
+    source: str
+    record: str | None
+    number: int  # the document's number in its unit, from 0
+    chunk: Chunk

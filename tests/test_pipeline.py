@@ -1,0 +1,470 @@
+"""The scan pipeline in this process (the in-process engine): inputs, compression, shards,
+records, resume, rejected inputs and bounded buffers (issues 3 and 9)."""
+
+from __future__ import annotations
+
+import bz2
+import errno
+import gzip
+import itertools
+import json
+import lzma
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from extractor.match import find_spans
+from extractor.match.jsonstr import JsonStringDecoder
+from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
+from extractor.pipeline.decode import byte_offsets, clean
+from extractor.pipeline.errors import InputError
+from extractor.pipeline.parts import shard_paths
+from extractor.pipeline.search import unit_docs
+from extractor.pipeline.shard import run_shard, work
+from extractor.pipeline.sinks import OccurrenceSink
+from extractor.pipeline.units import no_progress
+from extractor.pipeline.windows import map_file
+
+from .helpers import TEXT, make_corpus, run_json, scan_here, table
+
+BLOCK = 1 << 20
+
+
+def test_same_text_in_every_compression_format(tmp_path: Path) -> None:
+    data = TEXT.encode()
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "plain.txt").write_bytes(data)
+    (src / "g.txt.gz").write_bytes(gzip.compress(data))
+    (src / "b.bz2").write_bytes(bz2.compress(data))
+    (src / "x.txt.xz").write_bytes(lzma.compress(data))
+    (src / "z.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+    (src / "gz-named-txt.txt").write_bytes(gzip.compress(data))  # magic bytes decide, not names
+    out = tmp_path / "out"
+    scan_here([src], out)
+    by_source: dict[str, set[tuple[str, int, int]]] = {}
+    for m in table(out, "mentions"):
+        by_source.setdefault(os.path.basename(m["source"]), set()).add((m["doi"], m["count"], m["first_offset"]))
+    assert len(by_source) == 6
+    expected = by_source["plain.txt"]
+    raw = TEXT.encode()
+    assert expected == {
+        ("10.1000/182", 2, raw.index(b"doi:10.1000/182")),
+        ("10.1038/nature12373", 1, raw.index(b"https://doi.org/10.1038")),
+        ("10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o", 1, raw.index(b"10.1002")),
+    }
+    assert all(v == expected for v in by_source.values())
+    dois = {d["doi"]: d for d in table(out, "dois")}
+    assert dois["10.1000/182"]["occurrences"] == 12 and dois["10.1000/182"]["documents"] == 6
+
+
+def test_nul_byte_after_first_read_buffer_does_not_end_file(tmp_path: Path) -> None:
+    body = ("filler words " * 80 + "\n") * (BLOCK // 1000 + 10)
+    f = tmp_path / "nul.txt"
+    f.write_bytes(b"doi:10.1000/first\n" + body.encode() + b"\x00\x00 doi:10.1000/after-nul\x00 end\n")
+    out = tmp_path / "out"
+    scan_here([f], out)
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/first", "10.1000/after-nul"}
+
+
+def test_line_longer_than_read_block(tmp_path: Path) -> None:
+    filler = "x" * 100 + " "
+    line = filler * (BLOCK // 101 + 50)
+    doi_at = len(line) // 2
+    line = line[:doi_at] + " doi:10.1000/in-the-middle " + line[doi_at:] + " https://doi.org/10.1000/at-end"
+    f = tmp_path / "long.txt"
+    f.write_text(line)
+    out = tmp_path / "out"
+    scan_here([f], out)
+    rows = {m["doi"]: m for m in table(out, "mentions")}
+    assert set(rows) == {"10.1000/in-the-middle", "10.1000/at-end"}
+    raw = f.read_bytes()
+    for m in rows.values():
+        assert raw[m["first_offset"] :].startswith(m["first_raw"].encode())
+
+
+def test_doi_straddling_a_shard_cut_found_exactly_once(tmp_path: Path) -> None:
+    lines = [f"line {i} cites doi:10.1234/item.{i} in the text\n" for i in range(4000)]
+    lines[1000] = "a label at the end of a line DOI:\n"  # label and DOI on two lines, across a cut
+    lines[1001] = "10.1234/across-the-cut and more\n"
+    data = "".join(lines).encode()
+    f = tmp_path / "big.txt"
+    f.write_bytes(data)
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    scan_here([f], whole)
+    for cut in range(40_000, 50_000, 2500):
+        scan_here([f], split, force=True, shard_size=cut)
+        assert run_json(split)["shards"] > 1
+        assert table(split, "mentions") == table(whole, "mentions")
+        assert table(split, "dois") == table(whole, "dois")
+    assert any(m["doi"] == "10.1234/across-the-cut" for m in table(whole, "mentions"))
+
+
+def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
+    recs = [{"id": "a", "text": "doi:10.1000/182 and doi:10.1000/182"}, {"id": 7, "text": "<p>10.1038/nature12373</p>"},
+            {"id": "c", "body": "no text field"}, {"id": "d", "text": "nothing here"}]
+    jl = tmp_path / "docs.jsonl"
+    jl.write_text("\n".join(json.dumps(r) for r in recs) + "\nnot json\n")
+    pqf = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"doc_id": ["p1", "p2"], "content": ["https://doi.org/10.1000/182", "x"]}), pqf)
+    out = tmp_path / "out"
+    scan_here([jl], out)
+    rows = [(m["record"], m["doi"], m["count"]) for m in table(out, "mentions")]
+    assert sorted(rows) == [("7", "10.1038/nature12373", 1), ("a", "10.1000/182", 2)]
+    assert run_json(out)["records_skipped"] == 2
+    out2 = tmp_path / "out2"
+    scan_here([pqf], out2, text_field="content", id_field="doc_id")
+    assert [(m["record"], m["doi"], m["first_offset"]) for m in table(out2, "mentions")] == [("p1", "10.1000/182", 0)]
+
+
+def test_rerun_skips_completed_shards(tmp_path: Path) -> None:
+    src = make_corpus(tmp_path)
+    out = tmp_path / "out"
+    scan_here([src], out)
+    first = table(out, "mentions")
+    scan_here([src], out)
+    assert run_json(out)["shards_resumed"] == run_json(out)["shards"]
+    assert table(out, "mentions") == first
+    scan_here([src], out, force=True)
+    assert run_json(out)["shards_resumed"] == 0
+
+
+def test_rejected_inputs_reported_while_others_processed(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("doi:10.1000/182\n")
+    truncated = tmp_path / "trunc.gz"
+    truncated.write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 1000)[:-30])
+    binary = tmp_path / "image.bin"
+    binary.write_bytes(bytes(range(256)) * 64)
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n")
+    bad_utf8 = tmp_path / "latin1.txt"
+    bad_utf8.write_bytes("caf\xe9 doi:10.1000/latin\n".encode("latin-1"))
+    out = tmp_path / "out"
+    report = scan_here([good, truncated, binary, pdf, bad_utf8, tmp_path / "missing.txt"], out)
+    run = run_json(out)
+    reasons = {os.path.basename(r["source"]): r["reason"] for r in run["rejected"]}
+    assert reasons == {os.path.basename(r["source"]): r["reason"] for r in report.rejected}
+    assert set(reasons) == {"trunc.gz", "image.bin", "paper.pdf", "missing.txt"}
+    assert "truncated" in reasons["trunc.gz"] or "EOF" in reasons["trunc.gz"]
+    assert "PDF" in reasons["paper.pdf"]
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/182", "10.1000/latin"}
+    assert run["invalid_bytes_replaced"] == 1
+
+
+@pytest.mark.parametrize("flush_rows", [50_000, 1_000], ids=["buffered", "flushed-mid-input"])
+def test_an_input_rejected_part_way_contributes_no_rows(tmp_path: Path, flush_rows: int) -> None:
+    """Issue 9: a gzip cut at three quarters is rejected, and none of the rows read before the
+    cut reach the output, whether they were still buffered or already written to a part file."""
+    data = b"".join(b"see doi:10.1000/line.%d here\n" % i for i in range(200_000))
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(gzip.compress(data)[: len(gzip.compress(data)) * 3 // 4])
+    group = tmp_path / "group"
+    group.mkdir()
+    (group / "a.txt").write_text("doi:10.1000/before\n")
+    (group / "b.txt.gz").write_bytes(cut.read_bytes())  # mid-group, with small files around it
+    (group / "c.txt").write_text("doi:10.1000/after\n")
+    for inputs, want in (([cut], set()), ([group], {"10.1000/before", "10.1000/after"})):
+        out = tmp_path / f"out-{len(want)}"
+        report = scan_here(inputs, out, flush_rows=flush_rows, occurrences=True, shard_size=1 << 30)
+        assert [os.path.basename(r["source"]) for r in report.rejected] in (["cut.txt.gz"], ["b.txt.gz"])
+        assert {m["doi"] for m in table(out, "mentions")} == want
+        assert {o["doi"] for o in table(out, "occurrences")} == want
+        assert run_json(out)["hits"] == len(want) == len(table(out, "occurrences"))
+        if flush_rows < 50_000 and inputs == [cut]:
+            assert len(list((out / "_work" / "parts").glob("*.arrow"))) > 1  # rows had been written
+
+
+def test_output_schema_is_explicit(tmp_path: Path) -> None:
+    src = make_corpus(tmp_path)
+    out = tmp_path / "out"
+    scan_here([src], out)
+    files = sorted((out / "mentions").glob("part-*.parquet"))
+    assert files
+    schema = pq.read_schema(files[0])
+    assert schema.names == ["source", "record", "doi", "count", "first_offset", "first_raw", "forms"]
+    assert schema.field("forms").type == pa.list_(pa.string())
+    assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "ZSTD"
+    row = next(m for m in table(out, "mentions") if m["source"].endswith("page.html") and m["doi"] == "10.1000/182")
+    assert row["forms"] == ["resolver-url"] and row["first_raw"] == "https://doi.org/10.1000%2F182"
+
+
+def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path) -> None:
+    filler = "lorem ipsum dolor – sit amet, consectetur adipiscing élit 😀 " * 40  # offsets count characters
+    parts = [filler + f"doi:10.1234\\/rec.{i}\\n" for i in range(400)]  # JSON escapes inside
+    big_text = "".join(parts)
+    f = tmp_path / "big.jsonl"
+    f.write_text('{"id": "first", "text": "' + big_text + '"}\n'
+                 '{"text": "' + big_text + '", "id": 99}\n'
+                 '{"id": "small", "text": "doi:10.1234/small"}\n', encoding="utf-8")
+    config = ScanConfig(out=str(tmp_path / "out"), buckets=4, occurrences=True, max_record_bytes=1 << 20)
+    spec = ShardSpec(0, str(f), str(f), "jsonl", None, 0, -1, "k")
+    res = run_shard(spec, config, no_progress)
+    assert res.error is None and res.documents == 3 and res.skipped_records == 0
+    occ = pq.read_table(shard_paths(config.out, spec).occurrence_file(0)).to_pylist()
+    by_record: dict[str | None, list[dict[str, Any]]] = {}
+    for row in occ:
+        by_record.setdefault(row["record"], []).append(row)
+    assert set(by_record) == {"first", "99", "small"}
+    decoded = json.loads('"' + big_text + '"')
+    for rid in ("first", "99"):
+        rows = by_record[rid]
+        assert [r["doi"] for r in rows] == [f"10.1234/rec.{i}" for i in range(400)]
+        assert all(decoded[r["offset"] :].startswith(r["raw"]) for r in rows)  # character offsets
+
+
+def test_transient_errors_are_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import extractor.pipeline.shard as shard
+
+    f = tmp_path / "a.txt"
+    f.write_text("doi:10.1000/182\n")
+    config = ScanConfig(out=str(tmp_path / "out"), buckets=2)
+    spec = ShardSpec(0, str(f), str(f), "text", None, 0, -1, "k")
+    calls = []
+    real = shard.run_shard
+
+    def flaky(*args: Any) -> Any:
+        calls.append(1)
+        if len(calls) < 3:
+            raise InputError("Input/output error") from OSError(errno.EIO, "Input/output error")
+        return real(*args)
+
+    monkeypatch.setattr(shard, "run_shard", flaky)
+    assert work(spec, config, no_progress, sleep=0).error is None and len(calls) == 3
+    calls.clear()
+    monkeypatch.setattr(shard, "run_shard", lambda *a: (_ for _ in ()).throw(InputError("not gzip")))
+    assert work(spec, config, no_progress, sleep=0).error == "not gzip"
+
+
+def test_small_files_are_grouped_and_a_bad_one_rejected_alone(tmp_path: Path) -> None:
+    src = tmp_path / "many"
+    src.mkdir()
+    for i in range(300):
+        (src / f"f{i:03d}.txt").write_text(f"see doi:10.1000/file.{i}\n")
+    (src / "f150.txt.gz").write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 500)[:-20])  # corrupt, mid-group
+    out = tmp_path / "out"
+    scan_here([src], out, shard_size=4000)
+    run = run_json(out)
+    assert 1 < run["shards"] < 20  # not one shard per file
+    assert [os.path.basename(r["source"]) for r in run["rejected"]] == ["f150.txt.gz"]
+    assert {m["doi"] for m in table(out, "mentions")} == {f"10.1000/file.{i}" for i in range(300)}
+    assert run["documents"] == 300
+    scan_here([src], out, shard_size=4000)  # resumed: still reports the rejected input
+    assert [os.path.basename(r["source"]) for r in run_json(out)["rejected"]] == ["f150.txt.gz"]
+
+
+def test_bounded_buffers_give_the_same_output(tmp_path: Path) -> None:
+    """Spilling part files and chunking a document's mentions change memory, not results."""
+    src = make_corpus(tmp_path)
+    (src / "records.jsonl").write_text("\n".join(json.dumps({"id": i, "text": f"doi:10.1000/r{i} doi:10.1000/r{i}"})
+                                                for i in range(40)) + "\n")
+
+    def run(out: Path, **small: int) -> list[list[dict[str, Any]]]:
+        scan_here([src], out, buckets=4, occurrences=True, shard_size=5000, **small)
+        return [table(out, n) for n in ("mentions", "dois", "occurrences")]
+
+    plain = run(tmp_path / "a")
+    spilled = run(tmp_path / "b", flush_rows=7, max_mentions=5)
+    assert spilled == plain
+    assert len(list((tmp_path / "b" / "_work" / "parts").glob("*.arrow"))) > len(
+        list((tmp_path / "a" / "_work" / "parts").glob("*.arrow")))
+
+
+@pytest.mark.parametrize("fmt", ["gz", "bz2", "xz", "zst"])
+def test_corrupt_archive_of_every_format_is_rejected_not_fatal(tmp_path: Path, fmt: str) -> None:
+    data = b"doi:10.1000/182\n" * 2000
+    comp = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress, "zst": zstandard.ZstdCompressor().compress}[fmt]
+    blob = comp(data)
+    (tmp_path / f"garbage.{fmt}").write_bytes(blob[:6] + bytes(range(256)) * 4)  # magic, then noise
+    (tmp_path / f"truncated.{fmt}").write_bytes(blob[: len(blob) // 2])
+    (tmp_path / "good.txt").write_text("doi:10.1000/good\n")
+    out = tmp_path / "out"
+    scan_here([tmp_path / f"garbage.{fmt}", tmp_path / f"truncated.{fmt}", tmp_path / "good.txt"], out)
+    assert {os.path.basename(r["source"]) for r in run_json(out)["rejected"]} == {f"garbage.{fmt}", f"truncated.{fmt}"}
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/good"}
+
+
+def test_multi_frame_zstd_is_read_to_its_end(tmp_path: Path) -> None:
+    # Concatenated frames (pzstd, cat a.zst b.zst) are one stream: every frame is read.
+    z = zstandard.ZstdCompressor()
+    f = tmp_path / "frames.zst"
+    f.write_bytes(z.compress(b"doi:10.1000/first\n" * 100) + z.compress(b"doi:10.1000/second\n" * 100))
+    out = tmp_path / "out"
+    scan_here([f], out)
+    assert {(m["doi"], m["count"]) for m in table(out, "mentions")} == {("10.1000/first", 100), ("10.1000/second", 100)}
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
+def test_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    d = tmp_path / "in"
+    d.mkdir()
+    with open(os.path.join(os.fsencode(d), b"caf\xe9-refs.txt"), "wb") as f:
+        f.write(b"doi:10.1000/182\n")
+    out = tmp_path / "out"
+    scan_here([d], out)
+    assert [m["source"] for m in table(out, "mentions")] == [f"{d}/caf\\xe9-refs.txt"]
+
+
+def test_lone_surrogates_in_json_records_are_not_fatal(tmp_path: Path) -> None:
+    f = tmp_path / "r.jsonl"
+    f.write_text('{"id": "a\\udce9", "text": "doi:10.1000/x\\udce9y and doi:10.1000/182 \\ud800"}\n')
+    out = tmp_path / "out"
+    scan_here([f], out, occurrences=True)
+    rows = table(out, "occurrences")
+    assert [(r["record"], r["doi"]) for r in rows] == [("a\\xe9", "10.1000/x\ufffdy"), ("a\\xe9", "10.1000/182")]
+
+
+def test_json_ld_surrogate_pair_is_one_character_in_scan_and_find(tmp_path: Path) -> None:
+    """Issue 9: the HTML view of JSON-LD decodes escapes as the JSONL reader does; a surrogate
+    pair is one character, never two lone surrogates that reject the page."""
+    page = ('<html><head><script type="application/ld+json">{"@id": "https://doi.org/10.1000/smile\\ud83d\\ude00",'
+            ' "sameAs": "doi:10.1000/lone\\ud83dx"}</script></head><body><p>text</p></body></html>')
+    f = tmp_path / "page.html"
+    f.write_text(page)
+    out = tmp_path / "out"
+    report = scan_here([f], out, occurrences=True)
+    assert report.rejected == []
+    assert {o["doi"] for o in table(out, "occurrences")} == {"10.1000/smile😀", "10.1000/lone\ufffdx"}
+    from extractor import find_dois
+
+    assert [h.doi for h in find_dois(page, "html")] == ["10.1000/smile😀", "10.1000/lone\ufffdx"]
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-m", "extractor.cli", "find", str(f)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.split() == ["10.1000/smile😀", "10.1000/lone\ufffdx"]
+
+
+def test_no_dois_still_gives_readable_datasets_and_output_is_never_input(tmp_path: Path) -> None:
+    (tmp_path / "prose.txt").write_text("nothing to see here\n")
+    out = tmp_path / "out"
+    scan_here([tmp_path], out)
+    assert table(out, "mentions") == [] and table(out, "dois") == []
+    assert pq.read_schema(next((out / "dois").glob("*.parquet"))).names == ["doi", "occurrences", "documents", "first_source"]
+    (tmp_path / "refs.txt").write_text("doi:10.1000/182\n")
+    scan_here([tmp_path], out)  # out/ lies inside the scanned folder
+    assert [os.path.basename(i["source"]) for i in run_json(out)["inputs"]] == ["prose.txt", "refs.txt"]
+    assert run_json(out)["rejected"] == []
+
+
+def _mixed_text(n: int) -> bytes:
+    """Plain text with DOIs in many forms, non-ASCII prose, invalid bytes and long lines."""
+    forms = ["10.1000/{i}", "doi:10.1000/{i}", "https://doi.org/10.1000/X{i}", "“10.1002/(SICI){i}”",
+             "https://x.org/doi/abs/10.1000/{i}/abstract", "?id=doi%3A10.1000%2F{i}&s=1", "urn:doi:10.1000/{i}"]
+    parts = []
+    for i in range(n):
+        parts.append(f"Étude {i} – voir " + forms[i % len(forms)].format(i=i) + (".\n" if i % 9 else " "))
+        if i % 97 == 0:
+            parts.append("x" * 3000)
+    data = "".join(parts).encode()
+    return data[:5000] + b"\xff\xe2\x82 " + data[5000:]
+
+
+def _occurrences(tmp_path: Path) -> OccurrenceSink:
+    return OccurrenceSink(shard_paths(str(tmp_path), ShardSpec(0, "", "", "text", None)), 1 << 30)
+
+
+@pytest.mark.parametrize("ranges", [1, 7], ids=["whole", "byte-ranges"])
+def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path, ranges: int) -> None:
+    # many windows and blocks, each boundary a chance to err; the small file is mapped too
+    config = ScanConfig(out=str(tmp_path), buckets=4, occurrences=True, map_window=64 << 10, map_min=0, block_size=48 << 10)
+    data = _mixed_text(30_000)
+    text = data.decode("utf-8", "surrogateescape")
+    spans = find_spans(clean(text)[0])
+    starts = byte_offsets(text, [s.start for s in spans])
+    want = sorted((b, s.doi, str(s.form)) for b, s in zip(starts, spans, strict=True))
+    cuts = [0] + [data.index(b"\n", len(data) * k // ranges) + 1 for k in range(1, ranges)] + [-1]
+    for name, payload, comp in (("a.txt", data, False), ("b.txt.gz", gzip.compress(data), True)):
+        (tmp_path / name).write_bytes(payload)
+        got, bad, counts = [], 0, 0
+        for a, b in itertools.pairwise(cuts):
+            spec = ShardSpec(0, name, str(tmp_path / name), "text", None, a, -1 if comp else b)
+            occ = _occurrences(tmp_path)
+            result = ShardResult(0)
+            docs = list(unit_docs(spec, config, no_progress, result, occ))
+            got += list(zip(occ.cols["offset"], occ.cols["doi"], occ.cols["form"], strict=True))
+            bad += result.invalid_bytes
+            counts += sum(sum(d.chunk[1]) for d in docs)
+            if comp:
+                break  # a compressed file is one shard
+        assert sorted(got) == want, name
+        assert counts == len(want) and bad == 3, name
+    with open(tmp_path / "a.txt", "rb") as f:
+        mapped = map_file(f, config.map_min)
+        assert mapped is not None  # the plain file above did take the memory-mapped path
+        mapped.close()
+
+
+def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> None:
+    texts = ["Étude – voir doi:10.1000/1 et “10.1000/ÄB”.", "😀 " * 50 + "https://doi.org/10.1000/2?x=1",
+             "x\udcff 10.1000/3 \u00a010.1000/4", "no DOI here"]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    spec = ShardSpec(0, "r.jsonl", str(tmp_path / "r.jsonl"), "jsonl", None)
+    config = ScanConfig(out=str(tmp_path), buckets=4, occurrences=True)
+    occ = _occurrences(tmp_path)
+    list(unit_docs(spec, config, no_progress, ShardResult(0), occ))
+    want = [(str(i), s.start, clean(t[s.start : s.end])[0], str(s.form), s.doi) for i, t in enumerate(texts)
+            for s in find_spans(clean(t)[0])]
+    c = occ.cols
+    got = list(zip(c["record"], c["offset"], c["raw"], c["form"], c["doi"], strict=True))
+    assert got == want
+    assert len(got) == 5
+
+
+def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import extractor.pipeline.windows as windows
+
+    calls: list[int] = []
+    real = windows.find_spans
+    monkeypatch.setattr(windows, "find_spans", lambda text, *a, **k: calls.append(len(text)) or real(text, *a, **k))
+    page = tmp_path / "p.html"
+    page.write_text('<p>See <a href="https://doi.org/10.1000/182">doi:10.1000/182</a>.</p>')
+    config = ScanConfig(out=str(tmp_path / "out"), buckets=4)
+    docs = list(unit_docs(ShardSpec(0, "p.html", str(page), "text", None), config, no_progress, ShardResult(0),
+                          _occurrences(tmp_path)))
+    assert len(calls) == 1  # the last block is known as such: no second pass over the same text
+    assert sum(sum(d.chunk[1]) for d in docs) == 2
+
+
+_JSON_PIECES = ["a", "é", "😀", "10.1000/1", '\\"', "\\\\", "\\/", "\\n", "\\u002F", "\\u00e9", "\\ud83d\\ude00",
+                "\\ude00", "\\ud83d", "\\uZZZZ", " "]
+
+
+@given(st.lists(st.sampled_from(_JSON_PIECES), max_size=40), st.lists(st.integers(1, 30), min_size=1, max_size=10))
+@settings(max_examples=500, deadline=None)
+def test_streamed_json_string_decodes_like_json_loads(pieces: list[str], cuts: list[int]) -> None:
+    body = "".join(pieces)
+    raw = body + '"' + ', "id": 1}'
+    decoder = JsonStringDecoder()
+    out, pos, k = [], 0, 0
+    while not decoder.done and pos < len(raw):  # fed in pieces cut anywhere, escapes included
+        step = cuts[k % len(cuts)]
+        out.append(decoder.feed(raw[pos : pos + step]))
+        pos += step
+        k += 1
+    assert decoder.done and decoder.rest + raw[pos:] == ', "id": 1}'
+    # json.loads is the reference, with lone or broken surrogate escapes read as U+FFFD
+    want = json.loads('"' + body + '"') if "\\uZZZZ" not in body else None
+    if want is not None:
+        want = "".join("\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in want)
+        assert "".join(out) == want
+
+
+@given(st.lists(st.sampled_from(_JSON_PIECES), max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_html_json_view_decodes_like_the_streamed_decoder(pieces: list[str]) -> None:
+    """One decoder for both: what the JSON-LD view reads equals what the JSONL reader reads."""
+    from extractor.match.html import html_views
+
+    body = "".join(pieces).replace("\\uZZZZ", "")
+    page = f'<script type="application/ld+json">{{"x": "{body}"}}</script>'
+    decoder = JsonStringDecoder()
+    streamed = decoder.feed(body + '"')
+    assert html_views(page)[2].text == f'{{"x": "{streamed}"}}\n'
