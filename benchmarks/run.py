@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,15 +81,19 @@ def run_measured(cmd: list[str]) -> Measure:
         seconds = time.perf_counter() - t0
         if p.returncode not in (0, 1):
             err_file.seek(0)
-            raise RuntimeError(f"{cmd[0]} failed ({p.returncode}): {err_file.read().decode(errors='replace')[-500:]}")
+            raise RuntimeError(
+                f"{cmd[0]} failed ({p.returncode}): {err_file.read().decode(errors='replace')[-500:]}"
+            )
     return Measure(seconds, peak_tree / 2**20, peak_proc / 2**20)
 
 
-def median_run(cmd: list[str], repeat: int, before: callable | None = None) -> Measure:  # type: ignore[valid-type]
+def median_run(cmd: list[str], repeat: int, before: Callable[[], object] | None = None) -> Measure:
     return median_runs([cmd], repeat, before)[0]
 
 
-def median_runs(cmds: list[list[str]], repeat: int, before: callable | None = None) -> list[Measure]:  # type: ignore[valid-type]
+def median_runs(
+    cmds: list[list[str]], repeat: int, before: Callable[[], object] | None = None
+) -> list[Measure]:
     """Median wall time (and peak memory) of each command, run round by round (A B C, A B C, …)
     so that the machine's drift over minutes falls on every command alike, not on their ratio."""
     runs: list[list[Measure]] = [[] for _ in cmds]
@@ -120,8 +125,18 @@ def ensure_rg() -> str:
 def ensure_corpus(corpus: Path, size: str) -> dict[str, object]:
     meta = corpus / "corpus.json"
     if not meta.exists():
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "make_corpus.py"), "bench", "--size", size, "--out", str(corpus)],
-                       check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "make_corpus.py"),
+                "bench",
+                "--size",
+                size,
+                "--out",
+                str(corpus),
+            ],
+            check=True,
+        )
     return json.loads(meta.read_text())
 
 
@@ -169,11 +184,41 @@ def _timed(fn: Any, *args: Any) -> float:
 def _form_texts(n_bytes: int) -> dict[str, str]:
     """Texts of about n_bytes with DOIs in one display form at ~2 per KB, in prose."""
     rng = random.Random(7)
-    words = ["the", "of", "and", "in", "to", "a", "with", "for", "was", "were", "on", "by", "that", "cells", "patients", "study", "results", "analysis", "protein", "expression", "increased", "significantly", "compared"]
+    words = [
+        "the",
+        "of",
+        "and",
+        "in",
+        "to",
+        "a",
+        "with",
+        "for",
+        "was",
+        "were",
+        "on",
+        "by",
+        "that",
+        "cells",
+        "patients",
+        "study",
+        "results",
+        "analysis",
+        "protein",
+        "expression",
+        "increased",
+        "significantly",
+        "compared",
+    ]
     forms = {
-        "bare": "{}", "doi-label": "doi:{}", "resolver-url": "https://doi.org/{}", "dx-resolver-url": "http://dx.doi.org/{}",
-        "urn": "urn:doi:{}", "info-uri": "info:doi/{}", "other-url": "https://onlinelibrary.wiley.com/doi/abs/{}/abstract",
-        "percent-encoded": "https://example.org/openurl?id=doi%3A{}&x=1", "no-dois (prose only)": "",
+        "bare": "{}",
+        "doi-label": "doi:{}",
+        "resolver-url": "https://doi.org/{}",
+        "dx-resolver-url": "http://dx.doi.org/{}",
+        "urn": "urn:doi:{}",
+        "info-uri": "info:doi/{}",
+        "other-url": "https://onlinelibrary.wiley.com/doi/abs/{}/abstract",
+        "percent-encoded": "https://example.org/openurl?id=doi%3A{}&x=1",
+        "no-dois (prose only)": "",
     }
     out = {}
     for label, fmt in forms.items():
@@ -192,8 +237,9 @@ def _form_texts(n_bytes: int) -> dict[str, str]:
             i += 1
         out[label] = "".join(parts)
     base = out["doi-label"]
-    out["html (same text in markup)"] = "<html><body>" + "".join(
-        f"<p>{p}</p>" for p in base.split(". ")) + "</body></html>"
+    out["html (same text in markup)"] = (
+        "<html><body>" + "".join(f"<p>{p}</p>" for p in base.split(". ")) + "</body></html>"
+    )
     out["pdf (same text, wrapped)"] = "\n".join(base[i : i + 90] for i in range(0, len(base), 90))
     return out
 
@@ -226,13 +272,17 @@ def check_memory(size: str, tmp: Path, say: Any) -> None:
     if not msize:
         return
     say()
-    for label, path, write in ((f"one line, no newline, {size}", tmp / "one-line.txt", write_one_line_file),
-                               (f"one JSONL record of {size}", tmp / "huge.jsonl", write_huge_record)):
+    for label, path, write in (
+        (f"one line, no newline, {size}", tmp / "one-line.txt", write_one_line_file),
+        (f"one JSONL record of {size}", tmp / "huge.jsonl", write_huge_record),
+    ):
         write(path, msize)
         m = run_measured(scan_cmd([str(path)], str(tmp / "out"), 1))
         found = json.loads((tmp / "out" / "_run.json").read_text())["hits"]
-        say(f"{label:<44} {m.seconds:>8.2f} {msize / 1e6 / m.seconds:>8.1f} "
-            f"{found:>11} {m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}")
+        say(
+            f"{label:<44} {m.seconds:>8.2f} {msize / 1e6 / m.seconds:>8.1f} "
+            f"{found:>11} {m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}"
+        )
         path.unlink()
 
 
@@ -270,7 +320,7 @@ def _hostile_texts() -> list[tuple[str, str, str]]:
     ]
 
 
-def find_dois_kind(text: str, kind: str):  # type: ignore[no-untyped-def]
+def find_dois_kind(text: str, kind: str) -> Iterator[Any]:
     from extractor import find_dois
 
     return find_dois(text, kind)
@@ -307,7 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="1GB", help="benchmark corpus size when it must be generated")
     ap.add_argument("--corpus", default=str(ROOT / "corpora" / "bench"))
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--memory-file", default="1GB", help="size of the one-line and one-record memory checks (0 to skip)")
+    ap.add_argument(
+        "--memory-file", default="1GB", help="size of the one-line and one-record memory checks (0 to skip)"
+    )
     ap.add_argument("--record", action="store_true", help="append the figures to benchmarks/RESULTS.md")
     ap.add_argument("--only", choices=("memory", "find"), help="run only this part (the scans are skipped)")
     a = ap.parse_args(argv)
@@ -336,50 +388,81 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         # ripgrep's raw scan: the physical reference.
         rg_cmd = [rg, "-j1", "-o", "-i", "--no-filename", "--no-line-number", CROSSREF, *plain_files]
-        counts = subprocess.run([rg, "-j1", "-i", "--count-matches", "--no-filename", CROSSREF, *plain_files],
-                                capture_output=True, text=True, check=True).stdout
+        counts = subprocess.run(
+            [rg, "-j1", "-i", "--count-matches", "--no-filename", CROSSREF, *plain_files],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         rg_hits = sum(int(x) for x in counts.split())
         drop = lambda: shutil.rmtree(tmp / "out", ignore_errors=True)  # noqa: E731
         rg_m, s1, s2 = median_runs(
-            [rg_cmd, scan_cmd(plain_files, str(tmp / "out"), 1), scan_cmd(plain_files, str(tmp / "out"), 2)], a.repeat, drop
+            [rg_cmd, scan_cmd(plain_files, str(tmp / "out"), 1), scan_cmd(plain_files, str(tmp / "out"), 2)],
+            a.repeat,
+            drop,
         )
         hits = json.loads((tmp / "out" / "_run.json").read_text())["hits"]
         say()
-        say(f"{'what':<44} {'seconds':>8} {'MB/s':>8} {'hits/s':>11} {'peak tree MB':>13} {'peak proc MB':>13}")
-        for label, m, h in (("rg -j1 -o (Crossref pattern)", rg_m, rg_hits), ("doi-extract scan --workers 1", s1, hits),
-                            ("doi-extract scan --workers 2", s2, hits)):
-            say(f"{label:<44} {m.seconds:>8.2f} {nbytes / 1e6 / m.seconds:>8.1f} {h / m.seconds:>11.0f} "
-                f"{m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}")
-        say(f"ratio scan(1 worker) / rg: {s1.seconds / rg_m.seconds:.2f}x (target <= 3x); "
+        say(
+            f"{'what':<44} {'seconds':>8} {'MB/s':>8} {'hits/s':>11} {'peak tree MB':>13} {'peak proc MB':>13}"
+        )
+        for label, m, h in (
+            ("rg -j1 -o (Crossref pattern)", rg_m, rg_hits),
+            ("doi-extract scan --workers 1", s1, hits),
+            ("doi-extract scan --workers 2", s2, hits),
+        ):
+            say(
+                f"{label:<44} {m.seconds:>8.2f} {nbytes / 1e6 / m.seconds:>8.1f} {h / m.seconds:>11.0f} "
+                f"{m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}"
+            )
+        say(
+            f"ratio scan(1 worker) / rg: {s1.seconds / rg_m.seconds:.2f}x (target <= 3x); "
             f"2-worker speed-up: {s1.seconds / s2.seconds:.2f}x (target >= 1.8x); "
-            f"hits: scan {hits}, rg {rg_hits} (rg finds bare-pattern matches only)")
+            f"hits: scan {hits}, rg {rg_hits} (rg finds bare-pattern matches only)"
+        )
         # Compressed input against decompression alone.
         gz = sorted(str(p) for p in (corpus / "gzip").iterdir())
-        dec, sg, s1g = median_runs([["sh", "-c", "gzip -dc " + " ".join(gz) + " > /dev/null"],
-                                    scan_cmd(gz, str(tmp / "out"), 1), scan_cmd(plain_files, str(tmp / "out"), 1)],
-                                   a.repeat, drop)
+        dec, sg, s1g = median_runs(
+            [
+                ["sh", "-c", "gzip -dc " + " ".join(gz) + " > /dev/null"],
+                scan_cmd(gz, str(tmp / "out"), 1),
+                scan_cmd(plain_files, str(tmp / "out"), 1),
+            ],
+            a.repeat,
+            drop,
+        )
         say(f"{'gzip -dc (decompression alone)':<44} {dec.seconds:>8.2f}")
-        say(f"{'doi-extract scan gzip --workers 1':<44} {sg.seconds:>8.2f} {nbytes / 1e6 / sg.seconds:>8.1f} "
-            f"{'':>11} {sg.peak_tree_mb:>13.0f} {sg.peak_proc_mb:>13.0f}")
-        say(f"gzip overhead: scan(gz) - scan(plain) = {sg.seconds - s1g.seconds:.2f} s vs decompression {dec.seconds:.2f} s "
-            f"(plain scan timed in the same rounds: {s1g.seconds:.2f} s)")
+        say(
+            f"{'doi-extract scan gzip --workers 1':<44} {sg.seconds:>8.2f} {nbytes / 1e6 / sg.seconds:>8.1f} "
+            f"{'':>11} {sg.peak_tree_mb:>13.0f} {sg.peak_proc_mb:>13.0f}"
+        )
+        say(
+            f"gzip overhead: scan(gz) - scan(plain) = {sg.seconds - s1g.seconds:.2f} s vs decompression {dec.seconds:.2f} s "
+            f"(plain scan timed in the same rounds: {s1g.seconds:.2f} s)"
+        )
         jl = sorted(str(p) for p in (corpus / "jsonl").iterdir())[:4]
         jl_bytes = sum(os.path.getsize(p) for p in jl)
         sj = median_run(scan_cmd(jl, str(tmp / "out"), 1), a.repeat, drop)
-        say(f"{'scan JSONL records (4 files) --workers 1':<44} {sj.seconds:>8.2f} {jl_bytes / 1e6 / sj.seconds:>8.1f} "
-            f"{'':>11} {sj.peak_tree_mb:>13.0f} {sj.peak_proc_mb:>13.0f}")
+        say(
+            f"{'scan JSONL records (4 files) --workers 1':<44} {sj.seconds:>8.2f} {jl_bytes / 1e6 / sj.seconds:>8.1f} "
+            f"{'':>11} {sj.peak_tree_mb:>13.0f} {sj.peak_proc_mb:>13.0f}"
+        )
         small_dir = tmp / "small"
         n_small = write_small_files(Path(plain_files[0]), small_dir, 20_000)
         s_bytes = dir_bytes(small_dir)
         ss = median_run(scan_cmd([str(small_dir)], str(tmp / "out"), 1), a.repeat, drop)
-        say(f"{f'scan {n_small} small plain files --workers 1':<44} {ss.seconds:>8.2f} {s_bytes / 1e6 / ss.seconds:>8.1f} "
-            f"{'':>11} {ss.peak_tree_mb:>13.0f} {ss.peak_proc_mb:>13.0f}")
+        say(
+            f"{f'scan {n_small} small plain files --workers 1':<44} {ss.seconds:>8.2f} {s_bytes / 1e6 / ss.seconds:>8.1f} "
+            f"{'':>11} {ss.peak_tree_mb:>13.0f} {ss.peak_proc_mb:>13.0f}"
+        )
         shutil.rmtree(small_dir)
         html_dir = corpus / "html"
         h_bytes = dir_bytes(html_dir)
         sh = median_run(scan_cmd([str(html_dir)], str(tmp / "out"), 1), a.repeat, drop)
-        say(f"{'scan HTML pages --workers 1':<44} {sh.seconds:>8.2f} {h_bytes / 1e6 / sh.seconds:>8.1f} "
-            f"{'':>11} {sh.peak_tree_mb:>13.0f} {sh.peak_proc_mb:>13.0f}")
+        say(
+            f"{'scan HTML pages --workers 1':<44} {sh.seconds:>8.2f} {h_bytes / 1e6 / sh.seconds:>8.1f} "
+            f"{'':>11} {sh.peak_tree_mb:>13.0f} {sh.peak_proc_mb:>13.0f}"
+        )
         find_tables(say)
         check_memory(a.memory_file, tmp, say)
     finally:
@@ -387,8 +470,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.record:
         machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         with open(ROOT / "benchmarks" / "RESULTS.md", "a", encoding="utf-8") as f:
-            f.write(f"\n## {datetime.date.today().isoformat()} — `python -m benchmarks {' '.join(argv or sys.argv[1:])}`\n\n")
-            f.write(f"Machine: {machine}. Medians of {a.repeat} runs.\n\n```\n" + "\n".join(lines) + "\n```\n")
+            f.write(
+                f"\n## {datetime.date.today().isoformat()} — `python -m benchmarks {' '.join(argv or sys.argv[1:])}`\n\n"
+            )
+            f.write(
+                f"Machine: {machine}. Medians of {a.repeat} runs.\n\n```\n" + "\n".join(lines) + "\n```\n"
+            )
     return 0
 
 

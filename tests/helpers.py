@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ TEXT = (
 )
 
 
-def scan_here(inputs: list[Path | str], out: Path, force: bool = False, **config: Any) -> RunReport:
+def scan_here(inputs: Sequence[Path | str], out: Path, force: bool = False, **config: Any) -> RunReport:
     """A whole scan through the in-process engine: the pipeline's public entry, real tracebacks."""
     prepare_output(str(out), force)
     with InProcessEngine(retry_sleep=0) as engine:

@@ -50,8 +50,16 @@ CANONICAL = {
     ],
     # RFC 7972 via the URN registration 2020: EIDR swaps the first "/" for ":".
     "eidr_urn": [
-        Row("urn:eidr:10.5240:7B0B-0CE2-E3B1-D8AB-2B2C-6", ["10.5240/7b0b-0ce2-e3b1-d8ab-2b2c-6"], ["eidr-urn"]),
-        Row("URN:EIDR:10.5240:F85A-E100-B068-5B8F-A1A0-8", ["10.5240/f85a-e100-b068-5b8f-a1a0-8"], ["eidr-urn"]),
+        Row(
+            "urn:eidr:10.5240:7B0B-0CE2-E3B1-D8AB-2B2C-6",
+            ["10.5240/7b0b-0ce2-e3b1-d8ab-2b2c-6"],
+            ["eidr-urn"],
+        ),
+        Row(
+            "URN:EIDR:10.5240:F85A-E100-B068-5B8F-A1A0-8",
+            ["10.5240/f85a-e100-b068-5b8f-a1a0-8"],
+            ["eidr-urn"],
+        ),
     ],
     # URN 2020: F-, Q- and R-components are ignored.
     "urn_components_dropped": [
@@ -78,13 +86,19 @@ START = {
         Row("(10.1234/abc)", ["10.1234/abc"]),
     ],
     "glue_test_after_percent_decoding": [
-        Row("rtsp://service.net/query?doi%3A10.1234%2Fab%2Fcd%2Fef", ["10.1234/ab/cd/ef"], ["percent-encoded"]),
+        Row(
+            "rtsp://service.net/query?doi%3A10.1234%2Fab%2Fcd%2Fef", ["10.1234/ab/cd/ef"], ["percent-encoded"]
+        ),
         Row("id=info%3Adoi%2F10.1234%2Fxyz", ["10.1234/xyz"], ["percent-encoded"]),
         Row("q=abc%4110.1234%2Fxyz", []),
     ],
     "label_then_whitespace_and_one_line_break": [
         Row("DOI: 10.1000/182", ["10.1000/182"], ["doi-label"]),
-        Row("Clin Rehabil 24: 1045–1056 DOI:\n10.1177/0269215510375901", ["10.1177/0269215510375901"], ["doi-label"]),
+        Row(
+            "Clin Rehabil 24: 1045–1056 DOI:\n10.1177/0269215510375901",
+            ["10.1177/0269215510375901"],
+            ["doi-label"],
+        ),
         Row("DOI10.1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], ["doi-label"]),
         Row("doi：10.1000/182", ["10.1000/182"], ["doi-label"]),
     ],
@@ -103,24 +117,54 @@ FORMS = {
         Row("https://hdl.handle.net/10.1000/182", ["10.1000/182"], ["handle-url"]),
         Row("info:doi/10.1000/182", ["10.1000/182"], ["info-uri"]),
         Row("URN:DOI:10.1000/182", ["10.1000/182"], ["urn"]),
-        Row("https://link.springer.com/article/10.1007/s100529901036", ["10.1007/s100529901036"], ["other-url"]),
-        Row("https://example.org/resolve?doi=10.1038/nature12373&x=1", ["10.1038/nature12373"], ["other-url"]),
+        Row(
+            "https://link.springer.com/article/10.1007/s100529901036",
+            ["10.1007/s100529901036"],
+            ["other-url"],
+        ),
+        Row(
+            "https://example.org/resolve?doi=10.1038/nature12373&x=1", ["10.1038/nature12373"], ["other-url"]
+        ),
         Row("doi%3A10.1000%2F182", ["10.1000/182"], ["percent-encoded"]),
         Row("/doi/full/10.1002/anie.201915678/abstract", ["10.1002/anie.201915678"], ["other-url"]),
         Row('<a href="/doi/10.1000/182#sec1">x</a>', ["10.1000/182"], ["other-url"], "html"),
     ],
     "html_entities_decoded": [
-        Row("<p>doi&#58;10.1371&#47;journal.pcbi.1000204</p>", ["10.1371/journal.pcbi.1000204"], ["doi-label"], "html"),
+        Row(
+            "<p>doi&#58;10.1371&#47;journal.pcbi.1000204</p>",
+            ["10.1371/journal.pcbi.1000204"],
+            ["doi-label"],
+            "html",
+        ),
         Row("<p>10.1000&#x2F;182</p>", ["10.1000/182"], None, "html"),
         Row("<p>doi:10.5555/R&amp;D.2019.07</p>", ["10.5555/r&d.2019.07"], None, "html"),
-        Row("<p>10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O</p>",
-            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"], None, "html"),
+        Row(
+            "<p>10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O</p>",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
+            None,
+            "html",
+        ),
     ],
     "html_attribute_values": [
-        Row('<a href="https://doi.org/10.1371%2Fjournal.pone.0046041">link</a>', ["10.1371/journal.pone.0046041"], None, "html"),
-        Row('<meta name="citation_doi" content="10.1371/journal.pbio.0020334">', ["10.1371/journal.pbio.0020334"], None, "html"),
+        Row(
+            '<a href="https://doi.org/10.1371%2Fjournal.pone.0046041">link</a>',
+            ["10.1371/journal.pone.0046041"],
+            None,
+            "html",
+        ),
+        Row(
+            '<meta name="citation_doi" content="10.1371/journal.pbio.0020334">',
+            ["10.1371/journal.pbio.0020334"],
+            None,
+            "html",
+        ),
         Row('<span data-doi="10.1186/1471-2105-7-123">x</span>', ["10.1186/1471-2105-7-123"], None, "html"),
-        Row("<a href='http://dx.doi.org/10.1016/j.visres.2008.03.006?via=x&amp;y=1'>v</a>", ["10.1016/j.visres.2008.03.006"], None, "html"),
+        Row(
+            "<a href='http://dx.doi.org/10.1016/j.visres.2008.03.006?via=x&amp;y=1'>v</a>",
+            ["10.1016/j.visres.2008.03.006"],
+            None,
+            "html",
+        ),
     ],
     "entities_only_in_html": [Row("doi:10.5555/R&amp;D", ["10.5555/r&amp;d"])],
 }
@@ -148,9 +192,14 @@ ENDS = {
         Row("doi:10.1000/a?b", ["10.1000/a?b"]),
     ],
     "xml_tags_end_a_doi": [
-        Row('<article-id pub-id-type="doi">10.1371/journal.pone.0068090</article-id>', ["10.1371/journal.pone.0068090"]),
-        Row("<pub-id pub-id-type=\"doi\">10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O</pub-id>",
-            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"]),
+        Row(
+            '<article-id pub-id-type="doi">10.1371/journal.pone.0068090</article-id>',
+            ["10.1371/journal.pone.0068090"],
+        ),
+        Row(
+            '<pub-id pub-id-type="doi">10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O</pub-id>',
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
+        ),
     ],
     "double_quote_ends": [Row('"10.1000/182"', ["10.1000/182"]), Row('doi:10.1000/182"x', ["10.1000/182"])],
     "trailing_punctuation_stripped": [
@@ -166,8 +215,10 @@ ENDS = {
         Row("**doi:10.1000/182** and `10.1000/183`", ["10.1000/182", "10.1000/183"]),
     ],
     "brackets_balanced_kept_unbalanced_end": [
-        Row("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
-            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"]),
+        Row(
+            "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
+        ),
         Row("(see doi:10.1000/182)", ["10.1000/182"]),
         Row("[https://doi.org/10.1000/182](https://doi.org/10.1000/182)", ["10.1000/182", "10.1000/182"]),
         Row("<https://doi.org/10.1000/182>", ["10.1000/182"]),
@@ -176,13 +227,24 @@ ENDS = {
         Row("（10.1000/182）", ["10.1000/182"]),
     ],
     "publisher_tails_in_url_context": [
-        Row("https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678/abstract", ["10.1002/anie.201915678"]),
-        Row("https://onlinelibrary.wiley.com/doi/epdf/10.1111/j.1365-2524.2010.00917.x/full", ["10.1111/j.1365-2524.2010.00917.x"]),
+        Row(
+            "https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678/abstract",
+            ["10.1002/anie.201915678"],
+        ),
+        Row(
+            "https://onlinelibrary.wiley.com/doi/epdf/10.1111/j.1365-2524.2010.00917.x/full",
+            ["10.1111/j.1365-2524.2010.00917.x"],
+        ),
         Row("https://pubs.example.org/doi/10.1021/acs.jpcb.0c01234.pdf", ["10.1021/acs.jpcb.0c01234"]),
         Row("https://x.org/doi/10.1000/182;jsessionid=ABC123", ["10.1000/182"]),
-        Row("https://www.biorxiv.org/content/10.1101/2020.03.22.002386v1.full.pdf", ["10.1101/2020.03.22.002386"]),
-        Row("https://www.medrxiv.org/content/10.1101/2020.04.01.20050542v2.supplementary-material",
-            ["10.1101/2020.04.01.20050542"]),
+        Row(
+            "https://www.biorxiv.org/content/10.1101/2020.03.22.002386v1.full.pdf",
+            ["10.1101/2020.03.22.002386"],
+        ),
+        Row(
+            "https://www.medrxiv.org/content/10.1101/2020.04.01.20050542v2.supplementary-material",
+            ["10.1101/2020.04.01.20050542"],
+        ),
         Row("https://api.crossref.org/works/10.1000/182/transform/application/x-bibtex", ["10.1000/182"]),
         Row("https://api.crossref.org/works/10.1000/182/agency", ["10.1000/182"]),
         Row("https://academic.oup.com/nar/article/doi/10.1093/nar/gkaa942/5943200", ["10.1093/nar/gkaa942"]),
@@ -202,7 +264,12 @@ CLEANING = {
     "html_inline_tags_transparent": [
         Row("<p>10.1186/1471-2105-7-<wbr>123</p>", ["10.1186/1471-2105-7-123"], None, "html"),
         Row("<p>doi:10.1000/<i>182</i>.</p>", ["10.1000/182"], None, "html"),
-        Row("<p>doi</a>:<a>10.1371/journal.pbio.1001315</a></p>", ["10.1371/journal.pbio.1001315"], None, "html"),
+        Row(
+            "<p>doi</a>:<a>10.1371/journal.pbio.1001315</a></p>",
+            ["10.1371/journal.pbio.1001315"],
+            None,
+            "html",
+        ),
     ],
     "html_block_boundaries_split": [
         Row("<p>10.1000/182<br>next</p>", ["10.1000/182"], None, "html"),
@@ -210,16 +277,29 @@ CLEANING = {
         Row("<ul><li>10.1000/1</li><li>10.1000/2</li></ul>", ["10.1000/1", "10.1000/2"], None, "html"),
     ],
     "html_comments_styles_scripts_skipped": [
-        Row("<!-- 10.9999/x --><style>a{content:'10.9999/y'}</style><script>f('10.9999/z')</script><p>ok</p>", [], None, "html"),
+        Row(
+            "<!-- 10.9999/x --><style>a{content:'10.9999/y'}</style><script>f('10.9999/z')</script><p>ok</p>",
+            [],
+            None,
+            "html",
+        ),
     ],
     "xml_read_as_markup": [
-        Row('<?xml version="1.0"?><article><pub-id pub-id-type="doi">10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O</pub-id>'
+        Row(
+            '<?xml version="1.0"?><article><pub-id pub-id-type="doi">10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O</pub-id>'
             '<p>See <ext-link xlink:href="https://doi.org/10.1000/182">doi:10.1000/<italic>182</italic></ext-link>.</p></article>',
-            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o", "10.1000/182", "10.1000/182"], None, "html"),
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o", "10.1000/182", "10.1000/182"],
+            None,
+            "html",
+        ),
     ],
     "html_json_ld_read": [
-        Row('<script type="application/ld+json">{"@id":"https:\\/\\/doi.org\\/10.1093\\u002Fnar\\u002Fgkaa942"}</script>',
-            ["10.1093/nar/gkaa942"], None, "html"),
+        Row(
+            '<script type="application/ld+json">{"@id":"https:\\/\\/doi.org\\/10.1093\\u002Fnar\\u002Fgkaa942"}</script>',
+            ["10.1093/nar/gkaa942"],
+            None,
+            "html",
+        ),
     ],
     "pdf_hyphen_like_and_ligatures": [
         Row("doi:10.1016/j.cell\u20102010.01.002", ["10.1016/j.cell-2010.01.002"], None, "pdf"),
@@ -227,61 +307,169 @@ CLEANING = {
         Row("doi:10.1016/j.cell\u20102010", ["10.1016/j.cell\u20102010"], None, "plain"),
     ],
     "pdf_line_break_joined": [
-        Row("Networks 20: 49–68. https://doi.org/10.1080/\n09548980902950891\n21. Fitzgerald JD", ["10.1080/09548980902950891"], None, "pdf"),
-        Row("Neuron 58: 956–66. https://doi.org/10.1016/j.neuron.2008.04.\n026\n54. Atencio CA", ["10.1016/j.neuron.2008.04.026"], None, "pdf"),
-        Row("https://dx.doi.org/10.\n1371/journal.pbio.0020334.t002\n\nAnalogous results", ["10.1371/journal.pbio.0020334.t002"], None, "pdf"),
+        Row(
+            "Networks 20: 49–68. https://doi.org/10.1080/\n09548980902950891\n21. Fitzgerald JD",
+            ["10.1080/09548980902950891"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "Neuron 58: 956–66. https://doi.org/10.1016/j.neuron.2008.04.\n026\n54. Atencio CA",
+            ["10.1016/j.neuron.2008.04.026"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "https://dx.doi.org/10.\n1371/journal.pbio.0020334.t002\n\nAnalogous results",
+            ["10.1371/journal.pbio.0020334.t002"],
+            None,
+            "pdf",
+        ),
         Row("doi:10.1111/j.1471-\n6712.2007.00449 more", ["10.1111/j.1471-6712.2007.00449"], None, "pdf"),
-        Row("left column text here          In: Methods. doi:10.1016/B978-\n"
-            "more left column words         0-12-387688-1.00006-5 and on", ["10.1016/b978-0-12-387688-1.00006-5"], None, "pdf"),
-        Row("  1. Smith J. Title. https://doi.org/10.1080/\n     09548980902950891", ["10.1080/09548980902950891"], None, "pdf"),
+        Row(
+            "left column text here          In: Methods. doi:10.1016/B978-\n"
+            "more left column words         0-12-387688-1.00006-5 and on",
+            ["10.1016/b978-0-12-387688-1.00006-5"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "  1. Smith J. Title. https://doi.org/10.1080/\n     09548980902950891",
+            ["10.1080/09548980902950891"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_layout_other_column_not_joined": [
-        Row("                                        Oecologia 164: 231-241. https://doi.org/10.1007/s00442-010-1640-2.\n"
-            "waters. Nature 444: 283-284.", ["10.1007/s00442-010-1640-2"], None, "pdf"),
-        Row("left column words      41. https://doi.org/10.1007/s10498-008-9036-1.\n"
-            "in parenthesis (upper   PubMed: 20431922.", ["10.1007/s10498-008-9036-1"], None, "pdf"),
-        Row("Structure 356 https://doi.org/10.1016/0022-        https://doi.org/10.1021/j100007a016\n"
-            "2860(95)08939-S                                    next", ["10.1016/0022-2860(95)08939-s", "10.1021/j100007a016"], None, "pdf"),
+        Row(
+            "                                        Oecologia 164: 231-241. https://doi.org/10.1007/s00442-010-1640-2.\n"
+            "waters. Nature 444: 283-284.",
+            ["10.1007/s00442-010-1640-2"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "left column words      41. https://doi.org/10.1007/s10498-008-9036-1.\n"
+            "in parenthesis (upper   PubMed: 20431922.",
+            ["10.1007/s10498-008-9036-1"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "Structure 356 https://doi.org/10.1016/0022-        https://doi.org/10.1021/j100007a016\n"
+            "2860(95)08939-S                                    next",
+            ["10.1016/0022-2860(95)08939-s", "10.1021/j100007a016"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_continuation_has_a_digit": [
-        Row("doi:10.1111/j.1365-2486.2003.00619.\nx PMID: 1234", ["10.1111/j.1365-2486.2003.00619.x"], None, "pdf"),
-        Row("doi:10.1177/0363546514539345.\nshowed that the graft", ["10.1177/0363546514539345"], None, "pdf"),
-        Row("Nucleic Acids Research 25(17):3389–3402 DOI 10.1093/nar/25.17.3389.\nAlvarez-Ponce D, Aguade M",
-            ["10.1093/nar/25.17.3389"], None, "pdf"),
-        Row("https://doi.org/10.1016/j.jclinane.2021.110337.\na randomized trial", ["10.1016/j.jclinane.2021.110337"], None, "pdf"),
+        Row(
+            "doi:10.1111/j.1365-2486.2003.00619.\nx PMID: 1234",
+            ["10.1111/j.1365-2486.2003.00619.x"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "doi:10.1177/0363546514539345.\nshowed that the graft", ["10.1177/0363546514539345"], None, "pdf"
+        ),
+        Row(
+            "Nucleic Acids Research 25(17):3389–3402 DOI 10.1093/nar/25.17.3389.\nAlvarez-Ponce D, Aguade M",
+            ["10.1093/nar/25.17.3389"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "https://doi.org/10.1016/j.jclinane.2021.110337.\na randomized trial",
+            ["10.1016/j.jclinane.2021.110337"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_justified_gap_is_not_a_column": [
-        Row("version. American Psychiatric Publishing, Inc.                    41-52.       doi:10.1016/j.schres.2006.01.003.        PubMed:\n"
+        Row(
+            "version. American Psychiatric Publishing, Inc.                    41-52.       doi:10.1016/j.schres.2006.01.003.        PubMed:\n"
             "27. American Psychiatric Association (2000) Diagnostic and        16497484.",
-            ["10.1016/j.schres.2006.01.003"], None, "pdf"),
+            ["10.1016/j.schres.2006.01.003"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_broken_inside_publisher_view": [
-        Row("https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678/abstr\nact and more", ["10.1002/anie.201915678"], None, "pdf"),
+        Row(
+            "https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678/abstr\nact and more",
+            ["10.1002/anie.201915678"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_line_break_not_joined": [
-        Row("(2013) doi:10.1371/journal.pone.0071959\n23. Park IM, Archer EW", ["10.1371/journal.pone.0071959"], None, "pdf"),
+        Row(
+            "(2013) doi:10.1371/journal.pone.0071959\n23. Park IM, Archer EW",
+            ["10.1371/journal.pone.0071959"],
+            None,
+            "pdf",
+        ),
         Row("doi:10.1000/182.\nThe next sentence.", ["10.1000/182"], None, "pdf"),
         Row("doi:10.1000/182\nPMID: 123456", ["10.1000/182"], None, "pdf"),
         Row("doi:10.1000/182\n\nAbstract", ["10.1000/182"], None, "pdf"),
     ],
     "pdf_join_uses_document_evidence": [
-        Row("PLOS ONE | https://doi.org/10.1371/journal.pone.0066742 June 2013\n"
+        Row(
+            "PLOS ONE | https://doi.org/10.1371/journal.pone.0066742 June 2013\n"
             "Multimorbidity refers to the https://doi.org/10.1371/journal.pone.006674\n2\n\nThis analysis",
-            ["10.1371/journal.pone.0066742", "10.1371/journal.pone.0066742"], None, "pdf"),
+            ["10.1371/journal.pone.0066742", "10.1371/journal.pone.0066742"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_dehyphenated_registrant_patterns": [
-        Row("Vision Res 33: 173-193. doi:10.1016/00426989(93)90156-Q. PubMed", ["10.1016/0042-6989(93)90156-q"], None, "pdf"),
+        Row(
+            "Vision Res 33: 173-193. doi:10.1016/00426989(93)90156-Q. PubMed",
+            ["10.1016/0042-6989(93)90156-q"],
+            None,
+            "pdf",
+        ),
         Row("Lancet. 2011. doi:10.1016/S01406736(11)60545-X", ["10.1016/s0140-6736(11)60545-x"], None, "pdf"),
-        Row("doi:10.1002/14397641(20011119)2:11<665::AID-CPHC665>3.0.CO;2O", ["10.1002/1439-7641(20011119)2:11<665::aid-cphc665>3.0.co;2-o"], None, "pdf"),
-        Row("http://dx.doi.org/10.1111/j.14698137.2010.03347.x", ["10.1111/j.1469-8137.2010.03347.x"], None, "pdf"),
-        Row("doi:10.1186/s11671021-03554-7 and doi:10.1007/s10805021-09420-6", ["10.1186/s11671-021-03554-7", "10.1007/s10805-021-09420-6"], None, "pdf"),
-        Row("doi.org/10.1146/annurev-pathol020712-163923", ["10.1146/annurev-pathol-020712-163923"], None, "pdf"),
+        Row(
+            "doi:10.1002/14397641(20011119)2:11<665::AID-CPHC665>3.0.CO;2O",
+            ["10.1002/1439-7641(20011119)2:11<665::aid-cphc665>3.0.co;2-o"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "http://dx.doi.org/10.1111/j.14698137.2010.03347.x",
+            ["10.1111/j.1469-8137.2010.03347.x"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "doi:10.1186/s11671021-03554-7 and doi:10.1007/s10805021-09420-6",
+            ["10.1186/s11671-021-03554-7", "10.1007/s10805-021-09420-6"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "doi.org/10.1146/annurev-pathol020712-163923",
+            ["10.1146/annurev-pathol-020712-163923"],
+            None,
+            "pdf",
+        ),
         Row("doi:10.1097/00006534-19790300000011", ["10.1097/00006534-197903000-00011"], None, "pdf"),
         Row("doi:10.1016/00426989(93)90156-Q", ["10.1016/00426989(93)90156-q"], None, "plain"),
-        Row("doi:10.1002/1097-4679(197901)35:1<148::AIDJCLP2270350124>3.0.CO;2-6",
-            ["10.1002/1097-4679(197901)35:1<148::aid-jclp2270350124>3.0.co;2-6"], None, "pdf"),
+        Row(
+            "doi:10.1002/1097-4679(197901)35:1<148::AIDJCLP2270350124>3.0.CO;2-6",
+            ["10.1002/1097-4679(197901)35:1<148::aid-jclp2270350124>3.0.co;2-6"],
+            None,
+            "pdf",
+        ),
         Row("doi:10.1016/0090-1229(79)900072", ["10.1016/0090-1229(79)90007-2"], None, "pdf"),
-        Row("doi:10.1055/s0028-1095566 and doi:10.1055/s-00281098315", ["10.1055/s-0028-1095566", "10.1055/s-0028-1098315"], None, "pdf"),
+        Row(
+            "doi:10.1055/s0028-1095566 and doi:10.1055/s-00281098315",
+            ["10.1055/s-0028-1095566", "10.1055/s-0028-1098315"],
+            None,
+            "pdf",
+        ),
         Row("doi:10.1288/00005537197902000-00001", ["10.1288/00005537-197902000-00001"], None, "pdf"),
         Row("doi:10.1099/0022-131734-1-189", ["10.1099/0022-1317-34-1-189"], None, "pdf"),
         Row("doi:10.1007/978-1-60761-842-3_11", ["10.1007/978-1-60761-842-3_11"], None, "pdf"),

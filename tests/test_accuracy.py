@@ -20,7 +20,11 @@ def test_f1_at_or_above_floor(manifest: str) -> None:
     for genre, floor in floors.items():
         key = "ALL (micro)" if genre == "ALL" else f"genre={genre}"
         got = tallies[key].f1
-        errors = [(d.doc, sorted(d.fn), sorted(d.fp)) for d in docs if (d.fn or d.fp) and (genre == "ALL" or d.genre == genre)]
+        errors = [
+            (d.doc, sorted(d.fn), sorted(d.fp))
+            for d in docs
+            if (d.fn or d.fp) and (genre == "ALL" or d.genre == genre)
+        ]
         assert got >= floor, f"{manifest} {genre}: F1 {got:.4f} < floor {floor}; errors: {errors[:5]}"
 
 

@@ -16,7 +16,9 @@ SAMPLE = Path(__file__).resolve().parent.parent / "corpora" / "sample"
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "extractor.cli", *args], input=stdin, capture_output=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "extractor.cli", *args], input=stdin, capture_output=True, timeout=120
+    )
 
 
 def test_find_prints_one_canonical_doi_per_hit(tmp_path: Path) -> None:
@@ -49,8 +51,14 @@ def test_find_tsv_and_jsonl_formats(tmp_path: Path) -> None:
     tsv = run("find", "--format", "tsv", str(f)).stdout.decode().splitlines()
     assert tsv == [f"{f}\t2\t10.1000/182\tresolver-url\thttps://doi.org/10.1000/182"]
     rec = json.loads(run("find", "--format", "jsonl", str(f)).stdout)
-    assert rec == {"source": str(f), "offset": 2, "end": 29, "doi": "10.1000/182", "form": "resolver-url",
-                   "raw": "https://doi.org/10.1000/182"}
+    assert rec == {
+        "source": str(f),
+        "offset": 2,
+        "end": 29,
+        "doi": "10.1000/182",
+        "form": "resolver-url",
+        "raw": "https://doi.org/10.1000/182",
+    }
 
 
 def test_find_reads_compressed_input(tmp_path: Path) -> None:
@@ -89,7 +97,9 @@ def test_kind_detection(name: str | None, head: bytes, kind: str) -> None:
 
 
 def test_find_on_sample_corpus_matches_its_labels() -> None:
-    manifest = [json.loads(line) for line in (SAMPLE.parent / "sample.manifest.jsonl").read_text().splitlines()]
+    manifest = [
+        json.loads(line) for line in (SAMPLE.parent / "sample.manifest.jsonl").read_text().splitlines()
+    ]
     for row in manifest:
         got = set(run("find", str(SAMPLE.parent / row["doc"])).stdout.decode().split())
         assert got == set(row["gold"]), row["doc"]

@@ -45,7 +45,12 @@ def agree(data: bytes) -> None:
 
 
 def corpus_files() -> Iterator[Path]:
-    for d in ("corpora/sample", "corpora/labelled/plain", "corpora/labelled/html", "corpora/labelled-seed777/plain"):
+    for d in (
+        "corpora/sample",
+        "corpora/labelled/plain",
+        "corpora/labelled/html",
+        "corpora/labelled-seed777/plain",
+    ):
         yield from sorted((ROOT / d).glob("*"))
 
 
@@ -55,15 +60,106 @@ def test_c_matcher_agrees_on_corpora(path: Path) -> None:
 
 
 _PIECES = [
-    "10.1000/182", "10.12345/abc.def", "10.1101/2020.01.01.123", "10.5240:", "10.", "1234", "/a", "10.1000%2F1",
-    "doi:", "DOI ", "doi ", "doi=", "doi：", "doi%3A", "info%3Adoi%2F", "https://doi.org/", "http://dx.doi.org/",
-    "https:////doi.org/", "urn:doi:", "urn:eidr:", "info:doi/", "hdl.handle.net/", "www.doi.org/", "example.com/",
-    "https://x.org/doi/abs/", "/doi/full/", "?id=", "&x=1", "#s", "?a=", "biorxiv.org/", "academic.oup.com/x/article/doi/",
-    "/abstract", "/full/", ".pdf", ";jsessionid=X1", "v2.full", "v1.full.pdf+html", "/transform/x", "/agency", "/123",
-    " ", "  ", "\n", "\t", "\u00a0", "\u3000", "\x85", "\x1c", ".", ",", ";", ":", "!", "?", "(", ")", "[", "]", "{", "}",
-    "<", ">", "<i>", "</b>", "<1", "（", "）", '"', "'", "“", "”", "…", "*", "`", "=", "-", "_", "%", "%2F", "%41",
-    "%C3%81", "%0a", "%ff", "%E2%80%8B", "%c3", "Á", "x", "Z", "İ", "ı", "ſ", "K", "\u00ad", "\u200b", "٣",
-    "\udcff", "\udcc3", "\udc81", "\udce2\udc82",  # invalid UTF-8 bytes (surrogateescape)
+    "10.1000/182",
+    "10.12345/abc.def",
+    "10.1101/2020.01.01.123",
+    "10.5240:",
+    "10.",
+    "1234",
+    "/a",
+    "10.1000%2F1",
+    "doi:",
+    "DOI ",
+    "doi ",
+    "doi=",
+    "doi：",
+    "doi%3A",
+    "info%3Adoi%2F",
+    "https://doi.org/",
+    "http://dx.doi.org/",
+    "https:////doi.org/",
+    "urn:doi:",
+    "urn:eidr:",
+    "info:doi/",
+    "hdl.handle.net/",
+    "www.doi.org/",
+    "example.com/",
+    "https://x.org/doi/abs/",
+    "/doi/full/",
+    "?id=",
+    "&x=1",
+    "#s",
+    "?a=",
+    "biorxiv.org/",
+    "academic.oup.com/x/article/doi/",
+    "/abstract",
+    "/full/",
+    ".pdf",
+    ";jsessionid=X1",
+    "v2.full",
+    "v1.full.pdf+html",
+    "/transform/x",
+    "/agency",
+    "/123",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "\u00a0",
+    "\u3000",
+    "\x85",
+    "\x1c",
+    ".",
+    ",",
+    ";",
+    ":",
+    "!",
+    "?",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "<",
+    ">",
+    "<i>",
+    "</b>",
+    "<1",
+    "（",
+    "）",
+    '"',
+    "'",
+    "“",
+    "”",
+    "…",
+    "*",
+    "`",
+    "=",
+    "-",
+    "_",
+    "%",
+    "%2F",
+    "%41",
+    "%C3%81",
+    "%0a",
+    "%ff",
+    "%E2%80%8B",
+    "%c3",
+    "Á",
+    "x",
+    "Z",
+    "İ",
+    "ı",
+    "ſ",
+    "K",
+    "\u00ad",
+    "\u200b",
+    "٣",
+    "\udcff",
+    "\udcc3",
+    "\udc81",
+    "\udce2\udc82",  # invalid UTF-8 bytes (surrogateescape)
 ]
 
 
@@ -94,8 +190,18 @@ def test_c_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
         "doi:" + " " * 12 + "10.1038/sj.npp.1300301",  # a spaced label 24 characters back
         "https://doi.org/" + "/x" * 300 + "10.1234/5",
     ],
-    ids=["long", "long-tag", "too-long", "huge-anchor", "long-anchor-long-run", "long-anchor-brackets", "brackets",
-         "comma-joined", "spaced-label", "long-url"],
+    ids=[
+        "long",
+        "long-tag",
+        "too-long",
+        "huge-anchor",
+        "long-anchor-long-run",
+        "long-anchor-brackets",
+        "brackets",
+        "comma-joined",
+        "spaced-label",
+        "long-url",
+    ],
 )
 def test_c_matcher_agrees_on_long_runs(text: str) -> None:
     agree(text.encode())
@@ -107,7 +213,12 @@ def test_mentions_table_aggregates_per_document() -> None:
     hits: list[tuple[int, int, int, str, str]] = []
     reported, last_end, too_long = native.scan(data, 0, len(data), 0, len(data), 100, table, hits)
     assert (reported, too_long, len(table)) == (4, 0, 2)
-    assert [h[:2] for h in hits] == [(102, 113), (116, 131), (134, 161), (164, 175)]  # offsets + base, as in the table
+    assert [h[:2] for h in hits] == [
+        (102, 113),
+        (116, 131),
+        (134, 161),
+        (164, 175),
+    ]  # offsets + base, as in the table
     dois, counts, offsets, raws, masks, bounds = table.take()
     assert dois == ["10.1000/182", "10.1000/abc"]
     assert counts == [2, 2]

@@ -39,9 +39,48 @@ def test_fast_path_agrees_on_corpora(path: Path) -> None:
     assert fast == full
 
 
-_PIECES = ["10.1000/182", "10.12345/abc.def", "doi:", "DOI ", "doi ", "https://doi.org/", "http://dx.doi.org/",
-           "urn:doi:", "info:doi/", "hdl.handle.net/", "www.doi.org/", "https:////doi.org/", "http:/dx.doi.org/", " ", "\n", ".", ",", ";", ":", "(", ")", "[", "]",
-           '"', "'", "<", ">", "x", "-", "/", "#", "?", "&", "%2F", "Á", "\u00ad", "\u00a0", "10.", "1234", "/a"]
+_PIECES = [
+    "10.1000/182",
+    "10.12345/abc.def",
+    "doi:",
+    "DOI ",
+    "doi ",
+    "https://doi.org/",
+    "http://dx.doi.org/",
+    "urn:doi:",
+    "info:doi/",
+    "hdl.handle.net/",
+    "www.doi.org/",
+    "https:////doi.org/",
+    "http:/dx.doi.org/",
+    " ",
+    "\n",
+    ".",
+    ",",
+    ";",
+    ":",
+    "(",
+    ")",
+    "[",
+    "]",
+    '"',
+    "'",
+    "<",
+    ">",
+    "x",
+    "-",
+    "/",
+    "#",
+    "?",
+    "&",
+    "%2F",
+    "Á",
+    "\u00ad",
+    "\u00a0",
+    "10.",
+    "1234",
+    "/a",
+]
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=25))

@@ -11,6 +11,7 @@ import json
 import lzma
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,9 @@ def test_same_text_in_every_compression_format(tmp_path: Path) -> None:
     scan_here([src], out)
     by_source: dict[str, set[tuple[str, int, int]]] = {}
     for m in table(out, "mentions"):
-        by_source.setdefault(os.path.basename(m["source"]), set()).add((m["doi"], m["count"], m["first_offset"]))
+        by_source.setdefault(os.path.basename(m["source"]), set()).add(
+            (m["doi"], m["count"], m["first_offset"])
+        )
     assert len(by_source) == 6
     expected = by_source["plain.txt"]
     raw = TEXT.encode()
@@ -109,8 +112,12 @@ def test_doi_straddling_a_shard_cut_found_exactly_once(tmp_path: Path) -> None:
 
 
 def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
-    recs = [{"id": "a", "text": "doi:10.1000/182 and doi:10.1000/182"}, {"id": 7, "text": "<p>10.1038/nature12373</p>"},
-            {"id": "c", "body": "no text field"}, {"id": "d", "text": "nothing here"}]
+    recs = [
+        {"id": "a", "text": "doi:10.1000/182 and doi:10.1000/182"},
+        {"id": 7, "text": "<p>10.1038/nature12373</p>"},
+        {"id": "c", "body": "no text field"},
+        {"id": "d", "text": "nothing here"},
+    ]
     jl = tmp_path / "docs.jsonl"
     jl.write_text("\n".join(json.dumps(r) for r in recs) + "\nnot json\n")
     pqf = tmp_path / "docs.parquet"
@@ -122,7 +129,9 @@ def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
     assert run_json(out)["records_skipped"] == 2
     out2 = tmp_path / "out2"
     scan_here([pqf], out2, text_field="content", id_field="doc_id")
-    assert [(m["record"], m["doi"], m["first_offset"]) for m in table(out2, "mentions")] == [("p1", "10.1000/182", 0)]
+    assert [(m["record"], m["doi"], m["first_offset"]) for m in table(out2, "mentions")] == [
+        ("p1", "10.1000/182", 0)
+    ]
 
 
 def test_rerun_skips_completed_shards(tmp_path: Path) -> None:
@@ -193,7 +202,9 @@ def test_output_schema_is_explicit(tmp_path: Path) -> None:
     assert schema.names == ["source", "record", "doi", "count", "first_offset", "first_raw", "forms"]
     assert schema.field("forms").type == pa.list_(pa.string())
     assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "ZSTD"
-    row = next(m for m in table(out, "mentions") if m["source"].endswith("page.html") and m["doi"] == "10.1000/182")
+    row = next(
+        m for m in table(out, "mentions") if m["source"].endswith("page.html") and m["doi"] == "10.1000/182"
+    )
     assert row["forms"] == ["resolver-url"] and row["first_raw"] == "https://doi.org/10.1000%2F182"
 
 
@@ -202,9 +213,12 @@ def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path) -> None:
     parts = [filler + f"doi:10.1234\\/rec.{i}\\n" for i in range(400)]  # JSON escapes inside
     big_text = "".join(parts)
     f = tmp_path / "big.jsonl"
-    f.write_text('{"id": "first", "text": "' + big_text + '"}\n'
-                 '{"text": "' + big_text + '", "id": 99}\n'
-                 '{"id": "small", "text": "doi:10.1234/small"}\n', encoding="utf-8")
+    f.write_text(
+        '{"id": "first", "text": "' + big_text + '"}\n'
+        '{"text": "' + big_text + '", "id": 99}\n'
+        '{"id": "small", "text": "doi:10.1234/small"}\n',
+        encoding="utf-8",
+    )
     config = ScanConfig(out=str(tmp_path / "out"), buckets=4, occurrences=True, max_record_bytes=1 << 20)
     spec = ShardSpec(0, str(f), str(f), "jsonl", None, 0, -1, "k")
     res = run_shard(spec, config, no_progress)
@@ -264,10 +278,12 @@ def test_small_files_are_grouped_and_a_bad_one_rejected_alone(tmp_path: Path) ->
 def test_bounded_buffers_give_the_same_output(tmp_path: Path) -> None:
     """Spilling part files and chunking a document's mentions change memory, not results."""
     src = make_corpus(tmp_path)
-    (src / "records.jsonl").write_text("\n".join(json.dumps({"id": i, "text": f"doi:10.1000/r{i} doi:10.1000/r{i}"})
-                                                for i in range(40)) + "\n")
+    (src / "records.jsonl").write_text(
+        "\n".join(json.dumps({"id": i, "text": f"doi:10.1000/r{i} doi:10.1000/r{i}"}) for i in range(40))
+        + "\n"
+    )
 
-    def run(out: Path, **small: int) -> list[list[dict[str, Any]]]:
+    def run(out: Path, **small: Any) -> list[list[dict[str, Any]]]:
         scan_here([src], out, buckets=4, occurrences=True, shard_size=5000, **small)
         return [table(out, n) for n in ("mentions", "dois", "occurrences")]
 
@@ -275,20 +291,30 @@ def test_bounded_buffers_give_the_same_output(tmp_path: Path) -> None:
     spilled = run(tmp_path / "b", flush_rows=7, max_mentions=5)
     assert spilled == plain
     assert len(list((tmp_path / "b" / "_work" / "parts").glob("*.arrow"))) > len(
-        list((tmp_path / "a" / "_work" / "parts").glob("*.arrow")))
+        list((tmp_path / "a" / "_work" / "parts").glob("*.arrow"))
+    )
 
 
 @pytest.mark.parametrize("fmt", ["gz", "bz2", "xz", "zst"])
 def test_corrupt_archive_of_every_format_is_rejected_not_fatal(tmp_path: Path, fmt: str) -> None:
     data = b"doi:10.1000/182\n" * 2000
-    comp = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress, "zst": zstandard.ZstdCompressor().compress}[fmt]
+    compressors: dict[str, Callable[[bytes], bytes]] = {
+        "gz": gzip.compress,
+        "bz2": bz2.compress,
+        "xz": lzma.compress,
+        "zst": zstandard.ZstdCompressor().compress,
+    }
+    comp = compressors[fmt]
     blob = comp(data)
     (tmp_path / f"garbage.{fmt}").write_bytes(blob[:6] + bytes(range(256)) * 4)  # magic, then noise
     (tmp_path / f"truncated.{fmt}").write_bytes(blob[: len(blob) // 2])
     (tmp_path / "good.txt").write_text("doi:10.1000/good\n")
     out = tmp_path / "out"
     scan_here([tmp_path / f"garbage.{fmt}", tmp_path / f"truncated.{fmt}", tmp_path / "good.txt"], out)
-    assert {os.path.basename(r["source"]) for r in run_json(out)["rejected"]} == {f"garbage.{fmt}", f"truncated.{fmt}"}
+    assert {os.path.basename(r["source"]) for r in run_json(out)["rejected"]} == {
+        f"garbage.{fmt}",
+        f"truncated.{fmt}",
+    }
     assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/good"}
 
 
@@ -299,7 +325,10 @@ def test_multi_frame_zstd_is_read_to_its_end(tmp_path: Path) -> None:
     f.write_bytes(z.compress(b"doi:10.1000/first\n" * 100) + z.compress(b"doi:10.1000/second\n" * 100))
     out = tmp_path / "out"
     scan_here([f], out)
-    assert {(m["doi"], m["count"]) for m in table(out, "mentions")} == {("10.1000/first", 100), ("10.1000/second", 100)}
+    assert {(m["doi"], m["count"]) for m in table(out, "mentions")} == {
+        ("10.1000/first", 100),
+        ("10.1000/second", 100),
+    }
 
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")
@@ -319,14 +348,19 @@ def test_lone_surrogates_in_json_records_are_not_fatal(tmp_path: Path) -> None:
     out = tmp_path / "out"
     scan_here([f], out, occurrences=True)
     rows = table(out, "occurrences")
-    assert [(r["record"], r["doi"]) for r in rows] == [("a\\xe9", "10.1000/x\ufffdy"), ("a\\xe9", "10.1000/182")]
+    assert [(r["record"], r["doi"]) for r in rows] == [
+        ("a\\xe9", "10.1000/x\ufffdy"),
+        ("a\\xe9", "10.1000/182"),
+    ]
 
 
 def test_json_ld_surrogate_pair_is_one_character_in_scan_and_find(tmp_path: Path) -> None:
     """Issue 9: the HTML view of JSON-LD decodes escapes as the JSONL reader does; a surrogate
     pair is one character, never two lone surrogates that reject the page."""
-    page = ('<html><head><script type="application/ld+json">{"@id": "https://doi.org/10.1000/smile\\ud83d\\ude00",'
-            ' "sameAs": "doi:10.1000/lone\\ud83dx"}</script></head><body><p>text</p></body></html>')
+    page = (
+        '<html><head><script type="application/ld+json">{"@id": "https://doi.org/10.1000/smile\\ud83d\\ude00",'
+        ' "sameAs": "doi:10.1000/lone\\ud83dx"}</script></head><body><p>text</p></body></html>'
+    )
     f = tmp_path / "page.html"
     f.write_text(page)
     out = tmp_path / "out"
@@ -338,7 +372,9 @@ def test_json_ld_surrogate_pair_is_one_character_in_scan_and_find(tmp_path: Path
     assert [h.doi for h in find_dois(page, "html")] == ["10.1000/smile😀", "10.1000/lone\ufffdx"]
     import subprocess
 
-    p = subprocess.run([sys.executable, "-m", "extractor.cli", "find", str(f)], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "find", str(f)], capture_output=True, text=True, timeout=60
+    )
     assert p.returncode == 0 and p.stdout.split() == ["10.1000/smile😀", "10.1000/lone\ufffdx"]
 
 
@@ -347,7 +383,12 @@ def test_no_dois_still_gives_readable_datasets_and_output_is_never_input(tmp_pat
     out = tmp_path / "out"
     scan_here([tmp_path], out)
     assert table(out, "mentions") == [] and table(out, "dois") == []
-    assert pq.read_schema(next((out / "dois").glob("*.parquet"))).names == ["doi", "occurrences", "documents", "first_source"]
+    assert pq.read_schema(next((out / "dois").glob("*.parquet"))).names == [
+        "doi",
+        "occurrences",
+        "documents",
+        "first_source",
+    ]
     (tmp_path / "refs.txt").write_text("doi:10.1000/182\n")
     scan_here([tmp_path], out)  # out/ lies inside the scanned folder
     assert [os.path.basename(i["source"]) for i in run_json(out)["inputs"]] == ["prose.txt", "refs.txt"]
@@ -356,8 +397,15 @@ def test_no_dois_still_gives_readable_datasets_and_output_is_never_input(tmp_pat
 
 def _mixed_text(n: int) -> bytes:
     """Plain text with DOIs in many forms, non-ASCII prose, invalid bytes and long lines."""
-    forms = ["10.1000/{i}", "doi:10.1000/{i}", "https://doi.org/10.1000/X{i}", "“10.1002/(SICI){i}”",
-             "https://x.org/doi/abs/10.1000/{i}/abstract", "?id=doi%3A10.1000%2F{i}&s=1", "urn:doi:10.1000/{i}"]
+    forms = [
+        "10.1000/{i}",
+        "doi:10.1000/{i}",
+        "https://doi.org/10.1000/X{i}",
+        "“10.1002/(SICI){i}”",
+        "https://x.org/doi/abs/10.1000/{i}/abstract",
+        "?id=doi%3A10.1000%2F{i}&s=1",
+        "urn:doi:10.1000/{i}",
+    ]
     parts = []
     for i in range(n):
         parts.append(f"Étude {i} – voir " + forms[i % len(forms)].format(i=i) + (".\n" if i % 9 else " "))
@@ -374,7 +422,9 @@ def _occurrences(tmp_path: Path) -> OccurrenceSink:
 @pytest.mark.parametrize("ranges", [1, 7], ids=["whole", "byte-ranges"])
 def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path, ranges: int) -> None:
     # many windows and blocks, each boundary a chance to err; the small file is mapped too
-    config = ScanConfig(out=str(tmp_path), buckets=4, occurrences=True, map_window=64 << 10, map_min=0, block_size=48 << 10)
+    config = ScanConfig(
+        out=str(tmp_path), buckets=4, occurrences=True, map_window=64 << 10, map_min=0, block_size=48 << 10
+    )
     data = _mixed_text(30_000)
     text = data.decode("utf-8", "surrogateescape")
     spans = find_spans(clean(text)[0])
@@ -403,15 +453,24 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
 
 
 def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> None:
-    texts = ["Étude – voir doi:10.1000/1 et “10.1000/ÄB”.", "😀 " * 50 + "https://doi.org/10.1000/2?x=1",
-             "x\udcff 10.1000/3 \u00a010.1000/4", "no DOI here"]
-    (tmp_path / "r.jsonl").write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    texts = [
+        "Étude – voir doi:10.1000/1 et “10.1000/ÄB”.",
+        "😀 " * 50 + "https://doi.org/10.1000/2?x=1",
+        "x\udcff 10.1000/3 \u00a010.1000/4",
+        "no DOI here",
+    ]
+    (tmp_path / "r.jsonl").write_text(
+        "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts))
+    )
     spec = ShardSpec(0, "r.jsonl", str(tmp_path / "r.jsonl"), "jsonl", None)
     config = ScanConfig(out=str(tmp_path), buckets=4, occurrences=True)
     occ = _occurrences(tmp_path)
     list(unit_docs(spec, config, no_progress, ShardResult(0), occ))
-    want = [(str(i), s.start, clean(t[s.start : s.end])[0], str(s.form), s.doi) for i, t in enumerate(texts)
-            for s in find_spans(clean(t)[0])]
+    want = [
+        (str(i), s.start, clean(t[s.start : s.end])[0], str(s.form), s.doi)
+        for i, t in enumerate(texts)
+        for s in find_spans(clean(t)[0])
+    ]
     c = occ.cols
     got = list(zip(c["record"], c["offset"], c["raw"], c["form"], c["doi"], strict=True))
     assert got == want
@@ -423,21 +482,51 @@ def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.Monke
 
     calls: list[int] = []
     real = windows.find_spans
-    monkeypatch.setattr(windows, "find_spans", lambda text, *a, **k: calls.append(len(text)) or real(text, *a, **k))
+
+    def counted(text: str, *a: Any, **k: Any) -> Any:
+        calls.append(len(text))
+        return real(text, *a, **k)
+
+    monkeypatch.setattr(windows, "find_spans", counted)
     page = tmp_path / "p.html"
     page.write_text('<p>See <a href="https://doi.org/10.1000/182">doi:10.1000/182</a>.</p>')
     config = ScanConfig(out=str(tmp_path / "out"), buckets=4)
-    docs = list(unit_docs(ShardSpec(0, "p.html", str(page), "text", None), config, no_progress, ShardResult(0),
-                          _occurrences(tmp_path)))
+    docs = list(
+        unit_docs(
+            ShardSpec(0, "p.html", str(page), "text", None),
+            config,
+            no_progress,
+            ShardResult(0),
+            _occurrences(tmp_path),
+        )
+    )
     assert len(calls) == 1  # the last block is known as such: no second pass over the same text
     assert sum(sum(d.chunk[1]) for d in docs) == 2
 
 
-_JSON_PIECES = ["a", "é", "😀", "10.1000/1", '\\"', "\\\\", "\\/", "\\n", "\\u002F", "\\u00e9", "\\ud83d\\ude00",
-                "\\ude00", "\\ud83d", "\\uZZZZ", " "]
+_JSON_PIECES = [
+    "a",
+    "é",
+    "😀",
+    "10.1000/1",
+    '\\"',
+    "\\\\",
+    "\\/",
+    "\\n",
+    "\\u002F",
+    "\\u00e9",
+    "\\ud83d\\ude00",
+    "\\ude00",
+    "\\ud83d",
+    "\\uZZZZ",
+    " ",
+]
 
 
-@given(st.lists(st.sampled_from(_JSON_PIECES), max_size=40), st.lists(st.integers(1, 30), min_size=1, max_size=10))
+@given(
+    st.lists(st.sampled_from(_JSON_PIECES), max_size=40),
+    st.lists(st.integers(1, 30), min_size=1, max_size=10),
+)
 @settings(max_examples=500, deadline=None)
 def test_streamed_json_string_decodes_like_json_loads(pieces: list[str], cuts: list[int]) -> None:
     body = "".join(pieces)

@@ -79,10 +79,17 @@ _BEFORE = ["", " ", "see ", "(", "[", "“", "«", "'", "(see ", "ref. ", "\n", 
 _AFTER = ["", " ", ".", ",", ";", ")", "]", "”", "»", "'", ").", "], and", ":", "!", "?", " (2019)"]
 
 
-@given(doi_names(), st.sampled_from(range(len(FORMS))), st.sampled_from(_BEFORE), st.sampled_from(_AFTER),
-       st.sampled_from(["plain", "pdf"]))
+@given(
+    doi_names(),
+    st.sampled_from(range(len(FORMS))),
+    st.sampled_from(_BEFORE),
+    st.sampled_from(_AFTER),
+    st.sampled_from(["plain", "pdf"]),
+)
 @settings(max_examples=600)
-def test_doi_in_random_sentence_context_found_once(name: str, form: int, before: str, after: str, kind: str) -> None:
+def test_doi_in_random_sentence_context_found_once(
+    name: str, form: int, before: str, after: str, kind: str
+) -> None:
     shown = FORMS[form](name)
     closer = {"(": ")", "[": "]", "(see ": ")"}.get(before, "")
     text = f"Prior work {before}{shown}{closer}{after} shows this."
@@ -100,9 +107,46 @@ def test_any_text_never_raises_and_offsets_are_exact(text: str) -> None:
             assert h.doi.startswith("10.")
 
 
-_MARKUP = ["<", ">", "</", "a", "p", "i", "script", "style", "href=", "data-doi=", '"', "'", "&amp;", "&#47;", "&#x2F;",
-           "&", "#", ";", "<!--", "-->", "<![CDATA[", "]]>", "\\/", "\\u002F", "10.1000/x", "doi:", "https://doi.org/",
-           " ", "\n", "\f", "   ", "-", ".", "(", ")", "%2F", "\u00ad", "type=\"application/ld+json\""]
+_MARKUP = [
+    "<",
+    ">",
+    "</",
+    "a",
+    "p",
+    "i",
+    "script",
+    "style",
+    "href=",
+    "data-doi=",
+    '"',
+    "'",
+    "&amp;",
+    "&#47;",
+    "&#x2F;",
+    "&",
+    "#",
+    ";",
+    "<!--",
+    "-->",
+    "<![CDATA[",
+    "]]>",
+    "\\/",
+    "\\u002F",
+    "10.1000/x",
+    "doi:",
+    "https://doi.org/",
+    " ",
+    "\n",
+    "\f",
+    "   ",
+    "-",
+    ".",
+    "(",
+    ")",
+    "%2F",
+    "\u00ad",
+    'type="application/ld+json"',
+]
 
 
 @given(st.lists(st.sampled_from(_MARKUP), max_size=60))

@@ -17,7 +17,9 @@ from .helpers import make_corpus, run_json, table
 
 
 def scan(*args: str, check: int | None = 0) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run([sys.executable, "-m", "extractor.cli", "scan", *args], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "scan", *args], capture_output=True, text=True, timeout=300
+    )
     if check is not None:
         assert p.returncode == check, p.stderr
     return p
@@ -41,15 +43,32 @@ def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
         (src / f"more{i}.txt").write_text("".join(f"doi:10.1234/k{i}.{j}\n" for j in range(40000)))
     clean, killed = tmp_path / "clean", tmp_path / "killed"
     scan(str(src), "-o", str(clean), "--quiet", "--workers", "2", "--shard-size", "30000")
-    p = subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", str(src), "-o", str(killed), "--quiet",
-                          "--workers", "2", "--shard-size", "30000"], start_new_session=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "extractor.cli",
+            "scan",
+            str(src),
+            "-o",
+            str(killed),
+            "--quiet",
+            "--workers",
+            "2",
+            "--shard-size",
+            "30000",
+        ],
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while not list((killed / "_shards").glob("*.done")) and time.monotonic() < deadline:
         time.sleep(0.01)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     markers = len(list((killed / "_shards").glob("*.done")))
-    assert 0 < markers < run_json(clean)["shards"], "the kill did not fall between the first and the last shard"
+    assert 0 < markers < run_json(clean)["shards"], (
+        "the kill did not fall between the first and the last shard"
+    )
     assert not (killed / "_run.json").exists()
     scan(str(src), "-o", str(killed), "--quiet", "--workers", "2", "--shard-size", "30000")
     assert run_json(killed)["shards_resumed"] >= markers
@@ -64,10 +83,25 @@ def test_rejected_inputs_exit_1_and_are_named_on_stderr(tmp_path: Path) -> None:
     truncated = tmp_path / "trunc.gz"
     truncated.write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 1000)[:-30])
     out = tmp_path / "out"
-    p = scan(str(good), str(truncated), str(tmp_path / "missing.txt"), "-o", str(out), "--quiet", "--workers", "2", check=1)
+    p = scan(
+        str(good),
+        str(truncated),
+        str(tmp_path / "missing.txt"),
+        "-o",
+        str(out),
+        "--quiet",
+        "--workers",
+        "2",
+        check=1,
+    )
     assert "trunc.gz" in p.stderr and "missing.txt" in p.stderr and "Traceback" not in p.stderr
     assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/182"}
-    f = subprocess.run([sys.executable, "-m", "extractor.cli", "find", str(truncated)], capture_output=True, text=True, timeout=60)
+    f = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "find", str(truncated)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert f.returncode == 2 and "Traceback" not in f.stderr
 
 
@@ -76,8 +110,23 @@ def test_inputs_globs_lists_and_stdin(tmp_path: Path) -> None:
     (tmp_path / "b.txt").write_text("doi:10.1000/b\n")
     (tmp_path / "list").write_text(f"{tmp_path / 'b.txt'}\n# a comment\n")
     out = tmp_path / "out"
-    p = subprocess.run([sys.executable, "-m", "extractor.cli", "scan", str(tmp_path / "a*.txt"), f"@{tmp_path / 'list'}", "-",
-                        "-o", str(out), "--quiet"], input=b"doi:10.1000/stdin\n", capture_output=True, timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "extractor.cli",
+            "scan",
+            str(tmp_path / "a*.txt"),
+            f"@{tmp_path / 'list'}",
+            "-",
+            "-o",
+            str(out),
+            "--quiet",
+        ],
+        input=b"doi:10.1000/stdin\n",
+        capture_output=True,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     got = {(os.path.basename(m["source"]), m["doi"]) for m in table(out, "mentions")}
     assert got == {("a.txt", "10.1000/a"), ("b.txt", "10.1000/b"), ("-", "10.1000/stdin")}
@@ -86,7 +135,9 @@ def test_inputs_globs_lists_and_stdin(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_demo_script_scans_the_sample(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parent.parent
-    p = subprocess.run([str(root / "scripts" / "demo"), str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [str(root / "scripts" / "demo"), str(tmp_path / "out")], capture_output=True, text=True, timeout=600
+    )
     assert p.returncode == 0, p.stderr
     assert "distinct DOIs" in p.stdout
     assert len(table(tmp_path / "out", "dois")) == 27
@@ -98,8 +149,26 @@ def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(20000)))
     out = tmp_path / "out"
     # read as PDF text (the slowest kind), in small shards, so that the interrupt comes while shards run
-    p = subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", str(src), "-o", str(out), "--workers", "2",
-                          "--kind", "pdf", "--quiet", "--shard-size", "100000"], stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "extractor.cli",
+            "scan",
+            str(src),
+            "-o",
+            str(out),
+            "--workers",
+            "2",
+            "--kind",
+            "pdf",
+            "--quiet",
+            "--shard-size",
+            "100000",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while not list((out / "_shards").glob("*.done")) and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -140,8 +209,22 @@ def test_killed_scan_leaves_no_orphan_workers(tmp_path: Path) -> None:
     src = make_corpus(tmp_path)
     for i in range(20):
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(30000)))
-    p = subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", str(src), "-o", str(tmp_path / "out"),
-                          "--workers", "2", "--quiet", "--shard-size", "100000"])
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "extractor.cli",
+            "scan",
+            str(src),
+            "-o",
+            str(tmp_path / "out"),
+            "--workers",
+            "2",
+            "--quiet",
+            "--shard-size",
+            "100000",
+        ]
+    )
     workers: list[int] = []
     deadline = time.monotonic() + 20
     while len(workers) < 3 and time.monotonic() < deadline:  # the fork server and two workers

@@ -12,7 +12,11 @@ from extractor.match.canonical import percent_decode
 
 from .spec_table import ALL_TABLES, Row
 
-CASES = [pytest.param(rule, row, id=f"{rule}-{i}") for rule, rows in ALL_TABLES.items() for i, row in enumerate(rows)]
+CASES = [
+    pytest.param(rule, row, id=f"{rule}-{i}")
+    for rule, rows in ALL_TABLES.items()
+    for i, row in enumerate(rows)
+]
 
 
 @pytest.mark.parametrize(("rule", "row"), CASES)
@@ -39,7 +43,10 @@ def test_canonical_is_idempotent_and_renders(rule: str, row: Row) -> None:
 
 def test_uri_form_2024_draft_example_2() -> None:
     # 2024 URI draft §2, Example 2: the URI percent-encodes the UTF-8 of Á and É; case is kept.
-    assert to_uri("10.26321/Á.GUTIÉRREZ.ZARZA.02.2018.03") == "doi:10.26321/%C3%81.GUTI%C3%89RREZ.ZARZA.02.2018.03"
+    assert (
+        to_uri("10.26321/Á.GUTIÉRREZ.ZARZA.02.2018.03")
+        == "doi:10.26321/%C3%81.GUTI%C3%89RREZ.ZARZA.02.2018.03"
+    )
     assert to_uri("10.5594/SMPTE.ST2067-21.2020") == "doi:10.5594/SMPTE.ST2067-21.2020"
 
 
@@ -53,7 +60,12 @@ def test_url_form_niso_mandatory_encoding() -> None:
 
 
 def test_urn_2020_four_forms_are_equivalent() -> None:
-    forms = ["urn:doi:10.1000/456%23789", "https://doi.org/10.1000/456%23789", "doi:10.1000/456#789", "10.1000/456#789"]
+    forms = [
+        "urn:doi:10.1000/456%23789",
+        "https://doi.org/10.1000/456%23789",
+        "doi:10.1000/456#789",
+        "10.1000/456#789",
+    ]
     assert {canonicalize(f) for f in forms} == {"10.1000/456#789"}
     assert all(is_equivalent(forms[0], f) for f in forms)
 
@@ -89,7 +101,9 @@ def test_percent_decode_keeps_bad_escapes() -> None:
 
 def test_niso_jama_example_loses_trailing_colon_in_text() -> None:
     # Spec §4: NISO's 10.1001/PUBS.JAMA(278)3,JOC7055-ABSY: ends in ":"; in running text it is lost.
-    assert [h.doi for h in find_dois("doi:10.1001/PUBS.JAMA(278)3,JOC7055-ABSY:")] == ["10.1001/pubs.jama(278)3,joc7055-absy"]
+    assert [h.doi for h in find_dois("doi:10.1001/PUBS.JAMA(278)3,JOC7055-ABSY:")] == [
+        "10.1001/pubs.jama(278)3,joc7055-absy"
+    ]
     assert canonicalize("10.1001/PUBS.JAMA(278)3,JOC7055-ABSY:") == "10.1001/pubs.jama(278)3,joc7055-absy:"
 
 

@@ -14,18 +14,27 @@ from ..match import KINDS
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="doi-extract", description="Find DOIs in text, HTML and PDF-extracted text.")
+    ap = argparse.ArgumentParser(
+        prog="doi-extract", description="Find DOIs in text, HTML and PDF-extracted text."
+    )
     ap.add_argument("--version", action="version", version=f"doi-extract {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
     f = sub.add_parser("find", help="print the canonical DOIs found in files (like grep -o)")
     f.add_argument("files", nargs="*", help="input files (stdin when none or '-'); compressed files are read")
     f.add_argument("--unique", "-u", action="store_true", help="print each DOI once per input")
-    f.add_argument("--format", choices=("plain", "tsv", "jsonl"), default="plain",
-                   help="plain: one DOI a line; tsv/jsonl add source, offset, form and raw text")
+    f.add_argument(
+        "--format",
+        choices=("plain", "tsv", "jsonl"),
+        default="plain",
+        help="plain: one DOI a line; tsv/jsonl add source, offset, form and raw text",
+    )
     f.add_argument("--kind", choices=KINDS, help="input kind (default: detected by name and content)")
-    f.add_argument("--other-prefixes", action="store_true",
-                   help="accept prefixes other than 10. behind an explicit doi: label (spec §2)")
+    f.add_argument(
+        "--other-prefixes",
+        action="store_true",
+        help="accept prefixes other than 10. behind an explicit doi: label (spec §2)",
+    )
 
     from .scan import add_scan_arguments
 

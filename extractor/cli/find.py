@@ -37,7 +37,14 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                         flat = raw.replace("\t", " ").replace("\n", "\\n").replace("\r", "\\r")
                         out.write(f"{source}\t{offset}\t{doi}\t{hit.form}\t{flat}\n")
                     elif args.format == "jsonl":
-                        rec = {"source": source, "offset": offset, "end": hit.end, "doi": doi, "form": str(hit.form), "raw": raw}
+                        rec = {
+                            "source": source,
+                            "offset": offset,
+                            "end": hit.end,
+                            "doi": doi,
+                            "form": str(hit.form),
+                            "raw": raw,
+                        }
                         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                     else:
                         out.write(doi + "\n")

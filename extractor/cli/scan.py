@@ -17,18 +17,33 @@ DEFAULT_SHARD_BYTES = 32 << 20
 
 
 def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("inputs", nargs="+", help="files, directories, glob patterns, @LIST files, or - for stdin")
+    ap.add_argument(
+        "inputs", nargs="+", help="files, directories, glob patterns, @LIST files, or - for stdin"
+    )
     ap.add_argument("-o", "--out", required=True, help="output folder (created; rerunning resumes)")
-    ap.add_argument("--workers", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    ap.add_argument(
+        "--workers", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)"
+    )
     ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
-    ap.add_argument("--text-field", default="text", help="record field/column holding the text (JSONL, Parquet)")
+    ap.add_argument(
+        "--text-field", default="text", help="record field/column holding the text (JSONL, Parquet)"
+    )
     ap.add_argument("--id-field", default="id", help="record field/column holding the record id")
     ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
     ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar or status lines")
-    ap.add_argument("--buckets", type=int, default=16, help="hash buckets for deduplication (memory per merge step)")
-    ap.add_argument("--shard-size", type=int, default=DEFAULT_SHARD_BYTES, help="split uncompressed text files larger than this many bytes")
-    ap.add_argument("--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label")
+    ap.add_argument(
+        "--buckets", type=int, default=16, help="hash buckets for deduplication (memory per merge step)"
+    )
+    ap.add_argument(
+        "--shard-size",
+        type=int,
+        default=DEFAULT_SHARD_BYTES,
+        help="split uncompressed text files larger than this many bytes",
+    )
+    ap.add_argument(
+        "--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label"
+    )
 
 
 class ProgressDisplay(Observer):
@@ -47,7 +62,14 @@ class ProgressDisplay(Observer):
         if not self.quiet and sys.stderr.isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total_bytes, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, smoothing=0.1)
+            self.bar = tqdm(
+                total=total_bytes,
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+                file=sys.stderr,
+                smoothing=0.1,
+            )
 
     def shard_done(self, result: ShardResult) -> None:
         self.files += 1
@@ -70,8 +92,10 @@ class ProgressDisplay(Observer):
 
     def status(self) -> str:
         dt = max(1e-9, time.monotonic() - self.t0)
-        return (f"doi-extract scan: {self.bytes / 1e6:.1f}/{self.total / 1e6:.1f} MB, shards {self.files}/{self.files_total}, "
-                f"{self.hits} DOIs, {self.bytes / 1e6 / dt:.1f} MB/s")
+        return (
+            f"doi-extract scan: {self.bytes / 1e6:.1f}/{self.total / 1e6:.1f} MB, shards {self.files}/{self.files_total}, "
+            f"{self.hits} DOIs, {self.bytes / 1e6 / dt:.1f} MB/s"
+        )
 
     def close(self) -> None:
         if self.bar is not None:
@@ -106,7 +130,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
             report = run_scan(args.inputs, config, engine, display)
     except KeyboardInterrupt:
         display.close()
-        print("doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume", file=sys.stderr)
+        print(
+            "doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume",
+            file=sys.stderr,
+        )
         return 130
     except Fatal as exc:
         display.close()
@@ -115,6 +142,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
     display.close()
     s = report.summary
     if not args.quiet:
-        print(f"doi-extract scan: {report.shards} shards, {s['bytes_read'] / 1e6:.1f} MB, {s['hits']} hits, "
-              f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}", file=sys.stderr)
+        print(
+            f"doi-extract scan: {report.shards} shards, {s['bytes_read'] / 1e6:.1f} MB, {s['hits']} hits, "
+            f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}",
+            file=sys.stderr,
+        )
     return 1 if report.rejected else 0

@@ -80,7 +80,9 @@ def score_doc(row: dict[str, Any], pred: set[str]) -> DocScore:
     return s
 
 
-def score_rows(rows: list[dict[str, Any]], by: str | None = "derivation") -> tuple[dict[str, Tally], list[DocScore]]:
+def score_rows(
+    rows: list[dict[str, Any]], by: str | None = "derivation"
+) -> tuple[dict[str, Tally], list[DocScore]]:
     tallies: dict[str, Tally] = defaultdict(Tally)
     docs = []
     for row in rows:
@@ -100,14 +102,18 @@ def score_rows(rows: list[dict[str, Any]], by: str | None = "derivation") -> tup
 
 def format_report(tallies: dict[str, Tally], docs: list[DocScore], show_errors: int) -> str:
     lines = [f"{'group':<58} {'docs':>5} {'TP':>6} {'FP':>5} {'FN':>5} {'prec':>7} {'recall':>7} {'F1':>7}"]
-    order = sorted(k for k in tallies if k.startswith("genre=")) + sorted(
-        k for k in tallies if not k.startswith(("genre=", "ALL"))
-    ) + ["ALL (micro)"]
+    order = (
+        sorted(k for k in tallies if k.startswith("genre="))
+        + sorted(k for k in tallies if not k.startswith(("genre=", "ALL")))
+        + ["ALL (micro)"]
+    )
     for k in order:
         if k not in tallies:
             continue
         t = tallies[k]
-        lines.append(f"{k[:58]:<58} {t.docs:>5} {t.tp:>6} {t.fp:>5} {t.fn:>5} {t.precision:>7.4f} {t.recall:>7.4f} {t.f1:>7.4f}")
+        lines.append(
+            f"{k[:58]:<58} {t.docs:>5} {t.tp:>6} {t.fp:>5} {t.fn:>5} {t.precision:>7.4f} {t.recall:>7.4f} {t.f1:>7.4f}"
+        )
     if show_errors:
         shown = 0
         for d in docs:
@@ -120,9 +126,13 @@ def format_report(tallies: dict[str, Tally], docs: list[DocScore], show_errors: 
 
 
 def add_score_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("manifests", nargs="+", help="manifest JSONL files (rows: doc, genre, gold, ignore, derivation)")
+    ap.add_argument(
+        "manifests", nargs="+", help="manifest JSONL files (rows: doc, genre, gold, ignore, derivation)"
+    )
     ap.add_argument("--by", default="derivation", help="extra breakdown key from the manifest rows")
-    ap.add_argument("--errors", type=int, default=50, help="list misses and false positives of up to N documents")
+    ap.add_argument(
+        "--errors", type=int, default=50, help="list misses and false positives of up to N documents"
+    )
     ap.add_argument("--genre", action="append", help="only these genres")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -135,8 +145,23 @@ def cmd_score(args: argparse.Namespace) -> int:
         rows = [r for r in rows if r["genre"] in args.genre]
     tallies, docs = score_rows(rows, args.by)
     if args.json:
-        print(json.dumps({k: {"docs": t.docs, "tp": t.tp, "fp": t.fp, "fn": t.fn, "precision": t.precision,
-                              "recall": t.recall, "f1": t.f1} for k, t in tallies.items()}, indent=2))
+        print(
+            json.dumps(
+                {
+                    k: {
+                        "docs": t.docs,
+                        "tp": t.tp,
+                        "fp": t.fp,
+                        "fn": t.fn,
+                        "precision": t.precision,
+                        "recall": t.recall,
+                        "f1": t.f1,
+                    }
+                    for k, t in tallies.items()
+                },
+                indent=2,
+            )
+        )
     else:
         print(format_report(tallies, docs, args.errors))
     return 0

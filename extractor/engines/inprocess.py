@@ -19,7 +19,9 @@ class InProcessEngine:
     def __init__(self, retry_sleep: float = 0.5) -> None:
         self.retry_sleep = retry_sleep
 
-    def run_shards(self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress) -> Iterator[ShardResult]:
+    def run_shards(
+        self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress
+    ) -> Iterator[ShardResult]:
         for spec in specs:
             yield work(spec, config, progress, self.retry_sleep)
 

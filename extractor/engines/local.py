@@ -83,8 +83,12 @@ class LocalEngine:
         if self._pool is None:
             ctx = mp_context()
             self._queue = ctx.Queue()
-            self._pool = ProcessPoolExecutor(max_workers=min(self.workers, max(tasks, self.buckets)), mp_context=ctx,
-                                             initializer=_init_worker, initargs=(self._queue,))
+            self._pool = ProcessPoolExecutor(
+                max_workers=min(self.workers, max(tasks, self.buckets)),
+                mp_context=ctx,
+                initializer=_init_worker,
+                initargs=(self._queue,),
+            )
         return self._pool
 
     def _drain(self, progress: Progress) -> None:
@@ -95,7 +99,9 @@ class LocalEngine:
                 return
             progress(nbytes, nhits)
 
-    def run_shards(self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress) -> Iterator[ShardResult]:
+    def run_shards(
+        self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress
+    ) -> Iterator[ShardResult]:
         if not specs:
             return
         pool = self._start(len(specs))

@@ -14,7 +14,12 @@ from typing import Any
 # preload), and its workers with it (die_with_parent in local._init_worker): CPython's server
 # would otherwise live as long as any of its workers, and they as long as it. Where there is no
 # fork server (Windows), workers are spawned.
-_PRELOAD = ["extractor.engines._forkserver_init", "extractor.engines.local", "pyarrow.compute", "pyarrow.parquet"]
+_PRELOAD = [
+    "extractor.engines._forkserver_init",
+    "extractor.engines.local",
+    "pyarrow.compute",
+    "pyarrow.parquet",
+]
 
 
 def mp_context() -> Any:

@@ -89,8 +89,12 @@ _LEFT_SPACED_RESOLVER = re.compile(
 )
 # The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query —
 # ... or a relative URL path (/doi/full/10.…, as publisher pages link).
-URLISH = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)")
-_BROKEN_RESOLVER = re.compile(r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}")
+URLISH = re.compile(
+    r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)"
+)
+_BROKEN_RESOLVER = re.compile(
+    r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}"
+)
 _PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
 # A token read backwards from the anchor (the window is reversed, so the match is a prefix).
 _TOKEN_REV = re.compile(r"""[^\s"'(\[{<>,;]*""")
@@ -135,11 +139,11 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
     lo = max(0, p - 64)
     window = text[lo:p]
     # The token glued to the anchor: back to the last whitespace or opening delimiter.
-    tlen = _TOKEN_REV.match(window[::-1]).end()
+    tlen = _TOKEN_REV.match(window[::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
     if tlen == len(window) and lo > 0:
         lo = max(0, p - LEFT_WINDOW)
         window = text[lo:p]
-        tlen = _TOKEN_REV.match(window[::-1]).end()
+        tlen = _TOKEN_REV.match(window[::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
     ts = len(window) - tlen
     token = window[ts:]
     if token and token not in (":", "：", "="):
@@ -172,7 +176,11 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
         if prev.isalnum() or prev in "_-.":
             # "110.1234/5", "v10.1234/5", "1.10.1234/5": not a DOI start (spec §2).
             return None
-        if pdf and token.lower() in ("org/", ".org/", "doi.org/") and _BROKEN_RESOLVER.search(text, max(0, p - 300), p):
+        if (
+            pdf
+            and token.lower() in ("org/", ".org/", "doi.org/")
+            and _BROKEN_RESOLVER.search(text, max(0, p - 300), p)
+        ):
             # PDF text: "https://doi.\norg/10.…", a resolver broken across a line or column.
             return Form.RESOLVER, p - len(token)
         return Form.BARE, p
@@ -220,7 +228,9 @@ class _Scanner:
             if fast:
                 fm = _FAST.match(text, p)
                 if fm is not None:
-                    lm = _FAST_LEFT_REV.match(text[p - 1 : p - 29 : -1] if p >= 29 else text[p - 1 :: -1] if p else "")
+                    lm = _FAST_LEFT_REV.match(
+                        text[p - 1 : p - 29 : -1] if p >= 29 else text[p - 1 :: -1] if p else ""
+                    )
                     if lm is not None:
                         end = fm.end()
                         append((p - lm.end(), end, GROUP_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
@@ -261,10 +271,10 @@ class _Scanner:
         """Read right from the suffix start `q`: the hit and the spans it covers, None when there
         is no DOI, or an offset to skip to when the candidate was too long (spec §4)."""
         text = self.text
-        run = RUN_SHORT.match(text, q).group()
+        run = RUN_SHORT.match(text, q).group()  # type: ignore[union-attr]  # a starred pattern always matches
         if len(run) > SHORT_WINDOW and first_cut(text[p:q] + run, form) >= q - p + SHORT_WINDOW:
             # No whitespace and no rule ended the name in the short window: read the whole window.
-            run = RUN.match(text, q).group()
+            run = RUN.match(text, q).group()  # type: ignore[union-attr]  # a starred pattern always matches
             if len(run) > MAX_DOI_CHARS and first_cut(text[p:q] + run, form) >= q - p + MAX_DOI_CHARS:
                 if self.stats is not None:
                     self.stats.too_long += 1
@@ -303,7 +313,7 @@ class _Scanner:
                 continue
             p = m.start(1)
             q = m.end()
-            run = RUN.match(text, q).group()
+            run = RUN.match(text, q).group()  # type: ignore[union-attr]  # a starred pattern always matches
             n = end_of_name(text[p : q + len(run)], Form.LABEL, "")
             if n <= q - p:
                 continue
@@ -375,7 +385,9 @@ def find_spans(
             Span(s, e, form, fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))))
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats)
         ]
-    return [Span(s, e, form, _key(name)) for s, e, form, name in _hits(text, False, allow_other_prefix, stats)]
+    return [
+        Span(s, e, form, _key(name)) for s, e, form, name in _hits(text, False, allow_other_prefix, stats)
+    ]
 
 
 def find_dois(

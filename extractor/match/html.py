@@ -11,6 +11,7 @@ from __future__ import annotations
 import html as _html
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -18,10 +19,52 @@ from . import jsonstr
 
 # Spec §5: these tags do not split a DOI; every other tag is a block boundary.
 INLINE_TAGS = frozenset(
-    ["a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "ins", "del",
-     # JATS inline elements, for XML read as markup
-     "italic", "bold", "sc", "monospace", "underline", "overline", "roman", "sans-serif", "ext-link", "uri",
-     "named-content", "styled-content"]
+    [
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "big",
+        "cite",
+        "code",
+        "data",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "kbd",
+        "mark",
+        "nobr",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "tt",
+        "u",
+        "var",
+        "wbr",
+        "ins",
+        "del",
+        # JATS inline elements, for XML read as markup
+        "italic",
+        "bold",
+        "sc",
+        "monospace",
+        "underline",
+        "overline",
+        "roman",
+        "sans-serif",
+        "ext-link",
+        "uri",
+        "named-content",
+        "styled-content",
+    ]
 )
 _RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
 _RAW_TEXT_END = {name: re.compile(f"</{name}", re.I) for name in _RAW_TEXT}
@@ -75,7 +118,9 @@ class View:
         return rs, re_
 
 
-def _add_decoded(view: View, s: str, raw_start: int, pattern: re.Pattern[str], decode) -> None:  # type: ignore[no-untyped-def]
+def _add_decoded(
+    view: View, s: str, raw_start: int, pattern: re.Pattern[str], decode: Callable[[str], str]
+) -> None:
     pos = 0
     for m in pattern.finditer(s):
         rep = decode(m.group())

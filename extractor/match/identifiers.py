@@ -29,6 +29,8 @@ _ID_PREFIX = re.compile(
 _ID_NAME = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff])")
 _ID_EIDR = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*:")
 _ID_OTHER = re.compile(r"[^/\s]+/")
+
+
 def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
     """The DOI name (cleaned, percent-decoded, case kept) of `s`, one identifier, or None."""
     s = s.strip()

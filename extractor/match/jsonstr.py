@@ -13,7 +13,9 @@ import re
 JSON_ESCAPES = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 # One valid escape: a surrogate pair first (one character), then \uXXXX, then the short ones.
-ESCAPE = re.compile(r"\\(?:u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[/\\\"bfnrt])")
+ESCAPE = re.compile(
+    r"\\(?:u[dD][89abAB][0-9A-Fa-f]{2}\\u[dD][c-fC-F][0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[/\\\"bfnrt])"
+)
 _HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9A-Fa-f]{2}")
 # What may follow a high surrogate escape at the end of a piece and still become its low half.
 _LOW_PREFIX = re.compile(r"(?:\\(?:u(?:[dD](?:[c-fC-F][0-9A-Fa-f]{0,2})?)?)?)?")

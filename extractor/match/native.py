@@ -8,8 +8,6 @@ tests/test_cscan.py holds the rules themselves to find.py.
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import _cscan
 from .canonical import FORMAT_CHARS
 from .find import LEFT_WINDOW, Span
@@ -21,7 +19,7 @@ from .tails import RXIV_TAILS, TAIL_RULES, VIEWS
 CHit = tuple[int, int, int, str, str]
 
 # Counts each DOI of a document by its canonical key; take(buckets) hands out a Chunk.
-Mentions: Any = _cscan.Mentions
+Mentions = _cscan.Mentions
 # (data, lo, hi, rlo, rhi, base, mentions, hits, chars=False) -> (reported, last_end, too_long)
 scan = _cscan.scan
 # (data, start, stop) -> (invalid bytes, next start)
@@ -31,7 +29,7 @@ invalid_bytes = _cscan.invalid_bytes
 def bucket_of(doi: str, buckets: int) -> int:
     """A stable bucket for a DOI (the same in every process and run, unlike hash()): FNV-1a of
     its UTF-8 bytes, in C because it runs once per distinct DOI of every document."""
-    return int(_cscan.bucket_of(doi, buckets))
+    return _cscan.bucket_of(doi, buckets)
 
 
 def find_spans_utf8(data: bytes) -> list[Span]:
@@ -68,4 +66,7 @@ def table_differences() -> list[str]:
 
 _DIFF = table_differences()
 if _DIFF:
-    raise ImportError("the C matcher is out of step with the Python rules; rebuild it (pip install -e .): " + "; ".join(_DIFF))
+    raise ImportError(
+        "the C matcher is out of step with the Python rules; rebuild it (pip install -e .): "
+        + "; ".join(_DIFF)
+    )

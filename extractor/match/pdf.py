@@ -32,7 +32,8 @@ _STARTS_NEW = re.compile(
 _DOI_CHAR_START = re.compile(r"[0-9A-Za-z(\[<_-]")
 _CONTINUATION = re.compile(r"[^\s]*[0-9]")
 _VIEW_TAIL = re.compile(
-    r"/(?:abstract|full|pdf|epdf|pdfdirect|fulltext|html|references|suppinfo|citedby|figures|tables|download)/?\Z", re.I
+    r"/(?:abstract|full|pdf|epdf|pdfdirect|fulltext|html|references|suppinfo|citedby|figures|tables|download)/?\Z",
+    re.I,
 )
 _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
 
@@ -233,6 +234,6 @@ def join_pieces(
         uncertain = uncertain or guess
         if not join:
             break
-        run = RUN.match(text, start).group()
+        run = RUN.match(text, start).group()  # type: ignore[union-attr]  # a starred pattern always matches
         pieces = [*pieces, (start, start + len(run))]
     return pieces, uncertain

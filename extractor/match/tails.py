@@ -10,14 +10,36 @@ import re
 
 # View segments a publisher appends after a complete DOI: /doi/10.1002/x/abstract, …/full, …/pdf.
 VIEWS = (
-    "abstract", "abs", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "meta", "references", "suppinfo",
-    "citedby", "figures", "tables", "download", "issuetoc", "pdfplus",
+    "abstract",
+    "abs",
+    "full",
+    "pdf",
+    "epdf",
+    "pdfdirect",
+    "fulltext",
+    "html",
+    "meta",
+    "references",
+    "suppinfo",
+    "citedby",
+    "figures",
+    "tables",
+    "download",
+    "issuetoc",
+    "pdfplus",
 )
 _VIEWS = "|".join(VIEWS)
 # bioRxiv and medRxiv version tails: v1, v2.full, v1.full.pdf, v1.supplementary-material.
 RXIV_TAILS = (
-    "full", "abstract", "full-text", "article-info", "article-metrics", "supplementary-material", "full.pdf",
-    "full.pdf+html", "figures-only",
+    "full",
+    "abstract",
+    "full-text",
+    "article-info",
+    "article-metrics",
+    "supplementary-material",
+    "full.pdf",
+    "full.pdf+html",
+    "figures-only",
 )
 
 # (pattern, context): the rule applies only where `context` is found in the URL before the DOI,

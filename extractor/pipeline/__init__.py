@@ -9,4 +9,13 @@ from __future__ import annotations
 from .run import Engine, Observer, RunReport, prepare_output, run_scan
 from .units import ScanConfig, ShardResult, ShardSpec
 
-__all__ = ["Engine", "Observer", "RunReport", "ScanConfig", "ShardResult", "ShardSpec", "prepare_output", "run_scan"]
+__all__ = [
+    "Engine",
+    "Observer",
+    "RunReport",
+    "ScanConfig",
+    "ShardResult",
+    "ShardSpec",
+    "prepare_output",
+    "run_scan",
+]

@@ -27,7 +27,9 @@ def detect_kind(name: str | None, head: bytes | str) -> str:
         return "pdf"
     data = head.encode("utf-8", "replace") if isinstance(head, str) else head
     sample = data[:65536]
-    if len(_HTML_SNIFF.findall(sample[:16384])) >= 2 or re.match(rb"\s*<(?:!doctype|html|\?xml)", sample, re.I):
+    if len(_HTML_SNIFF.findall(sample[:16384])) >= 2 or re.match(
+        rb"\s*<(?:!doctype|html|\?xml)", sample, re.I
+    ):
         return "html"
     if b"\x0c" in sample:
         return "pdf"
@@ -63,7 +65,6 @@ def is_binary(head: bytes) -> str | None:
     if controls > len(sample) * 0.03:
         return "binary data (control bytes in the first block)"
     return None
-
 
 
 # Lone surrogates: invalid bytes decoded with surrogateescape, or \\udXXX escapes in JSON.

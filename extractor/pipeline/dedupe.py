@@ -59,14 +59,24 @@ def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     """
     import pyarrow.compute as pc  # here, not at the top: a shard worker starts sooner without it
 
-    rec_key = pc.if_else(pc.is_null(table["record"]), "n", pc.binary_join_element_wise("r", table["record"], ""))
+    rec_key = pc.if_else(
+        pc.is_null(table["record"]), "n", pc.binary_join_element_wise("r", table["record"], "")
+    )
     place = pc.add(pc.shift_left(table["shard"], 32), table["doc"])
     # Sorted by offset, a group's least row number is its first offset and raw text: "min" of a
     # row number and one take cost less than hash "first" aggregations, and only the grouping
     # columns are sorted, the texts taken once.
     order = pc.sort_indices(table["first_offset"])
-    t = pa.table({"source": table["source"], "_rec": rec_key, "doi": table["doi"], "count": table["count"],
-                  "_place": place, "forms": table["forms"]}).take(order)
+    t = pa.table(
+        {
+            "source": table["source"],
+            "_rec": rec_key,
+            "doi": table["doi"],
+            "count": table["count"],
+            "_place": place,
+            "forms": table["forms"],
+        }
+    ).take(order)
     t = t.append_column("_row", _row_numbers(t.num_rows))
     bits = range(len(FORMS))
     for b in bits:
@@ -90,18 +100,36 @@ def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
             "_mask": mask,
         }
     ).sort_by([("_place", "ascending"), ("first_offset", "ascending"), ("doi", "ascending")])
-    record = pc.if_else(pc.equal(g["_rec"], "n"), pa.scalar(None, pa.string()), pc.utf8_slice_codeunits(g["_rec"], 1))
+    record = pc.if_else(
+        pc.equal(g["_rec"], "n"), pa.scalar(None, pa.string()), pc.utf8_slice_codeunits(g["_rec"], 1)
+    )
     masks = pc.unique(g["_mask"])
     names = pa.array([forms_of(m) for m in masks.to_pylist()], pa.list_(pa.string()))
     mentions = pa.Table.from_arrays(
-        [g["source"], record, g["doi"], g["count"], g["first_offset"], table["first_raw"].take(g["_first"]),
-         names.take(pc.index_in(g["_mask"], masks))],
+        [
+            g["source"],
+            record,
+            g["doi"],
+            g["count"],
+            g["first_offset"],
+            table["first_raw"].take(g["_first"]),
+            names.take(pc.index_in(g["_mask"], masks)),
+        ],
         schema=MENTIONS_SCHEMA,
     )
-    per_doi = pa.table({"doi": mentions["doi"], "count": mentions["count"], "_row": _row_numbers(mentions.num_rows)})
-    per_doi = per_doi.group_by("doi", use_threads=False).aggregate([("count", "sum"), ("count", "count"), ("_row", "min")])
+    per_doi = pa.table(
+        {"doi": mentions["doi"], "count": mentions["count"], "_row": _row_numbers(mentions.num_rows)}
+    )
+    per_doi = per_doi.group_by("doi", use_threads=False).aggregate(
+        [("count", "sum"), ("count", "count"), ("_row", "min")]
+    )
     dois = pa.Table.from_arrays(
-        [per_doi["doi"], per_doi["count_sum"], per_doi["count_count"], mentions["source"].take(per_doi["_row_min"])],
+        [
+            per_doi["doi"],
+            per_doi["count_sum"],
+            per_doi["count_count"],
+            mentions["source"].take(per_doi["_row_min"]),
+        ],
         schema=DOIS_SCHEMA,
     ).sort_by([("doi", "ascending")])
     return mentions, dois
@@ -111,4 +139,8 @@ def _row_numbers(n: int) -> pa.Array:
     """0, 1, …, n - 1 as an Arrow array."""
     import pyarrow.compute as pc
 
-    return pc.subtract(pc.cumulative_sum(pa.repeat(pa.scalar(1, pa.int64()), n)), 1) if n else pa.array([], pa.int64())
+    return (
+        pc.subtract(pc.cumulative_sum(pa.repeat(pa.scalar(1, pa.int64()), n)), 1)
+        if n
+        else pa.array([], pa.int64())
+    )

@@ -14,7 +14,9 @@ class InputError(Exception):
 
 
 # Errors of the system that pass: the same read may succeed when tried again.
-_TRANSIENT_ERRNOS = frozenset({errno.EINTR, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EIO})
+_TRANSIENT_ERRNOS = frozenset(
+    {errno.EINTR, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EIO}
+)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -32,7 +34,6 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, EOFError):
         return f"truncated compressed data ({msg or name})"
     return f"{name}: {msg}" if msg else name
-
 
 
 def is_corrupt_input(exc: BaseException) -> bool:

@@ -58,7 +58,9 @@ def merge_bucket_files(files: list[PartRef], dest_mentions: str, dest_dois: str)
     return mentions.num_rows, dois.num_rows
 
 
-def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], config: ScanConfig, engine: Mapper) -> dict[str, int]:
+def finalize(
+    out: str, specs: list[ShardSpec], done: dict[int, ShardResult], config: ScanConfig, engine: Mapper
+) -> dict[str, int]:
     """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
     dois/, and gather occurrences/; the datasets are published when complete."""
     counts = {"mentions": 0, "dois": 0, "occurrences": 0}
@@ -69,8 +71,13 @@ def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], con
         for b in range(config.buckets):
             files = [f for p in parts if p is not None for f in p[0].get(b, [])]
             if files:
-                jobs.append((files, os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
-                             os.path.join(staging["dois"], f"part-{b:05d}.parquet")))
+                jobs.append(
+                    (
+                        files,
+                        os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
+                        os.path.join(staging["dois"], f"part-{b:05d}.parquet"),
+                    )
+                )
         results = engine.map(merge_bucket_files, jobs)
         for n_mentions, n_dois in results:
             counts["mentions"] += n_mentions
@@ -88,7 +95,11 @@ def finalize(out: str, specs: list[ShardSpec], done: dict[int, ShardResult], con
                     t = pq.read_table(path, schema=OCCURRENCES_SCHEMA)
                     counts["occurrences"] += t.num_rows
                     if t.num_rows:
-                        pq.write_table(t, os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"), compression="zstd")
+                        pq.write_table(
+                            t,
+                            os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"),
+                            compression="zstd",
+                        )
                         i += 1
         for name, tmpdir in staging.items():
             _publish(out, name, tmpdir)

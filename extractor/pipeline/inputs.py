@@ -50,7 +50,9 @@ def expand_inputs(
                         if line and not line.startswith("#"):
                             expand(line, depth + 1)
             except OSError as exc:
-                rejected.append({"source": display_name(item), "reason": f"cannot read list: {exc.strerror or exc}"})
+                rejected.append(
+                    {"source": display_name(item), "reason": f"cannot read list: {exc.strerror or exc}"}
+                )
             return
         if os.path.isdir(item):
             for root, dirs, names in os.walk(item):
@@ -105,7 +107,9 @@ def _line_cut(f: Any, pos: int) -> int:
 MAX_GROUP_FILES = 4096
 
 
-def plan_shards(files: list[tuple[str, str]], config: ScanConfig) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
+def plan_shards(
+    files: list[tuple[str, str]], config: ScanConfig
+) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
     """Shards for the input files, rejected inputs, and the total bytes to read.
 
     A large uncompressed text file is split into byte ranges cut at line ends; a Parquet file
@@ -122,14 +126,27 @@ def plan_shards(files: list[tuple[str, str]], config: ScanConfig) -> tuple[list[
     opts_key = config.key()
 
     def key_of(ident: str) -> str:
-        return hashlib.blake2b(f"{ident}|{opts_key}".encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+        return hashlib.blake2b(
+            f"{ident}|{opts_key}".encode("utf-8", "surrogateescape"), digest_size=8
+        ).hexdigest()
 
     def flush() -> None:
         nonlocal group, group_ident, group_bytes
         if group:
             src, path, _fmt = group[0]
-            specs.append(ShardSpec(len(specs), src, path, "group", config.kind, 0, -1, key_of("\n".join(group_ident)),
-                                   tuple(group)))
+            specs.append(
+                ShardSpec(
+                    len(specs),
+                    src,
+                    path,
+                    "group",
+                    config.kind,
+                    0,
+                    -1,
+                    key_of("\n".join(group_ident)),
+                    tuple(group),
+                )
+            )
         group, group_ident, group_bytes = [], [], 0
 
     for source, path in files:
@@ -172,7 +189,9 @@ def plan_shards(files: list[tuple[str, str]], config: ScanConfig) -> tuple[list[
             continue
         flush()
         for a, b in parts:
-            specs.append(ShardSpec(len(specs), source, path, fmt, config.kind, a, b, key_of(f"{ident}|{a}|{b}")))
+            specs.append(
+                ShardSpec(len(specs), source, path, fmt, config.kind, a, b, key_of(f"{ident}|{a}|{b}"))
+            )
     flush()
     return specs, rejected, total
 
@@ -182,6 +201,8 @@ def shard_bytes(spec: ShardSpec) -> int:
     if spec.stop >= 0 and spec.fmt == "text":
         return spec.stop - spec.start
     try:
-        return sum(os.path.getsize(p) for _s, p, _f in spec.files) if spec.files else os.path.getsize(spec.path)
+        return (
+            sum(os.path.getsize(p) for _s, p, _f in spec.files) if spec.files else os.path.getsize(spec.path)
+        )
     except OSError:
         return 0

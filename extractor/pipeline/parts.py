@@ -27,11 +27,11 @@ _PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 
 
 class PartRef(NamedTuple):
-    """One bucket's rows in a part file: record batches [first, first + count)."""
+    """One bucket's rows in a part file: record batches [first, first + batches)."""
 
     path: str
     first: int
-    count: int
+    batches: int
 
 
 class ShardPaths(NamedTuple):
@@ -58,11 +58,17 @@ def shard_paths(out: str, spec: ShardSpec) -> ShardPaths:
     )
 
 
-def write_part(path: str, by_bucket: dict[int, list[pa.RecordBatch]], schema: pa.Schema) -> dict[int, list[int]]:
+def write_part(
+    path: str, by_bucket: dict[int, list[pa.RecordBatch]], schema: pa.Schema
+) -> dict[int, list[int]]:
     """Write a part file atomically: each bucket's record batches, in bucket order; returns its
     layout, bucket -> [first batch, batches]."""
     layout: dict[int, list[int]] = {}
-    with atomically(path) as tmp, pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer:
+    with (
+        atomically(path) as tmp,
+        pa.OSFile(tmp, "wb") as sink,
+        pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer,
+    ):
         i = 0
         for b, batches in by_bucket.items():
             layout[b] = [i, len(batches)]
@@ -76,10 +82,14 @@ def read_part(ref: PartRef) -> pa.Table:
     """The record batches of one bucket of a part file written by write_part."""
     with pa.memory_map(ref.path) as source:
         reader = pa.ipc.open_file(source)
-        return pa.Table.from_batches([reader.get_batch(i) for i in range(ref.first, ref.first + ref.count)], reader.schema)
+        return pa.Table.from_batches(
+            [reader.get_batch(i) for i in range(ref.first, ref.first + ref.batches)], reader.schema
+        )
 
 
-def write_marker(paths: ShardPaths, result: ShardResult, layouts: list[dict[int, list[int]]], occurrence_files: int) -> None:
+def write_marker(
+    paths: ShardPaths, result: ShardResult, layouts: list[dict[int, list[int]]], occurrence_files: int
+) -> None:
     """Mark a shard complete: its result and the layout of every part file it wrote."""
     with atomically(paths.marker) as tmp, open(tmp, "w", encoding="utf-8") as f:
         json.dump({"result": asdict(result), "parts": layouts, "occurrence_parts": occurrence_files}, f)

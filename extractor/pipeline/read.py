@@ -64,7 +64,7 @@ def open_stream(path: str | BinaryIO) -> tuple[BinaryIO, str | None]:
         return bz2.BZ2File(raw), comp  # type: ignore[return-value]
     if comp == "xz":
         return lzma.LZMAFile(raw), comp  # type: ignore[return-value]
-    return io.BufferedReader(ZstdReader(raw), buffer_size=1 << 16), comp  # type: ignore[return-value]
+    return io.BufferedReader(ZstdReader(raw), buffer_size=1 << 16), comp
 
 
 class ZstdReader(io.RawIOBase):
@@ -141,7 +141,10 @@ class StreamedText:
 
 
 def _id_in(data: bytes, id_field: str) -> str | None:
-    m = re.search(rb'"' + re.escape(id_field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})', data)
+    m = re.search(
+        rb'"' + re.escape(id_field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})',
+        data,
+    )
     if m is None:
         return None
     try:
@@ -184,7 +187,7 @@ def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id
 
 
 def iter_jsonl_records(
-    stream: BinaryIO, text_field: str, id_field: str, max_line: int = 16 << 20
+    stream: BinaryIO | io.RawIOBase, text_field: str, id_field: str, max_line: int = 16 << 20
 ) -> Iterator[tuple[str | None, str | StreamedText | None, int]]:
     """(record id, text, line number) for each line of a JSONL stream.
 
@@ -192,7 +195,7 @@ def iter_jsonl_records(
     StreamedText, decoded piece by piece (the caller reads it before the next record). A line
     that is not a JSON object, or has no text field, gives (None, None, n).
     """
-    buf = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)  # type: ignore[arg-type]
+    buf: Any = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)
     n = 0
     field_re = re.compile(rb'"' + re.escape(text_field.encode()) + rb'"\s*:\s*"')
     while True:
@@ -250,7 +253,11 @@ def records(
             progress(pf.metadata.row_group(g).total_byte_size, 0)
             for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
                 texts = batch.column(config.text_field).to_pylist()
-                ids = batch.column(config.id_field).to_pylist() if config.id_field in names else [None] * len(texts)
+                ids = (
+                    batch.column(config.id_field).to_pylist()
+                    if config.id_field in names
+                    else [None] * len(texts)
+                )
                 for rid, text in zip(ids, texts, strict=True):
                     if isinstance(text, str):
                         yield (None if rid is None else display_name(str(rid))), text
@@ -260,35 +267,31 @@ def records(
     stream, _ = open_stream(spec.path)
     with stream:
         counting = CountingReader(stream, progress, result)
-        for rid, text, _n in iter_jsonl_records(counting, config.text_field, config.id_field, config.max_record_bytes):
+        for rid, text, _n in iter_jsonl_records(
+            counting, config.text_field, config.id_field, config.max_record_bytes
+        ):
             if text is None:
                 result.skipped_records += 1
                 continue
             yield rid, text
 
 
-class CountingReader:
-    """A read-only stream wrapper that reports bytes read as progress."""
+class CountingReader(io.RawIOBase):
+    """A read-only raw stream over another that reports bytes read as progress (closing it
+    leaves the other open: its owner closes it)."""
 
     def __init__(self, stream: Any, progress: Progress, result: ShardResult) -> None:
+        super().__init__()
         self._s = stream
         self._progress = progress
         self._result = result
 
-    def read(self, n: int = -1) -> bytes:
-        data: bytes = self._s.read(n)
+    def readinto(self, b: Any) -> int:
+        data: bytes = self._s.read(len(b))
+        b[: len(data)] = data
         self._result.bytes_read += len(data)
         self._progress(len(data), 0)
-        return data
-
-    def readinto(self, b: Any) -> int:
-        data = self.read(len(b))
-        b[: len(data)] = data
         return len(data)
 
     def readable(self) -> bool:
         return True
-
-    @property
-    def closed(self) -> bool:
-        return False

@@ -34,7 +34,9 @@ class Engine(Protocol):
     name: str
     workers: int
 
-    def run_shards(self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress) -> Iterator[ShardResult]:
+    def run_shards(
+        self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress
+    ) -> Iterator[ShardResult]:
         """Run shard.work for every shard (largest first is best), yielding each result as it
         completes; progress (bytes, hits) is reported through `progress` in this process. An
         error that is not a shard's own result raises errors.Fatal."""
@@ -79,7 +81,9 @@ def prepare_output(out: str, force: bool) -> None:
     if force:
         clear(out)
     stale = glob.glob(os.path.join(out, ".*.tmp-*")) + glob.glob(os.path.join(out, ".*.old-*"))
-    stale += glob.glob(os.path.join(out, "_work", "*", "*.tmp-*")) + glob.glob(os.path.join(out, "_shards", "*.tmp-*"))
+    stale += glob.glob(os.path.join(out, "_work", "*", "*.tmp-*")) + glob.glob(
+        os.path.join(out, "_shards", "*.tmp-*")
+    )
     for path in stale:
         if os.path.isdir(path):
             shutil.rmtree(path, ignore_errors=True)
@@ -87,7 +91,9 @@ def prepare_output(out: str, force: bool) -> None:
             os.remove(path)
 
 
-def run_scan(inputs: list[str], config: ScanConfig, engine: Engine, observer: Observer | None = None) -> RunReport:
+def run_scan(
+    inputs: list[str], config: ScanConfig, engine: Engine, observer: Observer | None = None
+) -> RunReport:
     """Scan `inputs` into config.out (already prepared) with `engine`. KeyboardInterrupt and
     errors.Fatal propagate: completed shards are kept, nothing half-written is published, and
     the same call resumes."""
@@ -156,6 +162,9 @@ def run_scan(inputs: list[str], config: ScanConfig, engine: Engine, observer: Ob
             "shard_seconds": round(sum(r.seconds for r in ok), 3),
         },
     }
-    with atomically(os.path.join(out, "_run.json")) as tmp, open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
+    with (
+        atomically(os.path.join(out, "_run.json")) as tmp,
+        open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f,
+    ):
         json.dump(summary, f, indent=2, ensure_ascii=False, default=str)
     return RunReport(len(specs), resumed, counts, rejected, summary)

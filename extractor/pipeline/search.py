@@ -78,8 +78,12 @@ def _text_chunks(
                     hits = _c_hits(config)
                     table = Mentions()
                     start = 3 if base == 0 and head.startswith(b"\xef\xbb\xbf") else base  # after a BOM
-                    found = scan_mapped(mm, start, result, progress, table, hits, range_lo, range_hi, config.map_window)
-                    yield from drain(found, table, hits, occ, spec.source, None, config.buckets, config.max_mentions)
+                    found = scan_mapped(
+                        mm, start, result, progress, table, hits, range_lo, range_hi, config.map_window
+                    )
+                    yield from drain(
+                        found, table, hits, occ, spec.source, None, config.buckets, config.max_mentions
+                    )
                     if range_lo == 0:
                         result.documents += 1
                     return
@@ -94,16 +98,23 @@ def _text_chunks(
             hits = _c_hits(config)
             table = Mentions()
             found_c = scan_plain(blocks, result, progress, table, hits, range_lo, range_hi)
-            yield from drain(found_c, table, hits, occ, spec.source, None, config.buckets, config.max_mentions)
+            yield from drain(
+                found_c, table, hits, occ, spec.source, None, config.buckets, config.max_mentions
+            )
         else:
-            found = scan_blocks(text_blocks(blocks), kind, config, result, progress, range_lo, range_hi)
-            yield from _python_chunks(found, config, occ, spec.source, None)
+            text_hits = scan_blocks(text_blocks(blocks), kind, config, result, progress, range_lo, range_hi)
+            yield from _python_chunks(text_hits, config, occ, spec.source, None)
         if range_lo == 0:
             result.documents += 1
 
 
 def _streamed_record_chunks(
-    text: StreamedText, unit: ShardSpec, config: ScanConfig, progress: Progress, result: ShardResult, occ: OccurrenceSink
+    text: StreamedText,
+    unit: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    result: ShardResult,
+    occ: OccurrenceSink,
 ) -> Iterable[Chunk]:
     """A record too large to hold: its text is read in blocks, like a file; offsets count
     characters."""
@@ -117,12 +128,23 @@ def _streamed_record_chunks(
         table = Mentions()
         found = scan_plain(utf8, result, progress, table, hits, chars=True)
         return drain(found, table, hits, occ, unit.source, text.rid, config.buckets, config.max_mentions)
-    return _python_chunks(scan_blocks(blocks, kind, config, result, progress, char_offsets=True), config, occ, unit.source, text.rid)
+    return _python_chunks(
+        scan_blocks(blocks, kind, config, result, progress, char_offsets=True),
+        config,
+        occ,
+        unit.source,
+        text.rid,
+    )
 
 
 def _record_chunks(
-    text: str, rid: str | None, unit: ShardSpec, config: ScanConfig, progress: Progress, result: ShardResult,
-    occ: OccurrenceSink
+    text: str,
+    rid: str | None,
+    unit: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    result: ShardResult,
+    occ: OccurrenceSink,
 ) -> Iterator[Chunk]:
     """A record's text held whole (records are many and small: no block machinery); offsets
     count characters."""
@@ -145,10 +167,14 @@ def _record_chunks(
     result.too_long += stats.too_long
     result.hits += len(spans)
     progress(0, len(spans))
-    yield from _python_chunks((TextHit(d, s, f, text, s, e) for s, e, f, d in spans), config, occ, unit.source, rid)
+    yield from _python_chunks(
+        (TextHit(d, s, f, text, s, e) for s, e, f, d in spans), config, occ, unit.source, rid
+    )
 
 
-def unit_docs(unit: ShardSpec, config: ScanConfig, progress: Progress, result: ShardResult, occ: OccurrenceSink) -> Iterator[Doc]:
+def unit_docs(
+    unit: ShardSpec, config: ScanConfig, progress: Progress, result: ShardResult, occ: OccurrenceSink
+) -> Iterator[Doc]:
     """The documents of one input file (or byte range, or row group) with their mentions,
     numbered from 0 in the unit. An input that cannot be read raises InputError."""
     try:
@@ -178,8 +204,9 @@ def unit_docs(unit: ShardSpec, config: ScanConfig, progress: Progress, result: S
         raise
 
 
-def hits_in_stream(stream: Any, source: str, kind: str | None, allow_other_prefix: bool = False,
-                   block_size: int = 1 << 20) -> Iterator[Hit]:
+def hits_in_stream(
+    stream: Any, source: str, kind: str | None, allow_other_prefix: bool = False, block_size: int = 1 << 20
+) -> Iterator[Hit]:
     """Every DOI in a binary stream, read in bounded blocks, as a Hit whose offsets count bytes;
     raises InputError for binary or corrupt data. `kind` None detects it from `source` and the
     content."""

@@ -22,7 +22,9 @@ from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
 def dict_chunk(mentions: dict[str, Mention], buckets: int) -> Chunk:
     """A chunk of the mentions that dedupe.mentions_of gives (the Python matcher's paths), in
     the order the C table gives its own: by bucket, first seen first within a bucket."""
-    keyed = sorted(((bucket_of(m.doi, buckets), i, m) for i, m in enumerate(mentions.values())), key=lambda t: t[:2])
+    keyed = sorted(
+        ((bucket_of(m.doi, buckets), i, m) for i, m in enumerate(mentions.values())), key=lambda t: t[:2]
+    )
     bounds = [0] * (buckets + 1)
     for b, _i, _m in keyed:
         bounds[b + 1] += 1
@@ -94,7 +96,9 @@ class OccurrenceSink:
     def flush(self) -> None:
         if not self.cols["doi"]:
             return
-        write_arrow(self.paths.occurrence_file(self.files), pa.Table.from_pydict(self.cols, schema=OCCURRENCES_SCHEMA))
+        write_arrow(
+            self.paths.occurrence_file(self.files), pa.Table.from_pydict(self.cols, schema=OCCURRENCES_SCHEMA)
+        )
         for col in self.cols.values():
             col.clear()
         self.files += 1
@@ -203,16 +207,22 @@ class PartWriter:
             by_bucket.setdefault(b, []).extend(t.to_batches())
         if self.cols["doi"]:
             buckets = self.cols.pop("_bucket")
-            small = pa.Table.from_pydict(self.cols, schema=PARTIAL_SCHEMA).append_column("_bucket", pa.array(buckets, pa.int32()))
+            small = pa.Table.from_pydict(self.cols, schema=PARTIAL_SCHEMA).append_column(
+                "_bucket", pa.array(buckets, pa.int32())
+            )
             small = small.sort_by([("_bucket", "ascending")])  # a stable sort: input order within a bucket
             ends = small["_bucket"].to_pylist()
             start = 0
             while start < len(ends):
                 b = ends[start]
                 stop = bisect_right(ends, b, start)
-                by_bucket.setdefault(b, []).extend(small.slice(start, stop - start).drop_columns(["_bucket"]).to_batches())
+                by_bucket.setdefault(b, []).extend(
+                    small.slice(start, stop - start).drop_columns(["_bucket"]).to_batches()
+                )
                 start = stop
         if by_bucket:
-            layout = write_part(self.paths.part(len(self.layouts)), dict(sorted(by_bucket.items())), PARTIAL_SCHEMA)
+            layout = write_part(
+                self.paths.part(len(self.layouts)), dict(sorted(by_bucket.items())), PARTIAL_SCHEMA
+            )
             self.layouts.append(layout)
         self._empty()

@@ -47,8 +47,18 @@ class ScanConfig:
     def key(self) -> str:
         """What a shard's results depend on besides its input: a completed shard is reused only
         by a run with the same key."""
-        ident = json.dumps([__version__, PARTS_FORMAT, self.kind, self.text_field, self.id_field, self.occurrences,
-                            self.buckets, self.allow_other_prefix])
+        ident = json.dumps(
+            [
+                __version__,
+                PARTS_FORMAT,
+                self.kind,
+                self.text_field,
+                self.id_field,
+                self.occurrences,
+                self.buckets,
+                self.allow_other_prefix,
+            ]
+        )
         return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
 
 
@@ -70,7 +80,9 @@ class ShardSpec:
 
     def units(self) -> list[ShardSpec]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
-        return [ShardSpec(self.index, s, p, f, self.kind, 0, -1, self.key) for s, p, f in self.files] or [self]
+        return [ShardSpec(self.index, s, p, f, self.kind, 0, -1, self.key) for s, p, f in self.files] or [
+            self
+        ]
 
 
 @dataclass(slots=True)

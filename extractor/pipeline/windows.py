@@ -81,6 +81,7 @@ def text_blocks(blocks: Iterator[tuple[bytes, int, bool]]) -> Iterator[tuple[str
 
 # Lone surrogates: invalid bytes decoded with surrogateescape, or \udXXX escapes in JSON.
 
+
 def scan_blocks(
     blocks: Iterator[tuple[str, int, bool]],
     kind: str,
@@ -119,7 +120,9 @@ def scan_blocks(
         ]
         starts = [h[0] for h in spans]
         n_hits = 0
-        for (s, e, form, doi), off in zip(spans, starts if char_offsets else byte_offsets(raw_block, starts), strict=True):
+        for (s, e, form, doi), off in zip(
+            spans, starts if char_offsets else byte_offsets(raw_block, starts), strict=True
+        ):
             ab = carry_base + off
             if ab < range_lo or (range_hi is not None and ab >= range_hi):
                 continue
@@ -177,7 +180,9 @@ def scan_plain(
         result.invalid_bytes += bad
         rlo = range_lo - carry_base
         rhi = n + 1 if range_hi is None else range_hi - carry_base
-        reported, last_end, too_long = native.scan(buf, done_upto, cut, rlo, rhi, carry_base, table, hits, chars=chars)
+        reported, last_end, too_long = native.scan(
+            buf, done_upto, cut, rlo, rhi, carry_base, table, hits, chars=chars
+        )
         result.hits += reported
         result.too_long += too_long
         progress(0, reported)
@@ -234,7 +239,9 @@ def scan_mapped(
                 result.invalid_bytes += bad
                 counted = nxt
             rhi = n + 1 if range_hi is None else range_hi - start
-            reported, last_end, too_long = native.scan(view[start:end], done - start, cut, range_lo - start, rhi, start, table, hits)
+            reported, last_end, too_long = native.scan(
+                view[start:end], done - start, cut, range_lo - start, rhi, start, table, hits
+            )
             result.hits += reported
             result.too_long += too_long
             # progress counts the bytes the shard owns, so that a run's total is the inputs' size
@@ -263,6 +270,7 @@ def scan_mapped(
 # text, display forms (a bit mask of forms.FORMS indices) — grouped by the hash bucket of the
 # DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
 
+
 def map_file(stream: Any, min_size: int) -> mmap.mmap | None:
     """A read-only memory map of an open regular file, or None (a pipe, a file under `min_size`
     bytes: reading it at once costs less than mapping it)."""
@@ -287,5 +295,3 @@ def char_blocks(chunks: Iterator[str]) -> Iterator[tuple[str, int, bool]]:
             pos += len(prev)
         prev = c
     yield prev or "", pos, True
-
-
