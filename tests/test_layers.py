@@ -1,0 +1,124 @@
+"""The layers hold (issue 9, ARCHITECTURE.md): data flows one way, cli → engines → pipeline →
+match; no import cycle anywhere, lazy imports (inside functions) included; no private name
+imported across modules; the C extension imported by match/native.py alone."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "extractor"
+LAYERS = ["match", "pipeline", "engines", "cli"]  # each may import only those before it
+# What a layer must not use, besides the layers above it.
+FORBIDDEN = {
+    "match": {
+        "pyarrow",
+        "tqdm",
+        "argparse",
+        "multiprocessing",
+        "concurrent",
+        "mmap",
+        "gzip",
+        "zstandard",
+        "io",
+        "os",
+    },
+    "pipeline": {"tqdm", "argparse", "multiprocessing", "concurrent"},
+    "engines": {"tqdm", "argparse"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = ["extractor", *path.relative_to(PKG).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
+EXTENSIONS = {_module_name(p) for p in PKG.rglob("*.c")}  # built from C: they import nothing
+
+
+def _imports(name: str) -> list[tuple[str, list[str]]]:
+    """(module imported, names taken from it) for every import statement, at any depth."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out: list[tuple[str, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, []) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rsplit(".", 1)[0]
+            target = (base + "." + node.module if node.module else base) if node.level else node.module or ""
+            names = [a.name for a in node.names]
+            # `from pkg import module` imports the module itself
+            known = MODULES.keys() | EXTENSIONS
+            subs = [f"{target}.{n}" for n in names if f"{target}.{n}" in known]
+            out += [(s, []) for s in subs] or [(target, names)]
+            if subs and len(subs) < len(names):
+                out.append((target, [n for n in names if f"{target}.{n}" not in known]))
+    return out
+
+
+def _layer(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_each_layer_imports_only_the_layers_below_it(name: str) -> None:
+    layer = _layer(name)
+    if layer is None:
+        return
+    allowed = set(LAYERS[: LAYERS.index(layer) + 1])
+    for target, _names in _imports(name):
+        top = target.split(".")[0]
+        assert top not in FORBIDDEN.get(layer, set()), f"{name} imports {target}"
+        other = _layer(target)
+        if other is not None:
+            assert other in allowed, f"{name} ({layer}) imports {target} ({other})"
+
+
+def test_no_import_cycle_lazy_imports_included() -> None:
+    graph = {name: {t for t, _ in _imports(name) if t in MODULES and t != name} for name in MODULES}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> None:
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph[n]):
+            if state.get(m) == 1:
+                raise AssertionError("import cycle: " + " -> ".join([*stack[stack.index(m) :], m]))
+            if m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if n not in state:
+            visit(n)
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    for name in MODULES:
+        for target, names in _imports(name):
+            if target.startswith("extractor"):
+                private = [n for n in names if n.startswith("_") and n != "__version__"]
+                assert not private, f"{name} imports {private} from {target}"
+
+
+def test_only_native_imports_the_c_extension() -> None:
+    importers = {n for n in MODULES for t, _ in _imports(n) if t == "extractor.match._cscan"}
+    assert importers == {"extractor.match.native"}
+
+
+def test_the_checker_sees_lazy_and_relative_imports() -> None:
+    """The rules above read what they claim to read (they would pass vacuously otherwise)."""
+    assert ("extractor.engines.procs", ["start_worker_server"]) in _imports(
+        "extractor.cli"
+    )  # lazy, in main()
+    assert ("extractor.match.jsonstr", []) in _imports("extractor.match.html")  # `from . import jsonstr`
+    assert any(t == "extractor.match" for t, _ in _imports("extractor.pipeline.search"))
