@@ -1,6 +1,6 @@
 /* The matcher of find.py (spec §2–§4, plain text) on raw UTF-8 bytes, for bulk scans.
  *
- * A port of find._Scanner for text that is not PDF: the same anchor, left-context, end and
+ * A port of find.py's _Scanner for text that is not PDF: the same anchor, left-context, end and
  * tail rules, the same canonical key (canonical.py), with the quirks of Python's `re` that
  * those rules depend on (IGNORECASE folds İ ı ſ K into i s k; \s and \d are Unicode). Working
  * on bytes, a block needs no decoding: characters are decoded only in a window around each
@@ -232,7 +232,7 @@ static int not_after_namechar(const cp_t *r, Py_ssize_t n, Py_ssize_t e, int wit
     return 1;
 }
 
-/* find._URLISH on the token tok[0:n] (in text order). */
+/* find.URLISH on the token tok[0:n] (in text order). */
 static int urlish(const cp_t *t, Py_ssize_t n)
 {
     for (Py_ssize_t j = 0; j + 3 <= n; j++) {
@@ -423,7 +423,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
     return F_BARE;
 }
 
-/* ---- the end of a name (find._first_cut, end_of_name, tails.strip_tails) ------------------ */
+/* ---- the end of a name (rules.first_cut, rules.end_of_name, tails.strip_tails) ------------------ */
 
 /* _SPLIT's lookahead at s[i:], within n: (?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]). */
 static int split_ahead(const cp_t *s, Py_ssize_t n, Py_ssize_t i)

@@ -102,7 +102,9 @@ def _text_chunks(
                 found_c, table, hits, occ, spec.source, None, config.buckets, config.max_mentions
             )
         else:
-            text_hits = scan_blocks(text_blocks(blocks), kind, config, result, progress, range_lo, range_hi)
+            text_hits = scan_blocks(
+                text_blocks(blocks), kind, config.allow_other_prefix, result, progress, range_lo, range_hi
+            )
             yield from _python_chunks(text_hits, config, occ, spec.source, None)
         if range_lo == 0:
             result.documents += 1
@@ -129,7 +131,7 @@ def _streamed_record_chunks(
         found = scan_plain(utf8, result, progress, table, hits, chars=True)
         return drain(found, table, hits, occ, unit.source, text.rid, config.buckets, config.max_mentions)
     return _python_chunks(
-        scan_blocks(blocks, kind, config, result, progress, char_offsets=True),
+        scan_blocks(blocks, kind, config.allow_other_prefix, result, progress, char_offsets=True),
         config,
         occ,
         unit.source,
@@ -210,7 +212,6 @@ def hits_in_stream(
     """Every DOI in a binary stream, read in bounded blocks, as a Hit whose offsets count bytes;
     raises InputError for binary or corrupt data. `kind` None detects it from `source` and the
     content."""
-    config = ScanConfig(out="", buckets=1, allow_other_prefix=allow_other_prefix, block_size=block_size)
     result = ShardResult(0)
     blocks = byte_blocks(stream, 0, None, no_progress, result, block_size)
     try:
@@ -225,7 +226,7 @@ def hits_in_stream(
                     yield Hit(a, b, clean(raw)[0], FORMS[f], d)
                 hits.clear()
             return
-        for h in scan_blocks(text_blocks(blocks), kind, config, result, no_progress):
+        for h in scan_blocks(text_blocks(blocks), kind, allow_other_prefix, result, no_progress):
             raw = h.raw
             yield Hit(h.offset, h.offset + len(raw.encode("utf-8", "surrogateescape")), raw, h.form, h.doi)
     except InputError:

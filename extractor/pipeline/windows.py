@@ -19,10 +19,8 @@ from ..match.find import MAX_DOI_CHARS
 from ..match.native import CHit
 from .decode import byte_offsets, clean, is_binary
 from .errors import InputError
-from .units import Progress, ScanConfig, ShardResult, TextHit
+from .units import Progress, ShardResult, TextHit
 
-# A hit that starts before this many characters from the end of a block may not be complete
-# yet: it is left for the next block, which starts LEFT_CONTEXT characters before it.
 # A hit that starts before this many characters from the end of a block may not be complete
 # yet: it is left for the next block, which starts LEFT_CONTEXT characters before it.
 _TAIL_RESERVE = MAX_DOI_CHARS + 4 * 400
@@ -85,7 +83,7 @@ def text_blocks(blocks: Iterator[tuple[bytes, int, bool]]) -> Iterator[tuple[str
 def scan_blocks(
     blocks: Iterator[tuple[str, int, bool]],
     kind: str,
-    config: ScanConfig,
+    allow_other_prefix: bool,
     result: ShardResult,
     progress: Progress,
     range_lo: int = 0,
@@ -101,7 +99,7 @@ def scan_blocks(
     given: a byte-range shard owns those.
     """
     carry = ""  # raw text (with surrogates) kept from the previous block
-    carry_clean = ""  # the same, cleaned (_clean keeps lengths, so it is the end of the last block)
+    carry_clean = ""  # the same, cleaned (clean keeps lengths, so it is the end of the last block)
     carry_base = 0  # offset of carry[0], or of the next block when carry is empty
     done_upto = 0  # hits starting before this character of the block were handled already
     stats = FindStats()
@@ -115,7 +113,7 @@ def scan_blocks(
         cut = len(block) if last else max(0, len(block) - _TAIL_RESERVE)
         spans = [
             h
-            for h in find_spans(block, kind, allow_other_prefix=config.allow_other_prefix, stats=stats)
+            for h in find_spans(block, kind, allow_other_prefix=allow_other_prefix, stats=stats)
             if done_upto <= h[0] < cut
         ]
         starts = [h[0] for h in spans]
@@ -264,11 +262,6 @@ def scan_mapped(
                 return
     finally:
         view.release()
-
-
-# The distinct DOIs of (part of) one document as columns — DOI, count, first offset, first raw
-# text, display forms (a bit mask of forms.FORMS indices) — grouped by the hash bucket of the
-# DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
 
 
 def map_file(stream: Any, min_size: int) -> mmap.mmap | None:

@@ -39,7 +39,7 @@ OCCURRENCES_SCHEMA = pa.schema(
     ]
 )
 # What a shard writes per hash bucket: a mention row plus where it stands in the run's order,
-# with its display forms as a bit mask of forms.FORMS indices (merged with OR).
+# with its display forms as a bit mask of match.FORMS indices (merged with OR).
 PARTIAL_SCHEMA = pa.schema(
     [
         pa.field("shard", pa.int64(), nullable=False),
