@@ -10,10 +10,23 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .helpers import make_corpus, run_json, table
+
+
+def start_scan(*args: str, **popen: Any) -> subprocess.Popen[Any]:
+    """`doi-extract scan ARGS` started in the background."""
+    return subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", *args], **popen)
+
+
+def wait_for_a_completed_shard(out: Path) -> None:
+    """Until the first completion marker is written (a minute at most)."""
+    deadline = time.monotonic() + 60
+    while not list((out / "_shards").glob("*.done")) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def scan(*args: str, check: int | None = 0) -> subprocess.CompletedProcess[str]:
@@ -43,26 +56,18 @@ def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
         (src / f"more{i}.txt").write_text("".join(f"doi:10.1234/k{i}.{j}\n" for j in range(40000)))
     clean, killed = tmp_path / "clean", tmp_path / "killed"
     scan(str(src), "-o", str(clean), "--quiet", "--workers", "2", "--shard-size", "30000")
-    p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "extractor.cli",
-            "scan",
-            str(src),
-            "-o",
-            str(killed),
-            "--quiet",
-            "--workers",
-            "2",
-            "--shard-size",
-            "30000",
-        ],
+    p = start_scan(
+        str(src),
+        "-o",
+        str(killed),
+        "--quiet",
+        "--workers",
+        "2",
+        "--shard-size",
+        "30000",
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while not list((killed / "_shards").glob("*.done")) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for_a_completed_shard(killed)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     markers = len(list((killed / "_shards").glob("*.done")))
@@ -149,29 +154,21 @@ def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(20000)))
     out = tmp_path / "out"
     # read as PDF text (the slowest kind), in small shards, so that the interrupt comes while shards run
-    p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "extractor.cli",
-            "scan",
-            str(src),
-            "-o",
-            str(out),
-            "--workers",
-            "2",
-            "--kind",
-            "pdf",
-            "--quiet",
-            "--shard-size",
-            "100000",
-        ],
+    p = start_scan(
+        str(src),
+        "-o",
+        str(out),
+        "--workers",
+        "2",
+        "--kind",
+        "pdf",
+        "--quiet",
+        "--shard-size",
+        "100000",
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while not list((out / "_shards").glob("*.done")) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for_a_completed_shard(out)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)
     assert p.returncode == 130, err
@@ -209,21 +206,8 @@ def test_killed_scan_leaves_no_orphan_workers(tmp_path: Path) -> None:
     src = make_corpus(tmp_path)
     for i in range(20):
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(30000)))
-    p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "extractor.cli",
-            "scan",
-            str(src),
-            "-o",
-            str(tmp_path / "out"),
-            "--workers",
-            "2",
-            "--quiet",
-            "--shard-size",
-            "100000",
-        ]
+    p = start_scan(
+        str(src), "-o", str(tmp_path / "out"), "--workers", "2", "--quiet", "--shard-size", "100000"
     )
     workers: list[int] = []
     deadline = time.monotonic() + 20

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..match import FindStats, find_spans, native
 from ..match.find import MAX_DOI_CHARS
-from ..match.native import CHit
+from ..match.native import CHit, Mentions
 from .decode import byte_offsets, clean, is_binary
 from .errors import InputError
 from .units import Progress, ShardResult, TextHit
@@ -151,7 +151,7 @@ def scan_plain(
     blocks: Iterator[tuple[bytes, int, bool]],
     result: ShardResult,
     progress: Progress,
-    table: Any,
+    table: Mentions,
     hits: list[CHit] | None,
     range_lo: int = 0,
     range_hi: int | None = None,
@@ -198,8 +198,8 @@ def scan_plain(
             return
 
 
-# An uncompressed file is read through a memory map, in windows of this size: no copies, and
-# the pages behind the window are dropped, so memory stays flat on a file of any size.
+# An uncompressed file is read through a memory map, in windows of ScanConfig.map_window bytes:
+# no copies, and the pages behind the window are dropped, so memory stays flat on any size.
 _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)  # not on Windows: pages are then left to the OS
 
 
@@ -208,7 +208,7 @@ def scan_mapped(
     base: int,
     result: ShardResult,
     progress: Progress,
-    table: Any,
+    table: Mentions,
     hits: list[CHit] | None,
     range_lo: int = 0,
     range_hi: int | None = None,
