@@ -39,7 +39,7 @@ class Measure:
     peak_proc_mb: float
 
 
-def _children_rss() -> tuple[dict[int, int], dict[int, int]]:
+def children_rss() -> tuple[dict[int, int], dict[int, int]]:
     """(ppid of each pid, RSS in bytes of each pid) from /proc."""
     ppid: dict[int, int] = {}
     rss: dict[int, int] = {}
@@ -65,7 +65,7 @@ def run_measured(cmd: list[str]) -> Measure:
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err_file)
         peak_tree = peak_proc = 0
         while p.poll() is None:
-            ppid, rss = _children_rss()
+            ppid, rss = children_rss()
             tree = {p.pid}
             grew = True
             while grew:

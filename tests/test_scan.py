@@ -148,7 +148,8 @@ def test_demo_script_scans_the_sample(tmp_path: Path) -> None:
     assert len(table(tmp_path / "out", "dois")) == 27
 
 
-def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"], ids=["in-process", "pool"])
+def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path, workers: str) -> None:
     src = make_corpus(tmp_path)
     for i in range(30):
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(20000)))
@@ -159,7 +160,7 @@ def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
         "-o",
         str(out),
         "--workers",
-        "2",
+        workers,
         "--kind",
         "pdf",
         "--quiet",
@@ -182,9 +183,9 @@ def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path) -> None:
 
 def _descendants(pid: int) -> list[int]:
     """Children, grandchildren, …: workers are forked from a fork server, a child of the scan."""
-    from benchmarks.run import _children_rss
+    from benchmarks.run import children_rss
 
-    parents = _children_rss()[0]
+    parents = children_rss()[0]
     out: list[int] = []
     frontier = [pid]
     while frontier:

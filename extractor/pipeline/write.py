@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import pyarrow as pa
@@ -61,7 +61,12 @@ def atomically(path: str) -> Iterator[str]:
     """A temporary name beside `path` to write to; renamed to `path` when the block completes."""
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}"
-    yield tmp
+    try:
+        yield tmp
+    except BaseException:  # interrupted or failed: no half-written file is left behind
+        with suppress(OSError):
+            os.remove(tmp)
+        raise
     os.replace(tmp, path)
 
 
