@@ -1,4 +1,4 @@
-"""The C matcher on raw bytes (extractor/native.c) gives exactly what find.find_spans gives.
+"""The C matcher on raw bytes (extractor/match/_cscan.c, run through match/native.py) gives exactly what find.find_spans gives.
 
 find.py is the reference: every rule of the spec is written and tested there (test_spec.py);
 the C port is held to it here, on the corpora and on generated text built from the pieces the

@@ -452,6 +452,55 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
         mapped.close()
 
 
+def _markup(n: int) -> bytes:
+    """HTML with DOIs in text, links and entities, non-ASCII prose and an invalid byte."""
+    forms = [
+        '<a href="https://doi.org/10.1000/{i}">doi:10.1000/{i}</a>',
+        "<p>voir 10.1000/É{i}.</p>",
+        "<li>https://x.org/doi/abs/10.1000/{i}/abstract</li>",
+        "<td>doi&#58;10.1002&#47;{i}</td>",
+    ]
+    parts = [f"<div>Étude {i} – " + forms[i % len(forms)].format(i=i) + "</div>\n" for i in range(n)]
+    data = "".join(parts).encode()
+    return data[:5000] + b"\xff" + data[5000:]
+
+
+@pytest.mark.parametrize("kind", ["html", "pdf"])
+def test_python_matcher_windows_agree_with_the_whole_text(tmp_path: Path, kind: str) -> None:
+    """The window core with the Python matcher: many small windows give what find_spans gives
+    on the whole text, offsets in bytes, whether the file is mapped or streamed."""
+    data = _markup(6000) if kind == "html" else _mixed_text(8000)
+    text = data.decode("utf-8", "surrogateescape")
+    spans = find_spans(clean(text)[0], kind)
+    starts = byte_offsets(text, [s.start for s in spans])
+    want = sorted((b, s.doi, str(s.form)) for b, s in zip(starts, spans, strict=True))
+    assert len(want) > 5000
+    for map_min in (0, 1 << 40):  # mapped, then streamed
+        config = ScanConfig(
+            out=str(tmp_path),
+            occurrences=True,
+            kind=kind,
+            map_window=64 << 10,
+            map_min=map_min,
+            block_size=48 << 10,
+        )
+        (tmp_path / "doc.txt").write_bytes(data)
+        occ = _occurrences(tmp_path)
+        result = ShardResult(0)
+        list(
+            unit_docs(
+                ShardSpec(0, "doc.txt", str(tmp_path / "doc.txt"), "text", kind),
+                config,
+                no_progress,
+                result,
+                occ,
+            )
+        )
+        got = sorted(zip(occ.cols["offset"], occ.cols["doi"], occ.cols["form"], strict=True))
+        assert got == want, map_min
+        assert result.invalid_bytes == clean(text)[1] > 0 and result.bytes_read == len(data)
+
+
 def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> None:
     texts = [
         "Étude – voir doi:10.1000/1 et “10.1000/ÄB”.",

@@ -899,8 +899,18 @@ static int rehash(Mentions *m, Py_ssize_t nslots)
 
 /* Count one hit of the DOI whose canonical form is the UTF-8 `key`; the DOI's str and raw
  * text are made only when it was not seen before in this document. */
+/* The raw text of a hit: the bytes B[s:e] decoded, or `given` when there is no buffer. */
+static PyObject *raw_get(const Buf *B, Py_ssize_t s, Py_ssize_t e, PyObject *given)
+{
+    if (B == NULL) {
+        Py_INCREF(given);
+        return given;
+    }
+    return raw_of(B, s, e);
+}
+
 static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t offset, int form, const Buf *B,
-                        Py_ssize_t s, Py_ssize_t e)
+                        Py_ssize_t s, Py_ssize_t e, PyObject *given)
 {
     if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
         return -1;
@@ -914,7 +924,7 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
             m->counts[r]++;
             m->masks[r] |= 1 << form;
             if (offset < m->offsets[r]) {
-                PyObject *raw = raw_of(B, s, e);
+                PyObject *raw = raw_get(B, s, e, given);
                 if (raw == NULL)
                     return -1;
                 m->offsets[r] = offset;
@@ -941,7 +951,7 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
         m->arena_cap = cap;
     }
     PyObject *doi = PyUnicode_DecodeUTF8(key, klen, "strict");
-    PyObject *raw = doi == NULL ? NULL : raw_of(B, s, e);
+    PyObject *raw = doi == NULL ? NULL : raw_get(B, s, e, given);
     if (raw == NULL || PyList_Append(m->dois, doi) < 0 || PyList_Append(m->raws, raw) < 0) {
         Py_XDECREF(doi);
         Py_XDECREF(raw);
@@ -1029,7 +1039,28 @@ done:
     return out;
 }
 
+/* add(doi, offset, form, raw): count one hit found by the Python matcher (HTML, PDF text). */
+static PyObject *Mentions_add(Mentions *m, PyObject *args)
+{
+    PyObject *doi, *raw;
+    long long offset;
+    int form;
+    if (!PyArg_ParseTuple(args, "ULiU", &doi, &offset, &form, &raw))
+        return NULL;
+    if (form < 0 || form >= F_COUNT) {
+        PyErr_SetString(PyExc_ValueError, "form index out of range");
+        return NULL;
+    }
+    Py_ssize_t kn;
+    const char *kb = PyUnicode_AsUTF8AndSize(doi, &kn);
+    if (kb == NULL || mentions_add(m, kb, kn, (int64_t)offset, form, NULL, 0, 0, raw) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Mentions_methods[] = {
+    {"add", (PyCFunction)Mentions_add, METH_VARARGS,
+     "add(doi, offset, form, raw): count one hit of `doi` (canonical) at `offset`, form index `form`."},
     {"take", (PyCFunction)Mentions_take, METH_VARARGS,
      "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, bounds), grouped by bucket; empties the table."},
     {NULL}};
@@ -1135,7 +1166,7 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
     }
     int rc = 0;
     if (k->mentions != NULL)
-        rc = mentions_add(k->mentions, kb, kn, k->base + at, form, B, start, end);
+        rc = mentions_add(k->mentions, kb, kn, k->base + at, form, B, start, end, NULL);
     if (rc == 0 && k->hits != NULL) {
         PyObject *doi = PyUnicode_DecodeUTF8(kb, kn, "strict");
         PyObject *raw = doi == NULL ? NULL : raw_of(B, start, end);

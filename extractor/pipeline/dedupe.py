@@ -6,47 +6,10 @@ in one process's memory is deduplicated bucket by bucket (datatrove's exact-dedu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-
 import pyarrow as pa
 
-from ..match import FORMS, Form, forms_of
-from .units import TextHit
+from ..match import FORMS, forms_of
 from .write import DOIS_SCHEMA, MENTIONS_SCHEMA
-
-
-@dataclass(slots=True)
-class Mention:
-    """One (document, DOI) pair: how often, where first, and in which display forms."""
-
-    doi: str
-    count: int
-    first_offset: int
-    first_raw: str
-    forms: set[Form] = field(default_factory=set)
-
-
-def mentions_of(hits: Iterable[TextHit], limit: int) -> Iterator[dict[str, Mention]]:
-    """Per-document aggregation of hits given in order of offset, keyed by canonical DOI.
-
-    A document with more than `limit` distinct DOIs is given in several chunks, so that memory
-    stays bounded; merge_bucket adds the chunks of a (document, DOI) back together.
-    """
-    out: dict[str, Mention] = {}
-    get = out.get
-    for doi, offset, form, text, s, e in hits:
-        m = get(doi)
-        if m is None:
-            if len(out) >= limit:
-                yield out
-                out = {}
-                get = out.get
-            out[doi] = Mention(doi, 1, offset, text[s:e], {form})
-        else:
-            m.count += 1
-            m.forms.add(form)
-    yield out
 
 
 def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:

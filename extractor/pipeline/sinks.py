@@ -10,35 +10,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..match import FORMS, forms_mask
-from ..match.native import CHit, Mentions, bucket_of
+from ..match import FORMS
+from ..match.native import CHit, Mentions
 from .decode import clean
-from .dedupe import Mention
 from .parts import ShardPaths, write_part
-from .units import Chunk, TextHit
+from .units import Chunk
 from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
-
-
-def dict_chunk(mentions: dict[str, Mention], buckets: int) -> Chunk:
-    """A chunk of the mentions that dedupe.mentions_of gives (the Python matcher's paths), in
-    the order the C table gives its own: by bucket, first seen first within a bucket."""
-    keyed = sorted(
-        ((bucket_of(m.doi, buckets), i, m) for i, m in enumerate(mentions.values())), key=lambda t: t[:2]
-    )
-    bounds = [0] * (buckets + 1)
-    for b, _i, _m in keyed:
-        bounds[b + 1] += 1
-    for b in range(buckets):
-        bounds[b + 1] += bounds[b]
-    ms = [m for _b, _i, m in keyed]
-    return (
-        [m.doi for m in ms],
-        [m.count for m in ms],
-        [m.first_offset for m in ms],
-        [m.first_raw for m in ms],
-        [forms_mask(m.forms) for m in ms],
-        bounds,
-    )
 
 
 class OccurrenceSink:
@@ -66,12 +43,6 @@ class OccurrenceSink:
         """The C matcher's hits (their raw text may hold lone surrogates from invalid bytes)."""
         for a, _b, f, d, raw in hits:
             self.add(source, rid, a, clean(raw)[0], FORMS[f].value, d)
-
-    def tee(self, hits: Iterator[TextHit], source: str, rid: str | None) -> Iterator[TextHit]:
-        """Pass the Python matcher's hits through, recording each."""
-        for hit in hits:
-            self.add(source, rid, hit.offset, hit.raw, str(hit.form), hit.doi)
-            yield hit
 
     def set_record(self, since: int, rid: str | None) -> None:
         """Give the rows from row `since` on their record id (known only after the record's text)."""

@@ -7,10 +7,8 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from .. import __version__
-from ..match import Form
 
 # The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
 # under another layout is not reused, it is redone.
@@ -106,22 +104,6 @@ Progress = Callable[[int, int], None]  # (bytes, hits) since the last call
 
 def no_progress(nbytes: int, nhits: int) -> None:
     """Progress that goes nowhere (the `find` command, tests)."""
-
-
-class TextHit(NamedTuple):
-    """A hit of the Python matcher as the pipeline passes it on: the raw text is
-    text[start:end], sliced only where it is needed (the first hit of each DOI, occurrences)."""
-
-    doi: str
-    offset: int  # absolute: bytes into a file, characters into a record's text
-    form: Form
-    text: str
-    start: int
-    end: int
-
-    @property
-    def raw(self) -> str:
-        return self.text[self.start : self.end]
 
 
 # The distinct DOIs of (part of) one document as columns — DOI, count, first offset, first raw
