@@ -313,6 +313,8 @@ def _hostile_texts() -> list[tuple[str, str, str]]:
         ("10.1234/ repeated, no spaces", "10.1234/" * (mb // 8), "plain"),
         ("DOIs joined by commas, no spaces", ",".join(f"10.1234/{i}" for i in range(mb // 13)), "plain"),
         ("% repeated", "%" * mb, "plain"),
+        ("10. repeated (a run with no separator)", "10." * (mb // 3), "plain"),
+        ("10. repeated (pdf)", "10." * (mb // 3), "pdf"),
         ("&amp; repeated (html)", "<p>" + "&amp;" * (mb // 5) + "</p>", "html"),
         ('<a href=" repeated, never closed (html)', '<a href="' * (mb // 9), "html"),
         ("<a x='>' repeated (html)", "<a x='>'" * (mb // 8), "html"),

@@ -1237,7 +1237,9 @@ static int scan(const Buf *B, Sink *k)
         else if (j < n && b[j] == ':')
             sep = ':', q = j + 1;
         else {
-            pos = p + 1;
+            /* every anchor inside the run ends at j too, before the same byte, and fails the
+             * same way: passed over whole, so "10.10.10…" costs linear time (issue 15) */
+            pos = j;
             continue;
         }
         pos = q;

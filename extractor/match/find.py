@@ -26,9 +26,32 @@ LEFT_WINDOW = 512
 
 # Every 10-prefix DOI: "10." + registrant digits (dot-subdivided) + "/" or "%2F". The ":" is
 # for EIDR URNs (RFC 7972 swaps the first "/" for ":"); it is accepted only after urn:eidr:.
-_ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)")
+# The separator is optional in the pattern, so that a run with no separator is a match (group 2
+# None) and the search goes on after it: the anchors inside such a run end where it ends, before
+# the same character, and fail the same way; as a required group, each of them re-read the run
+# (quadratic time on "10.10.10…", issue 15).
+_ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)?")
 # In PDF text a space or one line break may sit inside the prefix ("10. 1016/", "10.\n1371/").
-_ANCHOR_PDF = re.compile(r"10\.[ \t]*(?:\n[ \t]*)?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|%2[Ff]|:)")
+_ANCHOR_PDF = re.compile(r"10\.[ \t]*(?:\n[ \t]*)?([0-9]+(?:\.[0-9]+)*)(?:[ \t]?(/|%2[Ff]|:))?")
+
+
+def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str]]:
+    """_ANCHOR_PDF's matches; after a run with no separator the search goes on at its last "10."
+    (in PDF text "10.10. 1016/" has an anchor that starts inside the run)."""
+    search = _ANCHOR_PDF.search
+    pos = 0
+    while (m := search(text, pos)) is not None:
+        yield m
+        pos = m.end() if m.group(2) is not None else max(m.start() + 1, m.end() - 2)
+
+
+def anchors(text: str, pdf: bool) -> Iterator[tuple[int, str, str, int]]:
+    """(start, prefix digits, separator, end) of every `10.<digits>/` anchor, in order, in time
+    linear in the text whatever it holds."""
+    for m in _pdf_anchor_matches(text) if pdf else _ANCHOR.finditer(text):
+        if m.group(2) is not None:
+            yield m.start(), m.group(1), m.group(2), m.end()
+
 
 # The fast path, for the common case: an ASCII DOI with a 4+ digit registrant, no brackets, that
 # ends in a letter or digit and is followed by closing brackets, quotes and sentence marks only,
@@ -111,6 +134,10 @@ class Span(NamedTuple):
     end: int
     form: Form
     doi: str
+
+
+# Span(...) runs a Python-level __new__; tuple.__new__ makes the same record without it.
+_span = tuple.__new__
 
 
 class Hit(NamedTuple):
@@ -219,9 +246,11 @@ class _Scanner:
         append = out.append
         last_end = 0  # end of the last hit's first piece
         extra: list[tuple[int, int]] = []  # later pieces of DOIs joined across lines (PDF)
-        anchor = _ANCHOR_PDF if self.pdf else _ANCHOR
         fast = FAST_PATH and not self.pdf
-        for m in anchor.finditer(text):
+        for m in _pdf_anchor_matches(text) if self.pdf else _ANCHOR.finditer(text):
+            sep = m.group(2)
+            if sep is None:
+                continue  # a run with no separator
             p = m.start()
             if p < last_end or (extra and any(a <= p < b for a, b in extra)):
                 continue
@@ -236,7 +265,6 @@ class _Scanner:
                         append((p - lm.end(), end, GROUP_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
                         last_end = end
                         continue
-            sep = m.group(2)
             got = _left_context(text, p, self.pdf)
             if got is None:
                 continue
@@ -377,16 +405,17 @@ def find_spans(
         for view in html_views(text):
             for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
                 rs, re_ = view.to_raw(s, e)
-                spans.append(Span(rs, re_, form, _key(name)))
+                spans.append(_span(Span, (rs, re_, form, _key(name))))
         spans.sort(key=lambda h: (h[0], h[1]))
         return spans
     if kind == "pdf":
         return [
-            Span(s, e, form, fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))))
+            _span(Span, (s, e, form, fold_ascii(pdf_repair.rehyphenate(clean_name(name, True)))))
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats)
         ]
     return [
-        Span(s, e, form, _key(name)) for s, e, form, name in _hits(text, False, allow_other_prefix, stats)
+        _span(Span, (s, e, form, _key(name)))
+        for s, e, form, name in _hits(text, False, allow_other_prefix, stats)
     ]
 
 
