@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow.dataset as ds
 
 from extractor.engines import InProcessEngine
-from extractor.pipeline import RunReport, ScanConfig, prepare_output, run_scan
+from extractor.pipeline import RunReport, ScanConfig, output_folder, run_scan
 
 TEXT = (
     "Intro. See doi:10.1000/182 and https://doi.org/10.1038/nature12373.\n"
@@ -20,8 +20,7 @@ TEXT = (
 
 def scan_here(inputs: Sequence[Path | str], out: Path, force: bool = False, **config: Any) -> RunReport:
     """A whole scan through the in-process engine: the pipeline's public entry, real tracebacks."""
-    prepare_output(str(out), force)
-    with InProcessEngine(retry_sleep=0) as engine:
+    with output_folder(str(out), force), InProcessEngine(retry_sleep=0) as engine:
         return run_scan([str(i) for i in inputs], ScanConfig(out=str(out), **config), engine)
 
 

@@ -223,3 +223,64 @@ def test_killed_scan_leaves_no_orphan_workers(tmp_path: Path) -> None:
         time.sleep(0.05)
     alive = [w for w in workers if _is_worker(w)]
     assert not alive, f"orphan workers still running: {alive}"
+
+
+def test_a_folder_that_is_not_ours_is_never_touched(tmp_path: Path) -> None:
+    """Issue 15: -o pointed at a folder of the user's replaced its dois/ and mentions/."""
+    (tmp_path / "in.txt").write_text("doi:10.1000/182\n")
+    user = tmp_path / "thesis"
+    (user / "dois").mkdir(parents=True)
+    (user / "dois" / "thesis.txt").write_text("my work")
+    (user / ".draft.tmp-1").write_text("mine too")
+    for force in ([], ["--force"]):
+        p = scan(str(tmp_path / "in.txt"), "-o", str(user), "--quiet", *force, check=2)
+        assert "not written by doi-extract" in p.stderr and "Traceback" not in p.stderr
+    assert (user / "dois" / "thesis.txt").read_text() == "my work"
+    assert sorted(q.name for q in user.rglob("*")) == [".draft.tmp-1", "dois", "thesis.txt"]
+    out = tmp_path / "out"
+    scan(str(tmp_path / "in.txt"), "-o", str(out), "--quiet")  # a new folder is ours
+    assert (out / ".doi-extract").exists()
+    (out / ".doi-extract").unlink()  # as a version before the marker left it: still ours
+    scan(str(tmp_path / "in.txt"), "-o", str(out), "--quiet", "--force")
+    assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
+
+
+def test_a_second_scan_into_the_same_folder_stops_at_once(tmp_path: Path) -> None:
+    """Issue 15: two scans into one OUT lost buckets silently; the second now waits for nothing."""
+    from extractor.pipeline import output_folder
+
+    (tmp_path / "in.txt").write_text("doi:10.1000/182\n")
+    out = tmp_path / "out"
+    with output_folder(str(out)):  # a scan holding OUT
+        p = scan(str(tmp_path / "in.txt"), "-o", str(out), "--quiet", check=2)
+    assert "another scan is writing" in p.stderr
+    assert not (out / "mentions").exists()
+    scan(str(tmp_path / "in.txt"), "-o", str(out), "--quiet")  # free again once it ended
+
+
+def test_a_closed_stderr_does_not_stop_the_scan(tmp_path: Path) -> None:
+    """Issue 15: `scan … 2>&1 | head -1` exited 0 having written nothing."""
+    (tmp_path / "in.txt").write_text("doi:10.1000/182\n")
+    out = tmp_path / "out"
+    p = start_scan(
+        str(tmp_path / "in.txt"), str(tmp_path / "missing.txt"), "-o", str(out), stderr=subprocess.PIPE
+    )
+    assert p.stderr is not None
+    p.stderr.close()  # the reader is gone before the first line
+    assert p.wait(timeout=120) == 1  # an input was rejected: 1, as when stderr is read
+    assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
+
+
+def test_find_ends_quietly_when_its_reader_goes(tmp_path: Path) -> None:
+    f = tmp_path / "many.txt"
+    f.write_text("".join(f"doi:10.1000/{i}\n" for i in range(300_000)))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "extractor.cli", "find", str(f)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert p.stdout is not None and p.stderr is not None
+    assert p.stdout.readline() == b"10.1000/0\n"
+    p.stdout.close()  # `| head -1`
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 0 and err == b""

@@ -6,6 +6,7 @@ A thin shell: argument parsing and output formatting around the pipeline and the
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -54,11 +55,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..engines.procs import start_worker_server
 
         start_worker_server()  # the workers' server loads its modules while this process does
-    try:
-        if args.command == "find":
-            from .find import cmd_find
+    if args.command == "find":
+        from .find import cmd_find
 
+        try:
             return cmd_find(args, sys.stdout)
+        except BrokenPipeError:
+            # The reader of our output has gone (`find … | head`): end quietly, as grep and rg do;
+            # stdout is pointed at /dev/null so that the interpreter's final flush cannot fail.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+    try:
         if args.command == "scan":
             from .scan import cmd_scan
 
@@ -67,8 +74,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .score import cmd_score
 
             return cmd_score(args)
-    except BrokenPipeError:
-        return 0
     except KeyboardInterrupt:
         print("doi-extract: interrupted", file=sys.stderr)
         return 130

@@ -48,6 +48,8 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                     else:
                         out.write(doi + "\n")
+        except BrokenPipeError:
+            raise  # our reader has gone: not an error of this input (cli.main ends quietly)
         except OSError as exc:
             print(f"doi-extract: {path}: {exc.strerror or exc}", file=sys.stderr)
             error = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import time
@@ -10,7 +11,7 @@ from typing import Any
 
 from ..engines import make_engine
 from ..match import KINDS
-from ..pipeline import Observer, ScanConfig, ShardResult, prepare_output, run_scan
+from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.errors import Fatal
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -46,6 +47,25 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
     )
 
 
+def say(message: str) -> None:
+    """A line on stderr. A closed stderr (`scan … 2>&1 | head -1`) must not stop the scan: the
+    line is dropped and so are the ones after it."""
+    global _STDERR_OPEN
+    if not _STDERR_OPEN:
+        return
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except (BrokenPipeError, ValueError):
+        _STDERR_OPEN = False
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        _STDERR_OPEN = False
+
+
+_STDERR_OPEN = True
+
+
 class ProgressDisplay(Observer):
     """Progress owned by the parent: a tqdm bar on a terminal, status lines in logs, or nothing."""
 
@@ -78,7 +98,7 @@ class ProgressDisplay(Observer):
         if self.bar is not None:
             self.bar.write(f"doi-extract scan: rejected {source}: {reason}", file=sys.stderr)
         else:
-            print(f"doi-extract scan: rejected {source}: {reason}", file=sys.stderr, flush=True)
+            say(f"doi-extract scan: rejected {source}: {reason}")
 
     def progress(self, nbytes: int, nhits: int) -> None:
         self.bytes += nbytes
@@ -88,7 +108,7 @@ class ProgressDisplay(Observer):
             self.bar.set_postfix_str(f"files {self.files}/{self.files_total} DOIs {self.hits}", refresh=False)
         elif not self.quiet and time.monotonic() - self.last_line >= 30:
             self.last_line = time.monotonic()
-            print(self.status(), file=sys.stderr, flush=True)
+            say(self.status())
 
     def status(self) -> str:
         dt = max(1e-9, time.monotonic() - self.t0)
@@ -106,14 +126,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
     """Run a scan; exit 0 when every input was read, 1 when any was rejected, 2 on a fatal error."""
     for flag in ("workers", "buckets", "shard_size"):
         if getattr(args, flag) < 1:
-            print(f"doi-extract scan: --{flag.replace('_', '-')} must be positive", file=sys.stderr)
+            say(f"doi-extract scan: --{flag.replace('_', '-')} must be positive")
             return 2
     out = args.out
-    try:
-        prepare_output(out, args.force)
-    except OSError as exc:
-        print(f"doi-extract scan: cannot use output folder {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
     config = ScanConfig(
         out=os.path.abspath(out),
         buckets=args.buckets,
@@ -126,25 +141,30 @@ def cmd_scan(args: argparse.Namespace) -> int:
     )
     display = ProgressDisplay(args.quiet)
     try:
-        with make_engine(args.workers, args.buckets) as engine:
+        with output_folder(out, args.force), make_engine(args.workers, args.buckets) as engine:
             report = run_scan(args.inputs, config, engine, display)
     except KeyboardInterrupt:
         display.close()
-        print(
-            "doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume",
-            file=sys.stderr,
-        )
+        say("doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume")
         return 130
+    except OutputInUse as exc:
+        display.close()
+        say(f"doi-extract scan: {exc}")
+        return 2
     except Fatal as exc:
         display.close()
-        print(f"doi-extract scan: fatal error, stopping (completed shards are kept): {exc}", file=sys.stderr)
+        say(f"doi-extract scan: fatal error, stopping (completed shards are kept): {exc}")
+        return 2
+    except OSError as exc:
+        display.close()
+        where = f" {exc.filename}" if exc.filename else ""
+        say(f"doi-extract scan: cannot write the output{where}: {exc.strerror or exc}")
         return 2
     display.close()
     s = report.summary
     if not args.quiet:
-        print(
+        say(
             f"doi-extract scan: {report.shards} shards, {s['bytes_read'] / 1e6:.1f} MB, {s['hits']} hits, "
-            f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}",
-            file=sys.stderr,
+            f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}"
         )
     return 1 if report.rejected else 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from ..pipeline.errors import Fatal
 from ..pipeline.shard import work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
 
@@ -23,7 +24,11 @@ class InProcessEngine:
         self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress
     ) -> Iterator[ShardResult]:
         for spec in specs:
-            yield work(spec, config, progress, self.retry_sleep)
+            try:
+                result = work(spec, config, progress, self.retry_sleep)
+            except Exception as exc:  # fatal: a fault of the program or system (as the pool says it)
+                raise Fatal(f"{type(exc).__name__}: {exc}") from exc
+            yield result
 
     def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
         return [fn(*job) for job in jobs]

@@ -6,16 +6,18 @@ bucket merge → Parquet. Nothing here knows of process pools, argparse or progr
 
 from __future__ import annotations
 
-from .run import Engine, Observer, RunReport, prepare_output, run_scan
+from .output import OutputInUse, output_folder
+from .run import Engine, Observer, RunReport, run_scan
 from .units import ScanConfig, ShardResult, ShardSpec
 
 __all__ = [
     "Engine",
     "Observer",
+    "OutputInUse",
     "RunReport",
     "ScanConfig",
     "ShardResult",
     "ShardSpec",
-    "prepare_output",
+    "output_folder",
     "run_scan",
 ]

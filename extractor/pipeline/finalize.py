@@ -26,16 +26,6 @@ class Mapper(Protocol):
     def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]: ...
 
 
-def clear(out: str) -> None:
-    """Remove the results of an earlier run (--force)."""
-    for name in ("_work", "_shards", "mentions", "dois", "occurrences", "_run.json", "_spool"):
-        p = os.path.join(out, name)
-        if os.path.isdir(p):
-            shutil.rmtree(p)
-        elif os.path.exists(p):
-            os.remove(p)
-
-
 def _publish(out: str, name: str, tmpdir: str) -> None:
     """Put a finished dataset folder in place: the old one is moved aside, then removed."""
     final = os.path.join(out, name)

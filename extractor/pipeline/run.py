@@ -8,17 +8,15 @@ Observer (the CLI's progress bar).
 
 from __future__ import annotations
 
-import glob
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .. import __version__
-from .finalize import clear, finalize
+from .finalize import finalize
 from .inputs import expand_inputs, plan_shards, shard_bytes
 from .parts import completed_result
 from .read import display_name
@@ -74,27 +72,10 @@ class RunReport:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-def prepare_output(out: str, force: bool) -> None:
-    """Create OUT; with `force`, remove an earlier run's results; remove what an interrupted run
-    left under temporary names. Raises OSError when OUT cannot be used."""
-    os.makedirs(out, exist_ok=True)
-    if force:
-        clear(out)
-    stale = glob.glob(os.path.join(out, ".*.tmp-*")) + glob.glob(os.path.join(out, ".*.old-*"))
-    stale += glob.glob(os.path.join(out, "_work", "*", "*.tmp-*")) + glob.glob(
-        os.path.join(out, "_shards", "*.tmp-*")
-    )
-    for path in stale:
-        if os.path.isdir(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            os.remove(path)
-
-
 def run_scan(
     inputs: list[str], config: ScanConfig, engine: Engine, observer: Observer | None = None
 ) -> RunReport:
-    """Scan `inputs` into config.out (already prepared) with `engine`. KeyboardInterrupt and
+    """Scan `inputs` into config.out (claimed with output.output_folder) with `engine`. KeyboardInterrupt and
     errors.Fatal propagate: completed shards are kept, nothing half-written is published, and
     the same call resumes."""
     t0 = time.monotonic()

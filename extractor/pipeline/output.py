@@ -1,0 +1,92 @@
+"""The output folder: ours to write, one scan at a time.
+
+A folder becomes an output of doi-extract when a scan first writes to it: it gets a marker file
+(MARKER). A scan writes only into an empty folder, a marked one, or one an earlier version left
+(it has `_run.json` or `_shards/`); anything else may be a user's data, and is refused, with
+--force too: --force removes our own datasets, never what we did not write. While a scan runs
+it holds a lock on the folder (flock, where the system has it), so a second scan into the same
+folder stops at once instead of interleaving with the first.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from .. import __version__
+from .errors import Fatal
+
+MARKER = ".doi-extract"
+LOCK = ".doi-extract.lock"
+# What a scan writes at the top of OUT; --force removes these names and nothing else.
+OURS = ("_work", "_shards", "mentions", "dois", "occurrences", "_run.json", "_spool")
+
+
+class OutputInUse(Fatal):
+    """OUT is not ours to write, or another scan is writing to it."""
+
+
+def _is_ours(out: str) -> bool:
+    names = set(os.listdir(out))
+    if MARKER in names:
+        return True
+    # an output of a version before the marker
+    return "_run.json" in names or "_shards" in names
+
+
+def _lock(out: str) -> IO[str] | None:
+    """An exclusive lock on OUT for as long as the returned file is open (None where the
+    system has no flock: the run is then not guarded against a second one)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        return None
+    f = open(os.path.join(out, LOCK), "a", encoding="utf-8")  # noqa: SIM115 - held for the run
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise OutputInUse(f"another scan is writing to {out} (it holds {LOCK}); wait for it to end") from None
+    return f
+
+
+@contextmanager
+def output_folder(out: str, force: bool = False) -> Iterator[str]:
+    """Claim OUT for one scan: checked to be ours (or empty), locked, marked, and cleared of
+    an earlier run's results (`force`) and of what an interrupted run left under temporary
+    names. Raises OutputInUse, or OSError when OUT cannot be used at all."""
+    os.makedirs(out, exist_ok=True)
+    if os.listdir(out) and not _is_ours(out):
+        raise OutputInUse(
+            f"{out} is not empty and was not written by doi-extract: choose another output folder "
+            "(nothing in it was touched)"
+        )
+    lock = _lock(out)
+    try:
+        with open(os.path.join(out, MARKER), "w", encoding="utf-8") as f:
+            json.dump({"tool": "doi-extract", "version": __version__}, f)
+        if force:
+            for name in OURS:
+                p = os.path.join(out, name)
+                if os.path.isdir(p):
+                    shutil.rmtree(p)
+                elif os.path.exists(p):
+                    os.remove(p)
+        stale = glob.glob(os.path.join(out, ".*.tmp-*")) + glob.glob(os.path.join(out, ".*.old-*"))
+        stale += glob.glob(os.path.join(out, "_work", "*", "*.tmp-*")) + glob.glob(
+            os.path.join(out, "_shards", "*.tmp-*")
+        )
+        for path in stale:
+            if os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.remove(path)
+        yield out
+    finally:
+        if lock is not None:
+            lock.close()
