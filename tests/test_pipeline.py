@@ -606,3 +606,61 @@ def test_html_json_view_decodes_like_the_streamed_decoder(pieces: list[str]) -> 
     decoder = JsonStringDecoder()
     streamed = decoder.feed(body + '"')
     assert html_views(page)[2].text == f'{{"x": "{streamed}"}}\n'
+
+
+def test_kind_and_binary_are_decided_once_per_input(tmp_path: Path) -> None:
+    """Issue 15: detected per byte range, one HTML-like line made a range of a plain file read
+    as HTML (its DOIs changed with --shard-size)."""
+    # An entity in each DOI: read as HTML it is decoded (10.1234/item.7), as plain text not.
+    lines = [f"cites doi:10.1234/item&#46;{i} more\n" for i in range(4000)]
+    for k in range(1000, 4000, 100):  # markup, but only after the head the kind is decided on
+        lines[k] = "<p>a line of markup <b>here</b> <div>and <span>there</span></div></p>\n"
+    f = tmp_path / "notes.txt"
+    f.write_text("".join(lines))
+    whole = tmp_path / "whole"
+    scan_here([f], whole, occurrences=True)
+    for cut in (20_000, 50_000):
+        split = tmp_path / f"split{cut}"
+        scan_here([f], split, occurrences=True, shard_size=cut)
+        assert run_json(split)["shards"] > 1
+        assert table(split, "occurrences") == table(whole, "occurrences")
+    assert all("&#46;" in o["doi"] for o in table(whole, "occurrences"))  # plain, as its head says
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_special_files_and_the_output_folder_are_rejected_not_waited_for(tmp_path: Path) -> None:
+    """Issue 15: a FIFO among the inputs hung the scan; OUT given as an input gave 0 inputs."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("doi:10.1000/182\n")
+    os.mkfifo(src / "pipe")
+    out = tmp_path / "out"
+    report = scan_here([src], out)
+    assert [(os.path.basename(r["source"]), r["reason"]) for r in report.rejected] == [
+        ("pipe", "not a regular file (a FIFO, socket or device)")
+    ]
+    assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
+    report = scan_here([out], out)
+    assert [r["reason"] for r in report.rejected] == ["is the output folder, or inside it"]
+
+
+def test_an_unreadable_directory_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15: an unreadable directory was skipped unreported. (The fault is injected: this
+    machine runs the tests as root, which reads every directory.)"""
+    src = tmp_path / "in"
+    (src / "locked").mkdir(parents=True)
+    (src / "locked" / "a.txt").write_text("doi:10.1000/locked\n")
+    (src / "b.txt").write_text("doi:10.1000/182\n")
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = scan_here([src], tmp_path / "out")
+    assert [(os.path.basename(r["source"]), r["reason"]) for r in report.rejected] == [
+        ("locked", "cannot read directory: Permission denied")
+    ]
+    assert [m["doi"] for m in table(tmp_path / "out", "mentions")] == ["10.1000/182"]

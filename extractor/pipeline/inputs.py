@@ -6,9 +6,11 @@ import glob
 import hashlib
 import os
 import shutil
+import stat
 import sys
 from typing import Any
 
+from .decode import detect_kind, is_binary
 from .read import detect_compression, display_name
 from .units import ScanConfig, ShardSpec
 
@@ -44,8 +46,8 @@ def expand_inputs(
             return
         if item.startswith("@") and depth < 4:
             try:
-                with open(item[1:], encoding="utf-8") as f:
-                    for line in f:
+                with open(item[1:], encoding="utf-8") as listing:
+                    for line in listing:
                         line = line.strip()
                         if line and not line.startswith("#"):
                             expand(line, depth + 1)
@@ -55,7 +57,17 @@ def expand_inputs(
                 )
             return
         if os.path.isdir(item):
-            for root, dirs, names in os.walk(item):
+            if out_real and os.path.join(os.path.realpath(item), "").startswith(out_real):
+                rejected.append(
+                    {"source": display_name(item), "reason": "is the output folder, or inside it"}
+                )
+                return
+
+            def unreadable(exc: OSError) -> None:
+                where = display_name(exc.filename or item)
+                rejected.append({"source": where, "reason": f"cannot read directory: {exc.strerror or exc}"})
+
+            for root, dirs, names in os.walk(item, onerror=unreadable):
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
                 for name in sorted(names):
                     if not name.startswith("."):
@@ -152,12 +164,17 @@ def plan_shards(
     for source, path in files:
         try:
             st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):
+                # a FIFO would hang the scan, a device never end
+                rejected.append({"source": source, "reason": "not a regular file (a FIFO, socket or device)"})
+                continue
             with open(path, "rb") as f:
                 head = f.read(8)
                 fmt = format_of(path, head)
                 comp = detect_compression(head)
                 ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{fmt}"
                 parts: list[tuple[int, int]] | None = None
+                kind = config.kind
                 if fmt == "parquet":
                     import pyarrow.parquet as pq  # only for Parquet inputs: start-up is part of every run
 
@@ -171,6 +188,15 @@ def plan_shards(
                             break
                         cuts.append(c)
                     parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+                    # Decided once for the whole input, on its head, as for an input read whole:
+                    # detected per byte range, one HTML-like line made a range read as HTML.
+                    f.seek(0)
+                    first = f.read(1 << 16)
+                    why = is_binary(first)
+                    if why:
+                        rejected.append({"source": source, "reason": why})
+                        continue
+                    kind = config.kind or detect_kind(source, first)
                 elif st.st_size >= config.shard_size:
                     parts = [(0, -1)]
         except OSError as exc:
@@ -189,9 +215,7 @@ def plan_shards(
             continue
         flush()
         for a, b in parts:
-            specs.append(
-                ShardSpec(len(specs), source, path, fmt, config.kind, a, b, key_of(f"{ident}|{a}|{b}"))
-            )
+            specs.append(ShardSpec(len(specs), source, path, fmt, kind, a, b, key_of(f"{ident}|{a}|{b}")))
     flush()
     return specs, rejected, total
 
