@@ -664,3 +664,34 @@ def test_an_unreadable_directory_is_reported(tmp_path: Path, monkeypatch: pytest
         ("locked", "cannot read directory: Permission denied")
     ]
     assert [m["doi"] for m in table(tmp_path / "out", "mentions")] == ["10.1000/182"]
+
+
+def test_a_file_cut_short_while_it_is_read_is_rejected_not_fatal(tmp_path: Path) -> None:
+    """Issue 15: a mapped file truncated during the scan killed the worker (SIGBUS) and the run."""
+    f = tmp_path / "growing.txt"
+    f.write_bytes(b"".join(b"see doi:10.1000/%d here\n" % i for i in range(400_000)))
+    (tmp_path / "other.txt").write_text("doi:10.1000/182\n")
+    cut: list[int] = []
+
+    def progress(nbytes: int, nhits: int) -> None:
+        if not cut:  # after the first window, another process cuts the file short
+            cut.append(1)
+            os.truncate(f, 100_000)
+
+    config = ScanConfig(out=str(tmp_path / "out"), map_window=1 << 20, map_min=0)
+    spec = ShardSpec(0, str(f), str(f), "text", None)
+    with pytest.raises(InputError, match="shrank"):
+        list(unit_docs(spec, config, progress, ShardResult(0), _occurrences(tmp_path)))
+    f.write_bytes(b"".join(b"see doi:10.1000/%d here\n" % i for i in range(400_000)))
+    cut.clear()
+    group = ShardSpec(
+        0,
+        "g",
+        str(f),
+        "group",
+        None,
+        files=((str(f), str(f), "text"), ("o", str(tmp_path / "other.txt"), "text")),
+    )
+    res = run_shard(group, config, progress)
+    assert [r["source"] for r in res.rejected] == [str(f)] and "shrank" in res.rejected[0]["reason"]
+    assert res.documents == 1 and res.hits == 1

@@ -284,3 +284,32 @@ def test_find_ends_quietly_when_its_reader_goes(tmp_path: Path) -> None:
     p.stdout.close()  # `| head -1`
     err = p.stderr.read()
     assert p.wait(timeout=120) == 0 and err == b""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_killed_by_the_system_is_replaced_and_its_shard_redone(tmp_path: Path) -> None:
+    """Issue 15: a worker killed by the OS (OOM) aborted the run (BrokenProcessPool, exit 2)."""
+    src = make_corpus(tmp_path)
+    for i in range(12):
+        (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/w{i}.{j}\n" for j in range(20000)))
+    clean, out = tmp_path / "clean", tmp_path / "out"
+    args = ["--workers", "2", "--quiet", "--shard-size", "30000"]  # 170 shards
+    scan(str(src), "-o", str(clean), *args)
+    p = start_scan(str(src), "-o", str(out), *args, stderr=subprocess.PIPE, text=True)
+    wait_for_a_completed_shard(out)
+    server = [c for c in _descendants(p.pid) if _is_worker(c)]
+    workers = [c for c in _descendants(p.pid) if _is_worker(c) and c not in _children(p.pid)]
+    assert server and workers, "no worker found"
+    os.kill(workers[0], signal.SIGKILL)  # as the OOM killer would
+    at_kill = len(list((out / "_shards").glob("*.done")))
+    _, err = p.communicate(timeout=300)
+    assert at_kill < run_json(out)["shards"] == len(list((out / "_shards").glob("*.done")))
+    assert p.returncode == 0, err
+    assert table(out, "mentions") == table(clean, "mentions")
+    assert table(out, "dois") == table(clean, "dois")
+
+
+def _children(pid: int) -> list[int]:
+    from benchmarks.run import children_rss
+
+    return [c for c, parent in children_rss()[0].items() if parent == pid]

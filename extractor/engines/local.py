@@ -9,6 +9,7 @@ import queue
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ..pipeline.errors import Fatal
@@ -19,6 +20,7 @@ from .procs import die_with_parent, mp_context
 R = TypeVar("R")
 
 _QUEUE: Any = None  # the progress queue, in a worker
+WORKER_DEATHS = 3  # a shard whose worker died this many times is rejected
 
 
 def _init_worker(q: Any) -> None:
@@ -102,30 +104,49 @@ class LocalEngine:
     def run_shards(
         self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress
     ) -> Iterator[ShardResult]:
-        if not specs:
-            return
-        pool = self._start(len(specs))
-        try:
-            pending: set[Future[ShardResult]] = {pool.submit(_work_in_worker, s, config) for s in specs}
-            if self.workers > 1:
-                # Queued behind the shards: a worker out of shards, waiting for the others, loads
-                # what the bucket merges need instead of loading it on the merges' clock.
-                for _ in range(self.workers):
-                    pool.submit(_warm_up)
-            while pending:
-                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+        todo = list(specs)
+        deaths: dict[int, int] = {}
+        while todo:
+            pool = self._start(len(todo))
+            try:
+                futures = {pool.submit(_work_in_worker, s, config): s for s in todo}
+                if self.workers > 1:
+                    # Queued behind the shards: a worker out of shards, waiting for the others,
+                    # loads what the bucket merges need instead of loading it on their clock.
+                    for _ in range(self.workers):
+                        pool.submit(_warm_up)
+                todo = []
+                pending: set[Future[ShardResult]] = set(futures)
+                while pending:
+                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    self._drain(progress)
+                    for fut in finished:
+                        spec = futures[fut]
+                        try:
+                            res = fut.result()
+                        except BrokenProcessPool:
+                            # A worker died (killed by the system, out of memory?): every shard
+                            # running or queued is done again in a new pool; one whose workers
+                            # keep dying is rejected, so that the run ends.
+                            deaths[spec.index] = deaths.get(spec.index, 0) + 1
+                            if deaths[spec.index] < WORKER_DEATHS:
+                                todo.append(spec)
+                                continue
+                            res = ShardResult(
+                                spec.index,
+                                error=f"the worker reading this input died {WORKER_DEATHS} times "
+                                "(killed by the system: out of memory?)",
+                            )
+                        except Exception as exc:  # fatal: a fault of the program or system
+                            raise Fatal(f"{type(exc).__name__}: {exc}") from exc
+                        yield res
                 self._drain(progress)
-                for fut in finished:
-                    try:
-                        res = fut.result()
-                    except Exception as exc:  # fatal: a fault of the program or system
-                        raise Fatal(f"{type(exc).__name__}: {exc}") from exc
-                    yield res
-            self._drain(progress)
-        except BaseException:
-            # On Ctrl-C or a fatal error, queued shards are dropped; running ones finish (each is atomic).
-            self.close()
-            raise
+            except BaseException:
+                # On Ctrl-C or a fatal error, queued shards are dropped; running ones finish (each is atomic).
+                self.close()
+                raise
+            if todo:
+                self.close()  # the broken pool; the next turn starts a new one
 
     def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
         if self.workers == 1 or len(jobs) < 2:

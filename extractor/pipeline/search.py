@@ -89,7 +89,7 @@ def _text_chunks(
                 kind = spec.kind or detect_kind(spec.source, head)
                 start = 3 if base == 0 and head.startswith(b"\xef\xbb\xbf") else base  # after a BOM
                 stop = len(mm) if range_hi is None else min(len(mm), range_hi + 8 * BYTE_RESERVE)
-                mapped = MappedSource(mm, start, stop, config.map_window)
+                mapped = MappedSource(mm, stream.fileno(), start, stop, config.map_window)
                 try:
                     yield from _chunks(
                         mapped, kind, config, progress, result, occ, (spec.source, None), range_lo, range_hi

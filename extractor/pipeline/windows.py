@@ -122,9 +122,11 @@ class MappedSource:
 
     _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)  # not on Windows: pages are then left to the OS
 
-    def __init__(self, mm: mmap.mmap, start: int, stop: int, window: int) -> None:
+    def __init__(self, mm: mmap.mmap, fd: int, start: int, stop: int, window: int) -> None:
         self.mm = mm
+        self.fd = fd
         self.view = memoryview(mm)
+        self.current: memoryview | None = None  # the window handed out last
         self.start = start
         self.stop = stop
         self.size = window
@@ -132,7 +134,16 @@ class MappedSource:
 
     def window(self, pos: int) -> tuple[Any, bool]:
         end = min(self.stop, pos + self.size)
-        return self.view[pos:end], end >= self.stop
+        # Pages of a mapping past the end of its file kill the process (SIGBUS) when touched: a
+        # file cut short while it is read (issue 15) is rejected before its window is read.
+        # (A cut during the one window being searched still falls in that gap.)
+        size = os.fstat(self.fd).st_size
+        if size < end:
+            raise InputError(f"the file shrank while it was read (to {size} bytes)")
+        if self.current is not None:
+            self.current.release()
+        self.current = self.view[pos:end]
+        return self.current, end >= self.stop
 
     def passed(self, pos: int) -> None:
         page = (pos // mmap.PAGESIZE) * mmap.PAGESIZE
@@ -141,6 +152,10 @@ class MappedSource:
             self.dropped = page
 
     def release(self) -> None:
+        """Let the map close: every view of it released (a window may still be referenced,
+        by the traceback of an error raised while it was searched)."""
+        if self.current is not None:
+            self.current.release()
         self.view.release()
 
 
@@ -250,16 +265,17 @@ def scan_windows(
         result.hits += reported
         result.too_long += too_long
         result.bytes_read += gained
+        if not last:  # where the next window starts: read now, before the bytes can change
+            keep = max(0, cut - BYTE_LEFT)
+            while keep < n and buf[keep] & 0xC0 == 0x80:  # a character boundary
+                keep += 1
+            done = max(cut, last_end) - keep
+            units += len(bytes(buf[:keep]).decode("utf-8")) if chars else keep
+            pos += keep
         progress(gained, reported)
         yield reported
         if last:
             return
-        keep = max(0, cut - BYTE_LEFT)
-        while keep < n and buf[keep] & 0xC0 == 0x80:  # a character boundary
-            keep += 1
-        done = max(cut, last_end) - keep
-        units += len(bytes(buf[:keep]).decode("utf-8")) if chars else keep
-        pos += keep
         source.passed(pos)
         if range_hi is not None and pos > range_hi:
             return
