@@ -172,3 +172,29 @@ def test_html_offsets_hold_after_text_whose_lowercase_is_longer() -> None:
     doc = '<p>İİİİİİ</p><script>var x = "10.9999/js";</SCRIPT><p>doi:10.1000/182</p>'
     hits = list(find_dois(doc, "html"))
     assert [(h.doi, h.raw) for h in hits] == [("10.1000/182", "doi:10.1000/182")]
+
+
+@pytest.mark.parametrize(
+    ("text", "doi"),
+    [
+        # issue 15: a URL holding "10." before its DOI (an IP address, a version)
+        ("http://192.168.10.1/doi/10.1000/182", "10.1000/182"),
+        ("https://x.org/v10.2/doi/abs/10.1000/10.5/abstract", "10.1000/10.5"),
+        # spec §2: a suffix of format characters only is empty
+        ("10.1000/\u00ad", None),
+        ("doi:10.1000/\u200b", None),
+    ],
+)
+def test_canonicalize_one_identifier(text: str, doi: str | None) -> None:
+    assert canonicalize(text) == doi
+
+
+@pytest.mark.parametrize(
+    "doi", ["10.1000/abc/", "10.1000/abc.", "10.1000/x)", "10.1000/x)y", "10.1000/a,", "10.1000/q?"]
+)
+def test_url_reads_back_as_the_same_doi(doi: str) -> None:
+    """Spec §4 cuts trailing punctuation, a trailing slash and an unbalanced bracket from a URL:
+    to_url encodes what they would cut, so the URL is the same DOI (issue 15)."""
+    url = to_url(doi)
+    assert canonicalize(url) == canonicalize(doi) == doi
+    assert [h.doi for h in find_dois(f"see {url}.")] == [doi]

@@ -63,13 +63,21 @@ def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
         end = end_of_name(rest, form, s[: m.end()] if m else "")
     if end <= nm.end():
         return None
-    return clean_name(rest[:end])
+    name = clean_name(rest[:end])
+    if not name.partition("/")[2]:
+        return None  # spec §2: a suffix of format characters only (10.1000/ + soft hyphen) is empty
+    return name
 
 
 def _name_from_hit(hit: Hit) -> str:
-    """The raw DOI name inside a hit: from its `10.` to its end."""
+    """The raw DOI name inside a hit: from the `10.` of its DOI to its end (a URL may hold other
+    `10.`s before it: http://192.168.10.1/doi/10.1000/182)."""
     i = hit.raw.find("10.")
-    return hit.raw[i:]
+    while i >= 0:
+        if _ID_NAME.match(hit.raw, i) and fold_ascii(clean_name(hit.raw[i:])) == hit.doi:
+            return hit.raw[i:]
+        i = hit.raw.find("10.", i + 1)
+    return hit.raw[hit.raw.find("10.") :]
 
 
 def _name_of(s: str, allow_other_prefix: bool) -> str | None:
@@ -128,5 +136,22 @@ def to_uri(doi: str) -> str:
 
 
 def to_url(doi: str) -> str:
-    """The `https://doi.org/` URL of a DOI, encoded per NISO Z39.84-2005 Appendix E."""
-    return "https://doi.org/" + _encode(_display_name(doi), None, _URL_UNSAFE)
+    """The `https://doi.org/` URL of a DOI, encoded per NISO Z39.84-2005 Appendix E, and so that
+    it reads back as the same DOI: a character the URL end rules of spec §4 would cut (trailing
+    punctuation or slash, an unbalanced closing bracket) is percent-encoded too."""
+    name = _display_name(doi)
+    pieces = [_encode(ch, None, _URL_UNSAFE) for ch in name]
+    for _ in range(len(pieces)):
+        rest = "".join(pieces)
+        n = end_of_name(rest, Form.RESOLVER, _RESOLVER)
+        if n >= len(rest):
+            break
+        k, at = 0, len(pieces[0])  # the character the rules cut at
+        while at <= n and k + 1 < len(pieces):
+            k += 1
+            at += len(pieces[k])
+        pieces[k] = "".join(f"%{b:02X}" for b in name[k].encode("utf-8"))
+    return _RESOLVER + "".join(pieces)
+
+
+_RESOLVER = "https://doi.org/"
