@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import sys
+import threading
 import time
 from typing import Any
 
@@ -66,10 +68,35 @@ def say(message: str) -> None:
 _STDERR_OPEN = True
 
 
+class Interrupt:
+    """Ctrl-C as a request: the first one is noted and acted on at the next progress report (a
+    known point: between windows in-process, between completions with a pool), so that it never
+    lands inside a library holding a lock; a second one stops at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._old: Any = None
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __enter__(self) -> Interrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
 class ProgressDisplay(Observer):
     """Progress owned by the parent: a tqdm bar on a terminal, status lines in logs, or nothing."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, interrupt: Interrupt | None = None) -> None:
+        self.interrupt = interrupt
         self.total = self.files_total = 0
         self.bytes = self.hits = self.files = 0
         self.t0 = time.monotonic()
@@ -101,6 +128,8 @@ class ProgressDisplay(Observer):
             say(f"doi-extract scan: rejected {source}: {reason}")
 
     def progress(self, nbytes: int, nhits: int) -> None:
+        if self.interrupt is not None and self.interrupt.requested:
+            raise KeyboardInterrupt
         self.bytes += nbytes
         self.hits += nhits
         if self.bar is not None:
@@ -139,9 +168,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
         kind=args.kind,
         shard_size=args.shard_size,
     )
-    display = ProgressDisplay(args.quiet)
+    interrupt = Interrupt()
+    display = ProgressDisplay(args.quiet, interrupt)
     try:
-        with output_folder(out, args.force), make_engine(args.workers, args.buckets) as engine:
+        with interrupt, output_folder(out, args.force), make_engine(args.workers, args.buckets) as engine:
             report = run_scan(args.inputs, config, engine, display)
     except KeyboardInterrupt:
         display.close()

@@ -120,6 +120,7 @@ class LocalEngine:
                 while pending:
                     finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                     self._drain(progress)
+                    progress(0, 0)  # a report at least every 0.2 s: where a Ctrl-C is acted on
                     for fut in finished:
                         spec = futures[fut]
                         try:
