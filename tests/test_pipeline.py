@@ -695,3 +695,28 @@ def test_a_file_cut_short_while_it_is_read_is_rejected_not_fatal(tmp_path: Path)
     res = run_shard(group, config, progress)
     assert [r["source"] for r in res.rejected] == [str(f)] and "shrank" in res.rejected[0]["reason"]
     assert res.documents == 1 and res.hits == 1
+
+
+def test_jsonl_record_with_an_invalid_byte_is_read_and_counted(tmp_path: Path) -> None:
+    """Issue 15: one invalid UTF-8 byte dropped the whole record, silently."""
+    f = tmp_path / "r.jsonl"
+    f.write_bytes(b'{"id": "a", "text": "caf\xe9 doi:10.1000/182"}\n{"id": "b", "text": "doi:10.1000/2"}\n')
+    out = tmp_path / "out"
+    scan_here([f], out)
+    assert sorted((m["record"], m["doi"]) for m in table(out, "mentions")) == [
+        ("a", "10.1000/182"),
+        ("b", "10.1000/2"),
+    ]
+    run = run_json(out)
+    assert run["invalid_bytes_replaced"] == 1 and run["records_skipped"] == 0
+
+
+def test_streamed_record_reads_its_own_text_not_a_nested_one(tmp_path: Path) -> None:
+    """Issue 15: a record over the streaming size whose first "text" key was inside a nested
+    object was read from that value; its own text was never searched."""
+    body = "lorem ipsum " * 20_000 + "doi:10.1000/own"
+    f = tmp_path / "big.jsonl"
+    f.write_text(json.dumps({"meta": {"text": "doi:10.1000/nested"}, "id": "r1", "text": body}) + "\n")
+    out = tmp_path / "out"
+    scan_here([f], out, max_record_bytes=1 << 16)
+    assert [(m["record"], m["doi"]) for m in table(out, "mentions")] == [("r1", "10.1000/own")]

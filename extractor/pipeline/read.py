@@ -186,6 +186,27 @@ def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id
         rec.rid = _id_in(tail, id_field)
 
 
+# A JSON string or a bracket: enough to know how deep a key stands.
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{}]')
+
+
+def _top_level_key(line: bytes, field_re: re.Pattern[bytes]) -> re.Match[bytes] | None:
+    """The first match of `field_re` that is a key of the record itself, not of an object
+    nested in it (a long record's `"meta": {"text": …}` before its own `"text"`, issue 15)."""
+    depth = 0
+    pos = 0
+    for m in field_re.finditer(line):
+        if m.start() < pos:
+            continue  # inside a string passed over below
+        for t in _JSON_TOKEN.finditer(line, pos, m.start()):
+            c = t.group()[:1]
+            depth += 1 if c in (b"{", b"[") else -1 if c in (b"}", b"]") else 0
+        if depth == 1:
+            return m
+        pos = m.start()
+    return None
+
+
 def iter_jsonl_records(
     stream: BinaryIO | io.RawIOBase, text_field: str, id_field: str, max_line: int = 16 << 20
 ) -> Iterator[tuple[str | None, str | StreamedText | None, int]]:
@@ -204,7 +225,7 @@ def iter_jsonl_records(
             return
         n += 1
         if len(line) > max_line and not line.endswith(b"\n"):
-            m = field_re.search(line)
+            m = _top_level_key(line, field_re)
             if m is None:
                 while True:  # drain the over-long line in bounded pieces
                     more = buf.readline(1 << 20)
@@ -223,6 +244,14 @@ def iter_jsonl_records(
             continue
         try:
             obj = json.loads(line)
+        except UnicodeDecodeError:
+            # Invalid UTF-8 in a record: read it with the bytes kept as lone surrogates (made
+            # U+FFFD and counted where its text is searched), not dropped whole (issue 15).
+            try:
+                obj = json.loads(line.decode("utf-8", "surrogateescape"))
+            except ValueError:
+                yield None, None, n
+                continue
         except ValueError:
             yield None, None, n
             continue

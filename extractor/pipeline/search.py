@@ -135,7 +135,9 @@ def _record_chunks(
 ) -> Chunk:
     """A record's text held whole (records are many and small: one window, one call); offsets
     count characters."""
-    data = clean(text)[0].encode("utf-8")
+    text, bad = clean(text)  # invalid bytes of the record (see read.iter_jsonl_records)
+    result.invalid_bytes += bad
+    data = text.encode("utf-8")
     kind = unit.kind or detect_kind(None, data[:65536])
     table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
