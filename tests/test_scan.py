@@ -313,3 +313,30 @@ def _children(pid: int) -> list[int]:
     from benchmarks.run import children_rss
 
     return [c for c, parent in children_rss()[0].items() if parent == pid]
+
+
+def test_a_full_disk_during_the_merge_is_a_failed_run_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 15: ENOSPC or a read-only OUT during the merge gave a traceback and exit 1 (which
+    means "inputs rejected"). The fault is injected (no small filesystem to fill here)."""
+    import errno
+
+    import extractor.pipeline.finalize as finalize
+    from extractor.cli import main
+
+    (tmp_path / "in.txt").write_text("doi:10.1000/182\n")
+
+    def full(path: str, table: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", path)
+
+    monkeypatch.setattr(finalize, "write_arrow", full)
+    code = main(["scan", str(tmp_path / "in.txt"), "-o", str(tmp_path / "out"), "--quiet", "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left on device" in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "mentions").exists()
+    monkeypatch.undo()
+    assert (
+        main(["scan", str(tmp_path / "in.txt"), "-o", str(tmp_path / "out"), "--quiet", "--workers", "1"])
+        == 0
+    )
