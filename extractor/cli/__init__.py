@@ -49,12 +49,30 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _workers_asked(words: list[str]) -> int | None:
+    """The --workers / -j value on a command line, read before it is parsed (None if absent)."""
+    value = None
+    for i, w in enumerate(words):
+        for flag in ("--workers", "-j"):
+            if w == flag and i + 1 < len(words):
+                value = words[i + 1]
+            elif w.startswith(flag + "=") or (flag == "-j" and w.startswith("-j") and w[2:].isdigit()):
+                value = w.split("=", 1)[1] if "=" in w else w[2:]
+    try:
+        return None if value is None else int(value)
+    except ValueError:
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "scan" and args.workers > 1:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["scan"] and _workers_asked(words) != 1:
         from ..engines.procs import start_worker_server
 
-        start_worker_server()  # the workers' server loads its modules while this process does
+        # First thing, before the arguments are parsed (which loads the pipeline): the workers'
+        # server loads its modules while this process loads its own.
+        start_worker_server()
+    args = build_parser().parse_args(argv)
     if args.command == "find":
         from .find import cmd_find
 

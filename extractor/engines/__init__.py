@@ -1,16 +1,45 @@
 """Who runs a scan's shards and merges: engines with the pipeline's Engine protocol
-(pipeline.run.Engine). A new executor (a cluster) is one more module here, nothing else."""
+(pipeline.run.Engine). A new executor (a cluster) is one more module here, nothing else.
+
+Kept light: `doi-extract scan` imports engines.procs first thing, to start the workers' server
+before anything heavy is loaded; the engines themselves are imported when asked for.
+"""
 
 from __future__ import annotations
 
-from ..pipeline.run import Engine
-from .inprocess import InProcessEngine
-from .local import LocalEngine
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..pipeline.run import Engine
+    from .inprocess import InProcessEngine
+    from .local import LocalEngine
 
 
 def make_engine(workers: int, buckets: int = 16) -> InProcessEngine | LocalEngine:
     """In-process for one worker (no process start-up), a local process pool for more."""
-    return InProcessEngine() if workers == 1 else LocalEngine(workers, buckets)
+    if workers == 1:
+        from .inprocess import InProcessEngine
+
+        return InProcessEngine()
+    from .local import LocalEngine
+
+    return LocalEngine(workers, buckets)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "InProcessEngine":
+        from .inprocess import InProcessEngine
+
+        return InProcessEngine
+    if name == "LocalEngine":
+        from .local import LocalEngine
+
+        return LocalEngine
+    if name == "Engine":
+        from ..pipeline.run import Engine
+
+        return Engine
+    raise AttributeError(name)
 
 
 __all__ = ["Engine", "InProcessEngine", "LocalEngine", "make_engine"]
