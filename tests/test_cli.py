@@ -103,3 +103,19 @@ def test_find_on_sample_corpus_matches_its_labels() -> None:
     for row in manifest:
         got = set(run("find", str(SAMPLE.parent / row["doc"])).stdout.decode().split())
         assert got == set(row["gold"]), row["doc"]
+
+
+def test_tsv_fields_escape_tabs_and_line_breaks(tmp_path: Path) -> None:
+    """Issue 15: a file name with a tab or a newline broke `find --format tsv`."""
+    f = tmp_path / "a\tb\nc.txt"
+    f.write_text("see doi:10.1000/182\n")
+    p = run("find", "--format", "tsv", str(f))
+    assert p.returncode == 0
+    lines = p.stdout.decode().splitlines()
+    assert len(lines) == 1
+    fields = lines[0].split("\t")
+    assert fields[0] == str(f).replace("\t", "\\t").replace("\n", "\\n") and fields[2:] == [
+        "10.1000/182",
+        "doi-label",
+        "doi:10.1000/182",
+    ]

@@ -34,8 +34,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                         seen.add(doi)
                     found = True
                     if args.format == "tsv":
-                        flat = raw.replace("\t", " ").replace("\n", "\\n").replace("\r", "\\r")
-                        out.write(f"{source}\t{offset}\t{doi}\t{hit.form}\t{flat}\n")
+                        out.write(f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}\n")
                     elif args.format == "jsonl":
                         rec = {
                             "source": source,
@@ -59,3 +58,12 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
     if error:
         return 2
     return 0 if found else 1
+
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _tsv(field: str) -> str:
+    """A TSV field with backslash, tab and line breaks escaped (a file name may hold any of them,
+    issue 15), as the linear TSV convention writes them."""
+    return field.translate(_TSV_ESCAPES)
