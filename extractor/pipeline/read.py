@@ -140,11 +140,34 @@ class StreamedText:
         self.chunks = chunks
 
 
-def _id_in(data: bytes, id_field: str) -> str | None:
-    m = re.search(
-        rb'"' + re.escape(id_field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})',
-        data,
+# A JSON string or a bracket: enough to know how deep a key stands.
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{}]')
+
+
+def _top_level_key(line: bytes, field_re: re.Pattern[bytes], depth: int = 0) -> re.Match[bytes] | None:
+    """The first match of `field_re` that is a key of the record itself, not of an object
+    nested in it (a long record's `"meta": {"text": …}` before its own `"text"`, issue 15);
+    `depth` is how deep `line` starts."""
+    pos = 0
+    for m in field_re.finditer(line):
+        if m.start() < pos:
+            continue  # inside a string passed over below
+        for t in _JSON_TOKEN.finditer(line, pos, m.start()):
+            c = t.group()[:1]
+            depth += 1 if c in (b"{", b"[") else -1 if c in (b"}", b"]") else 0
+        if depth == 1:
+            return m
+        pos = m.start()
+    return None
+
+
+def _id_in(data: bytes, id_field: str, depth: int = 0) -> str | None:
+    """The record id in a piece of a long record's line: the record's own key, not a nested
+    object's (`depth` is how deep `data` starts: 1 for the rest of the line after the text)."""
+    key = re.compile(
+        rb'"' + re.escape(id_field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})'
     )
+    m = _top_level_key(data, key, depth)
     if m is None:
         return None
     try:
@@ -183,28 +206,7 @@ def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id
                 break
             tail = (tail + more)[-(1 << 20) :]
     if rec.rid is None:
-        rec.rid = _id_in(tail, id_field)
-
-
-# A JSON string or a bracket: enough to know how deep a key stands.
-_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{}]')
-
-
-def _top_level_key(line: bytes, field_re: re.Pattern[bytes]) -> re.Match[bytes] | None:
-    """The first match of `field_re` that is a key of the record itself, not of an object
-    nested in it (a long record's `"meta": {"text": …}` before its own `"text"`, issue 15)."""
-    depth = 0
-    pos = 0
-    for m in field_re.finditer(line):
-        if m.start() < pos:
-            continue  # inside a string passed over below
-        for t in _JSON_TOKEN.finditer(line, pos, m.start()):
-            c = t.group()[:1]
-            depth += 1 if c in (b"{", b"[") else -1 if c in (b"}", b"]") else 0
-        if depth == 1:
-            return m
-        pos = m.start()
-    return None
+        rec.rid = _id_in(tail, id_field, depth=1)
 
 
 def iter_jsonl_records(
