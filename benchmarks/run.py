@@ -392,9 +392,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.only == "memory":
             check_memory(a.memory_file, tmp, say)
-            return 0
-        if a.only == "find":
+        elif a.only == "find":
             find_tables(say)
+        if a.only:
+            if a.record:
+                record(lines, argv, a.repeat)
             return 0
         # ripgrep's raw scan: the physical reference.
         rg_cmd = [rg, "-j1", "-o", "-i", "--no-filename", "--no-line-number", CROSSREF, *plain_files]
@@ -478,15 +480,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if a.record:
-        machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-        with open(ROOT / "benchmarks" / "RESULTS.md", "a", encoding="utf-8") as f:
-            f.write(
-                f"\n## {datetime.date.today().isoformat()} — `python -m benchmarks {' '.join(argv or sys.argv[1:])}`\n\n"
-            )
-            f.write(
-                f"Machine: {machine}. Medians of {a.repeat} runs.\n\n```\n" + "\n".join(lines) + "\n```\n"
-            )
+        record(lines, argv, a.repeat)
     return 0
+
+
+def record(lines: list[str], argv: list[str] | None, repeat: int) -> None:
+    """Append a run's figures to benchmarks/RESULTS.md."""
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    with open(ROOT / "benchmarks" / "RESULTS.md", "a", encoding="utf-8") as f:
+        f.write(
+            f"\n## {datetime.date.today().isoformat()} — `python -m benchmarks {' '.join(argv or sys.argv[1:])}`\n\n"
+        )
+        f.write(f"Machine: {machine}. Medians of {repeat} runs.\n\n```\n" + "\n".join(lines) + "\n```\n")
 
 
 if __name__ == "__main__":
