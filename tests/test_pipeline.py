@@ -627,6 +627,24 @@ def test_kind_and_binary_are_decided_once_per_input(tmp_path: Path) -> None:
     assert all("&#46;" in o["doi"] for o in table(whole, "occurrences"))  # plain, as its head says
 
 
+def test_a_range_of_control_bytes_does_not_reject_part_of_an_input(tmp_path: Path) -> None:
+    """Issue 15: binary-ness is the input's, decided on its head: a byte range further on with
+    control bytes (a log's escape codes) was rejected alone, the rest of the file kept."""
+    lines = [f"cites doi:10.1234/item.{i} here\n" for i in range(6000)]
+    lines[3000:3300] = ["\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\n"] * 300
+    f = tmp_path / "log.txt"
+    f.write_text("".join(lines))
+    for map_min in (0, 1 << 40):  # mapped, then streamed
+        out = tmp_path / f"out{map_min}"
+        report = scan_here([f], out, shard_size=20_000, map_min=map_min)
+        assert run_json(out)["shards"] > 5 and report.rejected == []
+        assert len(table(out, "mentions")) == 5700
+    (tmp_path / "bin.txt").write_bytes(bytes(range(32)) * 3000)  # binary at its head: the whole input
+    report = scan_here([tmp_path / "bin.txt"], tmp_path / "out-bin", shard_size=20_000)
+    assert [r["reason"] for r in report.rejected] == ["binary data (control bytes in the first block)"]
+    assert run_json(tmp_path / "out-bin")["shards"] == 0
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_special_files_and_the_output_folder_are_rejected_not_waited_for(tmp_path: Path) -> None:
     """Issue 15: a FIFO among the inputs hung the scan; OUT given as an input gave 0 inputs."""

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import re
 
+from .errors import InputError
+
 # XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
 _HTML_EXT = (".html", ".htm", ".xhtml", ".shtml", ".xml", ".nxml")
 _HTML_SNIFF = re.compile(
     rb"(?i)<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<meta\s|<(?:p|div|span|a|li|td|table|br)[\s>/]"
 )
+
+
+# How much of an input's head decides its kind and whether it is text at all.
+HEAD_BYTES = 1 << 16
 
 
 def detect_kind(name: str | None, head: bytes | str) -> str:
@@ -26,7 +32,7 @@ def detect_kind(name: str | None, head: bytes | str) -> str:
     if lname.endswith(".pdf.txt"):
         return "pdf"
     data = head.encode("utf-8", "replace") if isinstance(head, str) else head
-    sample = data[:65536]
+    sample = data[:HEAD_BYTES]
     if len(_HTML_SNIFF.findall(sample[:16384])) >= 2 or re.match(
         rb"\s*<(?:!doctype|html|\?xml)", sample, re.I
     ):
@@ -60,7 +66,7 @@ def is_binary(head: bytes) -> str | None:
         return "a PDF file, not text: extract its text first (pdftotext)"
     if not head:
         return None
-    sample = head[:65536]
+    sample = head[:HEAD_BYTES]
     controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
     if controls > len(sample) * 0.03:
         return "binary data (control bytes in the first block)"
@@ -94,3 +100,18 @@ def byte_offsets(text: str, starts: list[int]) -> list[int]:
         pos = s
         out.append(acc)
     return out
+
+
+def input_head(data: bytes, start: int) -> tuple[bytes, int]:
+    """The first bytes read of an input from offset `start`, checked and trimmed: at the input's
+    start (0) binary data raises InputError and a UTF-8 byte order mark is dropped (the start
+    moves past it). Binary-ness is a property of the whole input, decided on its head: a range
+    of it further on is not checked again (issue 15: ranges of one file were rejected alone)."""
+    if start:
+        return data, start
+    why = is_binary(data)
+    if why:
+        raise InputError(why)
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:], 3
+    return data, 0

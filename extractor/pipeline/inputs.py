@@ -10,7 +10,7 @@ import stat
 import sys
 from typing import Any
 
-from .decode import detect_kind, is_binary
+from .decode import HEAD_BYTES, detect_kind, is_binary
 from .read import detect_compression, display_name
 from .units import ScanConfig, ShardSpec
 
@@ -191,7 +191,7 @@ def plan_shards(
                     # Decided once for the whole input, on its head, as for an input read whole:
                     # detected per byte range, one HTML-like line made a range read as HTML.
                     f.seek(0)
-                    first = f.read(1 << 16)
+                    first = f.read(HEAD_BYTES)
                     why = is_binary(first)
                     if why:
                         rejected.append({"source": source, "reason": why})

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..match import FORMS, Hit
 from ..match.native import CHit, Mentions
-from .decode import clean, detect_kind, is_binary
+from .decode import HEAD_BYTES, clean, detect_kind
 from .errors import InputError, describe, is_corrupt_input
 from .read import StreamedText, open_stream, records
 from .sinks import OccurrenceSink, drain
@@ -82,14 +82,9 @@ def _text_chunks(
         mm = map_file(stream, config.map_min) if comp is None else None
         if mm is not None:
             with mm:
-                head = mm[base : base + config.block_size]
-                why = is_binary(head)
-                if why:
-                    raise InputError(why)
-                kind = spec.kind or detect_kind(spec.source, head)
-                start = 3 if base == 0 and head.startswith(b"\xef\xbb\xbf") else base  # after a BOM
                 stop = len(mm) if range_hi is None else min(len(mm), range_hi + 8 * BYTE_RESERVE)
-                mapped = MappedSource(mm, stream.fileno(), start, stop, config.map_window)
+                mapped = MappedSource(mm, stream.fileno(), base, stop, config.map_window)
+                kind = spec.kind or detect_kind(spec.source, mapped.head)
                 try:
                     yield from _chunks(
                         mapped, kind, config, progress, result, occ, (spec.source, None), range_lo, range_hi
@@ -120,7 +115,7 @@ def _streamed_record_chunks(
     """A record too large to hold: its text is read in windows, like a file; offsets count
     characters."""
     source = StreamSource.of_blocks(clean(t)[0].encode("utf-8") for t in text.chunks if t)
-    kind = unit.kind or detect_kind(None, source.head[:65536])
+    kind = unit.kind or detect_kind(None, source.head)
     yield from _chunks(source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True)
 
 
@@ -138,7 +133,7 @@ def _record_chunks(
     text, bad = clean(text)  # invalid bytes of the record (see read.iter_jsonl_records)
     result.invalid_bytes += bad
     data = text.encode("utf-8")
-    kind = unit.kind or detect_kind(None, data[:65536])
+    kind = unit.kind or detect_kind(None, data[:HEAD_BYTES])
     table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
     match = matcher_for(kind, config.allow_other_prefix, table, hits)

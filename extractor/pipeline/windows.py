@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from ..match import FORMS, FindStats, find_spans, native
 from ..match.native import CHit, Mentions
 from ..match.rules import MAX_DOI_CHARS
-from .decode import byte_offsets, clean, is_binary
+from .decode import HEAD_BYTES, byte_offsets, clean, input_head
 from .errors import InputError
 from .units import Progress, ShardResult
 
@@ -118,11 +118,13 @@ class Source(Protocol):
 
 class MappedSource:
     """A memory-mapped file: windows are views, no copies; the pages behind the window are
-    dropped, so memory stays flat on a file of any size."""
+    dropped, so memory stays flat on a file of any size. Its head is checked and trimmed by
+    decode.input_head."""
 
     _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)  # not on Windows: pages are then left to the OS
 
     def __init__(self, mm: mmap.mmap, fd: int, start: int, stop: int, window: int) -> None:
+        self.head, start = input_head(mm[start : start + HEAD_BYTES], start)
         self.mm = mm
         self.fd = fd
         self.view = memoryview(mm)
@@ -163,22 +165,24 @@ class StreamSource:
     """A stream read in blocks: a window is what is left of the last one and the next block.
 
     One block is read ahead, so that the last window is known to be the last (a small file is
-    one window, searched once). The first block is checked for binary data and loses a UTF-8
-    byte order mark at the start of a file.
+    one window, searched once). A file's head is checked and trimmed by decode.input_head.
     """
 
-    def __init__(self, stream: Any, start: int, limit: int | None, block_size: int) -> None:
+    def __init__(
+        self,
+        stream: Any,
+        start: int,
+        limit: int | None,
+        block_size: int,
+        blocks: Iterator[bytes] | None = None,
+    ) -> None:
         self.stream = stream
         self.limit = limit
         self.block_size = block_size
-        self.blocks: Iterator[bytes] | None = None
+        self.blocks = blocks
         data = self._read()
-        why = is_binary(data)
-        if why:
-            raise InputError(why)
-        if start == 0 and data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-            start = 3
+        if blocks is None:  # a file's bytes, not a record's text
+            data, start = input_head(data, start)
         self.start = start
         self.buf = b""
         self.buf_start = start
@@ -187,21 +191,12 @@ class StreamSource:
     @classmethod
     def of_blocks(cls, blocks: Iterator[bytes]) -> StreamSource:
         """A source over blocks already in memory (a streamed record's text, encoded)."""
-        src = cls.__new__(cls)
-        src.blocks = blocks
-        src.stream = None
-        src.limit = None
-        src.block_size = 0
-        src.start = 0
-        src.buf = b""
-        src.buf_start = 0
-        src.ahead = src._read()
-        return src
+        return cls(None, 0, None, 0, blocks)
 
     @property
     def head(self) -> bytes:
-        """The first block (for detecting the kind), before any window is taken."""
-        return self.ahead
+        """The first bytes (for detecting the kind), before any window is taken."""
+        return self.ahead[:HEAD_BYTES]
 
     def _read(self) -> bytes:
         if self.blocks is not None:
