@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from .canonical import canonical_key, fold_ascii
 from .find import KINDS, FindStats, Hit, Span, find_dois, find_spans
-from .forms import FORMS, Form, forms_mask, forms_of
+from .forms import FORM_INDEX, FORMS, Form, forms_mask, forms_of
 from .identifiers import canonicalize, is_equivalent, to_uri, to_url
 
 __all__ = [
     "FORMS",
+    "FORM_INDEX",
     "KINDS",
     "FindStats",
     "Form",

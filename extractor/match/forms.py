@@ -31,14 +31,15 @@ _URL_FORMS = frozenset({Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE, Form.OTHER
 # Display forms by index: the C matcher reports this index, and shards store a hit's forms as a
 # bit mask of these indices (partial rows), named again when mentions are written.
 FORMS: tuple[Form, ...] = tuple(Form)
-_INDEX = {f.value: i for i, f in enumerate(FORMS)}
+# A form's index (keyed by the form or its name: a StrEnum member equals its value).
+FORM_INDEX: dict[str, int] = {f.value: i for i, f in enumerate(FORMS)}
 
 
 def forms_mask(forms: set[str] | set[Form]) -> int:
     """The bit mask of a set of display forms."""
     mask = 0
     for f in forms:
-        mask |= 1 << _INDEX[str(f)]
+        mask |= 1 << FORM_INDEX[f]
     return mask
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import errno
 import lzma
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class InputError(Exception):
@@ -42,6 +44,20 @@ def is_corrupt_input(exc: BaseException) -> bool:
     if isinstance(exc, (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError)):
         return True
     return type(exc).__module__.split(".")[0] in ("zstandard", "_zstd", "pyarrow")
+
+
+@contextmanager
+def input_errors() -> Iterator[None]:
+    """Read an input inside: what says the input itself is unreadable (truncated or corrupt
+    archive, missing file) becomes InputError; anything else passes unchanged."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        if is_corrupt_input(exc):
+            raise InputError(describe(exc)) from exc
+        raise
 
 
 class Fatal(Exception):

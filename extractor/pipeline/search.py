@@ -13,7 +13,7 @@ from typing import Any
 from ..match import FORMS, Hit
 from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, detect_kind
-from .errors import InputError, describe, is_corrupt_input
+from .errors import input_errors
 from .read import StreamedText, open_stream, records
 from .sinks import OccurrenceSink, drain
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
@@ -151,7 +151,7 @@ def unit_docs(
 ) -> Iterator[Doc]:
     """The documents of one input file (or byte range, or row group) with their mentions,
     numbered from 0 in the unit. An input that cannot be read raises InputError."""
-    try:
+    with input_errors():
         if unit.fmt == "text":
             for chunk in _text_chunks(unit, config, progress, result, occ):
                 yield Doc(unit.source, None, 0, chunk)
@@ -169,12 +169,6 @@ def unit_docs(
                     yield Doc(unit.source, text.rid, n, chunk)
                 continue
             yield Doc(unit.source, rid, n, _record_chunks(text, rid, unit, config, progress, result, occ))
-    except InputError:
-        raise
-    except Exception as exc:
-        if is_corrupt_input(exc):  # truncated or corrupt archives and files
-            raise InputError(describe(exc)) from exc
-        raise
 
 
 def hits_in_stream(
@@ -183,7 +177,7 @@ def hits_in_stream(
     """Every DOI in a binary stream, read in bounded windows, as a Hit whose offsets count
     bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
     and the content."""
-    try:
+    with input_errors():
         src = StreamSource(stream, 0, None, block_size)
         if kind is None:
             kind = detect_kind(source, src.head)
@@ -193,9 +187,3 @@ def hits_in_stream(
             for a, b, f, d, raw in hits:
                 yield Hit(a, b, clean(raw)[0], FORMS[f], d)
             hits.clear()
-    except InputError:
-        raise
-    except Exception as exc:
-        if is_corrupt_input(exc):
-            raise InputError(describe(exc)) from exc
-        raise

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from ..match import FORMS, FindStats, find_spans, native
+from ..match import FORM_INDEX, FindStats, find_spans, native
 from ..match.native import CHit, Mentions
 from ..match.rules import MAX_DOI_CHARS
 from .decode import HEAD_BYTES, byte_offsets, clean, input_head
@@ -30,7 +30,6 @@ BYTE_RESERVE = 4 * (MAX_DOI_CHARS + 4 * 400)
 BYTE_LEFT = 4 * 1024
 # Byte-range shards read this much before their range, for the left context of the first hit.
 RANGE_OVERLAP = 4096
-_FORM_INDEX = {f: i for i, f in enumerate(FORMS)}
 
 
 class Matcher(Protocol):
@@ -91,7 +90,7 @@ class PythonMatcher:
             reported += 1
             at = base + (s.start if chars else b)
             rawtext = text[s.start : s.end]
-            form = _FORM_INDEX[s.form]
+            form = FORM_INDEX[s.form]
             if self.table is not None:
                 self.table.add(s.doi, at, form, rawtext)
             if self.hits is not None:
