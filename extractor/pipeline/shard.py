@@ -30,7 +30,7 @@ class _Redo(Exception):
 def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict[int, str]) -> ShardResult:
     result = ShardResult(spec.index)
     paths = shard_paths(config.out, spec)
-    parts = PartWriter(paths)
+    parts = PartWriter(paths, config.flush_rows)
     occ = OccurrenceSink(paths, config.flush_rows)
     reported = max(skip, default=-1)  # units up to this one reported their progress already
     doc_base = 0
@@ -45,8 +45,7 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
             for doc in unit_docs(unit, config, no_progress if i <= reported else progress, result, occ):
                 n_docs = max(n_docs, doc.number + 1)
                 parts.add_chunk(spec.index, doc_base + doc.number, doc.source, doc.record, doc.chunk)
-                if parts.rows >= config.flush_rows:
-                    parts.flush()
+                parts.flush_if_full()
                 occ.flush_if_full()
         except InputError as exc:
             if is_transient(exc):

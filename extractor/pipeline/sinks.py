@@ -108,8 +108,9 @@ class PartWriter:
 
     BIG = 1024  # rows from which a chunk is made a table of its own
 
-    def __init__(self, paths: ShardPaths) -> None:
+    def __init__(self, paths: ShardPaths, flush_rows: int) -> None:
         self.paths = paths
+        self.flush_rows = flush_rows
         self.layouts: list[dict[int, list[int]]] = []
         self._empty()
 
@@ -171,6 +172,10 @@ class PartWriter:
             del col[mark[2] :]
         self.rows = sum(t.num_rows for _b, t in self.tables) + len(self.cols["doi"])
         return True
+
+    def flush_if_full(self) -> None:
+        if self.rows >= self.flush_rows:
+            self.flush()
 
     def flush(self) -> None:
         by_bucket: dict[int, list[pa.RecordBatch]] = {}
