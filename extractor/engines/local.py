@@ -70,6 +70,25 @@ def _warm_up() -> None:
     pa.table({"k": [1], "v": [1]}).group_by("k", use_threads=False).aggregate([("v", "sum")])
 
 
+def _outcome(fut: Future[ShardResult], spec: ShardSpec, deaths: dict[int, int]) -> ShardResult | None:
+    """A finished shard's result, or None when it is to be done again: its worker died (killed
+    by the system, out of memory?), which breaks the pool and every shard running or queued in
+    it. A shard whose workers keep dying is rejected, so that the run ends; any other error is
+    a fault of the program or system, fatal."""
+    try:
+        return fut.result()
+    except BrokenProcessPool:
+        deaths[spec.index] = deaths.get(spec.index, 0) + 1
+        if deaths[spec.index] < WORKER_DEATHS:
+            return None
+        return ShardResult(
+            spec.index,
+            error=f"the worker reading this input died {WORKER_DEATHS} times (killed by the system: out of memory?)",
+        )
+    except Exception as exc:
+        raise Fatal(f"{type(exc).__name__}: {exc}") from exc
+
+
 class LocalEngine:
     name = "local"
 
@@ -122,25 +141,11 @@ class LocalEngine:
                     self._drain(progress)
                     progress(0, 0)  # a report at least every 0.2 s: where a Ctrl-C is acted on
                     for fut in finished:
-                        spec = futures[fut]
-                        try:
-                            res = fut.result()
-                        except BrokenProcessPool:
-                            # A worker died (killed by the system, out of memory?): every shard
-                            # running or queued is done again in a new pool; one whose workers
-                            # keep dying is rejected, so that the run ends.
-                            deaths[spec.index] = deaths.get(spec.index, 0) + 1
-                            if deaths[spec.index] < WORKER_DEATHS:
-                                todo.append(spec)
-                                continue
-                            res = ShardResult(
-                                spec.index,
-                                error=f"the worker reading this input died {WORKER_DEATHS} times "
-                                "(killed by the system: out of memory?)",
-                            )
-                        except Exception as exc:  # fatal: a fault of the program or system
-                            raise Fatal(f"{type(exc).__name__}: {exc}") from exc
-                        yield res
+                        res = _outcome(fut, futures[fut], deaths)
+                        if res is None:
+                            todo.append(futures[fut])
+                        else:
+                            yield res
                 self._drain(progress)
             except BaseException:
                 # On Ctrl-C or a fatal error, queued shards are dropped; running ones finish (each is atomic).
