@@ -31,8 +31,7 @@ class OutputInUse(Fatal):
     """OUT is not ours to write, or another scan is writing to it."""
 
 
-def _is_ours(out: str) -> bool:
-    names = set(os.listdir(out))
+def _is_ours(names: set[str]) -> bool:
     if MARKER in names:
         return True
     # an output of a version before the marker
@@ -55,13 +54,22 @@ def _lock(out: str) -> IO[str] | None:
     return f
 
 
+def _remove(path: str, ignore_errors: bool = False) -> None:
+    """Remove a file or a folder tree, if it is there (`ignore_errors`: within a folder tree)."""
+    if os.path.isdir(path):
+        shutil.rmtree(path, ignore_errors=ignore_errors)
+    elif os.path.lexists(path):
+        os.remove(path)
+
+
 @contextmanager
 def output_folder(out: str, force: bool = False) -> Iterator[str]:
     """Claim OUT for one scan: checked to be ours (or empty), locked, marked, and cleared of
     an earlier run's results (`force`) and of what an interrupted run left under temporary
     names. Raises OutputInUse, or OSError when OUT cannot be used at all."""
     os.makedirs(out, exist_ok=True)
-    if os.listdir(out) and not _is_ours(out):
+    names = set(os.listdir(out))
+    if names and not _is_ours(names):
         raise OutputInUse(
             f"{out} is not empty and was not written by doi-extract: choose another output folder "
             "(nothing in it was touched)"
@@ -72,20 +80,15 @@ def output_folder(out: str, force: bool = False) -> Iterator[str]:
             json.dump({"tool": "doi-extract", "version": __version__}, f)
         if force:
             for name in OURS:
-                p = os.path.join(out, name)
-                if os.path.isdir(p):
-                    shutil.rmtree(p)
-                elif os.path.exists(p):
-                    os.remove(p)
-        stale = glob.glob(os.path.join(out, ".*.tmp-*")) + glob.glob(os.path.join(out, ".*.old-*"))
-        stale += glob.glob(os.path.join(out, "_work", "*", "*.tmp-*")) + glob.glob(
-            os.path.join(out, "_shards", "*.tmp-*")
-        )
-        for path in stale:
-            if os.path.isdir(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.remove(path)
+                _remove(os.path.join(out, name))
+        for pattern in (
+            ".*.tmp-*",
+            ".*.old-*",
+            os.path.join("_work", "*", "*.tmp-*"),
+            os.path.join("_shards", "*.tmp-*"),
+        ):
+            for path in glob.glob(os.path.join(out, pattern)):  # what an interrupted run left
+                _remove(path, ignore_errors=True)
         yield out
     finally:
         if lock is not None:
