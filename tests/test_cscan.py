@@ -18,6 +18,8 @@ from extractor.match import find_spans, native
 from extractor.match.native import bucket_of, find_spans_utf8
 from extractor.pipeline.decode import clean
 
+from .helpers import PIECES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -59,117 +61,13 @@ def test_c_matcher_agrees_on_corpora(path: Path) -> None:
     agree(path.read_bytes())  # HTML too, read as plain text: markup is a hard test of the end rules
 
 
-_PIECES = [
-    "10.1000/182",
-    "10.12345/abc.def",
-    "10.1101/2020.01.01.123",
-    "10.5240:",
-    "10.",
-    "1234",
-    "/a",
-    "10.1000%2F1",
-    "doi:",
-    "DOI ",
-    "doi ",
-    "doi=",
-    "doi：",
-    "doi%3A",
-    "info%3Adoi%2F",
-    "https://doi.org/",
-    "http://dx.doi.org/",
-    "https:////doi.org/",
-    "urn:doi:",
-    "urn:eidr:",
-    "info:doi/",
-    "hdl.handle.net/",
-    "www.doi.org/",
-    "example.com/",
-    "https://x.org/doi/abs/",
-    "/doi/full/",
-    "?id=",
-    "&x=1",
-    "#s",
-    "?a=",
-    "biorxiv.org/",
-    "academic.oup.com/x/article/doi/",
-    "/abstract",
-    "/full/",
-    ".pdf",
-    ";jsessionid=X1",
-    "v2.full",
-    "v1.full.pdf+html",
-    "/transform/x",
-    "/agency",
-    "/123",
-    " ",
-    "  ",
-    "\n",
-    "\t",
-    "\u00a0",
-    "\u3000",
-    "\x85",
-    "\x1c",
-    ".",
-    ",",
-    ";",
-    ":",
-    "!",
-    "?",
-    "(",
-    ")",
-    "[",
-    "]",
-    "{",
-    "}",
-    "<",
-    ">",
-    "<i>",
-    "</b>",
-    "<1",
-    "（",
-    "）",
-    '"',
-    "'",
-    "“",
-    "”",
-    "…",
-    "*",
-    "`",
-    "=",
-    "-",
-    "_",
-    "%",
-    "%2F",
-    "%41",
-    "%C3%81",
-    "%0a",
-    "%ff",
-    "%E2%80%8B",
-    "%c3",
-    "Á",
-    "x",
-    "Z",
-    "İ",
-    "ı",
-    "ſ",
-    "K",
-    "\u00ad",
-    "\u200b",
-    "٣",
-    "\udcff",
-    "\udcc3",
-    "\udc81",
-    "\udce2\udc82",  # invalid UTF-8 bytes (surrogateescape)
-]
-
-
-@given(st.lists(st.sampled_from(_PIECES), max_size=30))
+@given(st.lists(st.sampled_from(PIECES), max_size=30))
 @settings(max_examples=3000, deadline=None)
 def test_c_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
     agree("".join(pieces).encode("utf-8", "surrogateescape"))
 
 
-@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=10))
+@given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=10))
 @settings(max_examples=300, deadline=None)
 def test_c_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
     # Pieces repeated hundreds of times: anchors, runs and brackets near every window's bound.

@@ -183,6 +183,16 @@ def test_html_offsets_hold_after_text_whose_lowercase_is_longer() -> None:
         # spec §2: a suffix of format characters only is empty
         ("10.1000/\u00ad", None),
         ("doi:10.1000/\u200b", None),
+        # NISO Z39.84-2005 §4.1: no control character is part of a DOI, nor a lone surrogate
+        ("10.1000/a\x01b", None),
+        ("10.1000/a\x85b", None),
+        ("10.1000/a\ud800b", None),
+        # spec §2: one line break may follow a label (as find_dois reads it)
+        ("DOI:\n10.1177/0269215510375901", "10.1177/0269215510375901"),
+        ("doi:\n\n10.1177/0269215510375901", None),
+        # RFC 7972's colon, or the slash find_dois also reads there
+        ("urn:eidr:10.5240:7D2A-D7B0", "10.5240/7d2a-d7b0"),
+        ("urn:eidr:10.5240/7D2A-D7B0", "10.5240/7d2a-d7b0"),
     ],
 )
 def test_canonicalize_one_identifier(text: str, doi: str | None) -> None:

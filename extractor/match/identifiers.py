@@ -11,7 +11,7 @@ import re
 from .canonical import clean_name, fold_ascii
 from .find import GROUP_FORMS, URLISH, Hit, find_dois
 from .forms import Form
-from .rules import end_of_name
+from .rules import RUN_END, end_of_name
 
 _ID_PREFIX = re.compile(
     r"""(?ix)\A(?:
@@ -23,7 +23,7 @@ _ID_PREFIX = re.compile(
       | (?P<info>info:doi/)
       | (?P<pinfo>info%3Adoi%2F)
       | (?P<plabel>doi%3A)
-      | (?P<label>doi[ \t]*[:：=]?[ \t]*)
+      | (?P<label>doi[ \t]*[:：=]?[^\S\n]*\n?[^\S\n]*)  # spec §2: one line break may follow
     )?"""
 )
 _ID_NAME = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff])")
@@ -37,13 +37,15 @@ def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
     m = _ID_PREFIX.match(s)
     form = GROUP_FORMS.get(m.lastgroup or "bare", Form.BARE) if m else Form.BARE
     rest = s[m.end() :] if m else s
-    if any(ch.isspace() for ch in rest):
-        return None  # spec §4: whitespace ends a DOI; one identifier has none
+    if RUN_END.search(rest.replace('"', "")):
+        # Spec §4: whitespace ends a DOI, and no DOI holds a control character or a lone
+        # surrogate (NISO Z39.84-2005 §4.1), so one identifier has none.
+        return None
     if form is Form.EIDR_URN:
         em = _ID_EIDR.match(rest)
-        if em is None:
-            return None
-        rest = rest[: em.end() - 1] + "/" + rest[em.end() :]
+        if em is not None:
+            rest = rest[: em.end() - 1] + "/" + rest[em.end() :]
+        # else `urn:eidr:10.5240/…`, with RFC 7972's `:` written as the DOI's `/`, as find reads it
         form = Form.URN
     nm = _ID_NAME.match(rest)
     if nm is None:
