@@ -111,6 +111,35 @@ def test_doi_straddling_a_shard_cut_found_exactly_once(tmp_path: Path) -> None:
     assert any(m["doi"] == "10.1234/across-the-cut" for m in table(whole, "mentions"))
 
 
+def test_records_without_text_are_named_with_their_line_or_row(tmp_path: Path) -> None:
+    """Issue 15: a malformed line, or a text that is not a string, was only a count in _run.json."""
+    jl = tmp_path / "recs.jsonl"
+    lines = ['{"text": "doi:10.1000/1"}', "[1, 2]", '{"text": null}', '{"text": 5}', "{bad", ""]
+    lines += ['{"text": ["a"]}', '{"text": {"x": 1}}', '"just a string"']
+    jl.write_text("\n".join(lines) + "\n")
+    pqf = tmp_path / "recs.parquet"
+    pq.write_table(pa.table({"text": ["10.1000/2", None, "x", None]}), pqf, row_group_size=2)
+    out = tmp_path / "out"
+    scan_here([jl, pqf], out)
+    run = run_json(out)
+    assert run["records_skipped"] == 9
+    by_source = {sk["source"]: sk for sk in run["skipped_records"]}
+    assert by_source[str(jl)]["records"] == 7
+    assert by_source[str(jl)]["first"] == [
+        {"line": 2, "reason": "a JSON array, not an object"},
+        {"line": 3, "reason": "'text' is a JSON null, not a string"},
+        {"line": 4, "reason": "'text' is a JSON number, not a string"},
+        {"line": 5, "reason": "not valid JSON"},
+        {"line": 7, "reason": "'text' is a JSON array, not a string"},
+    ]
+    assert by_source[str(pqf)] == {
+        "source": str(pqf),
+        "records": 2,
+        "first": [{"row": 1, "reason": "'text' is null"}, {"row": 3, "reason": "'text' is null"}],
+    }
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/1", "10.1000/2"}
+
+
 def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
     recs = [
         {"id": "a", "text": "doi:10.1000/182 and doi:10.1000/182"},
@@ -127,6 +156,13 @@ def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
     rows = [(m["record"], m["doi"], m["count"]) for m in table(out, "mentions")]
     assert sorted(rows) == [("7", "10.1038/nature12373", 1), ("a", "10.1000/182", 2)]
     assert run_json(out)["records_skipped"] == 2
+    assert run_json(out)["skipped_records"] == [
+        {
+            "source": str(jl),
+            "records": 2,
+            "first": [{"line": 3, "reason": "no 'text' field"}, {"line": 5, "reason": "not valid JSON"}],
+        }
+    ]
     out2 = tmp_path / "out2"
     scan_here([pqf], out2, text_field="content", id_field="doc_id")
     assert [(m["record"], m["doi"], m["first_offset"]) for m in table(out2, "mentions")] == [

@@ -110,6 +110,16 @@ def test_rejected_inputs_exit_1_and_are_named_on_stderr(tmp_path: Path) -> None:
     assert f.returncode == 2 and "Traceback" not in f.stderr
 
 
+def test_skipped_records_are_named_on_stderr_and_the_run_succeeds(tmp_path: Path) -> None:
+    jl = tmp_path / "recs.jsonl"
+    jl.write_text('{"text": "doi:10.1000/1"}\n{oops\n' + '{"id": 1}\n' * 9)
+    p = scan(str(jl), "-o", str(tmp_path / "out"), "--quiet")
+    assert (
+        f"skipped 10 records of {jl} with no text: line 2 (not valid JSON), line 3 (no 'text' field), "
+        "line 4 (no 'text' field), line 5 (no 'text' field), line 6 (no 'text' field), …"
+    ) in p.stderr
+
+
 def test_inputs_globs_lists_and_stdin(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("doi:10.1000/a\n")
     (tmp_path / "b.txt").write_text("doi:10.1000/b\n")

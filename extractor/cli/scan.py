@@ -122,10 +122,21 @@ class ProgressDisplay(Observer):
         self.files += 1
 
     def rejected(self, source: str, reason: str) -> None:
+        self.rejected_line(f"rejected {source}: {reason}")
+
+    def rejected_line(self, line: str) -> None:
+        """A line about one input, above the bar when there is one."""
         if self.bar is not None:
-            self.bar.write(f"doi-extract scan: rejected {source}: {reason}", file=sys.stderr)
+            self.bar.write(f"doi-extract scan: {line}", file=sys.stderr)
         else:
-            say(f"doi-extract scan: rejected {source}: {reason}")
+            say(f"doi-extract scan: {line}")
+
+    def skipped(self, source: str, records: int, first: list[dict[str, Any]]) -> None:
+        where = ", ".join(f"{k} {v} ({d['reason']})" for d in first for k, v in d.items() if k != "reason")
+        more = ", …" if records > len(first) else ""
+        self.rejected_line(
+            f"skipped {records} record{'s' if records > 1 else ''} of {source} with no text: {where}{more}"
+        )
 
     def progress(self, nbytes: int, nhits: int) -> None:
         if self.interrupt is not None and self.interrupt.requested:

@@ -209,14 +209,18 @@ def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id
         rec.rid = _id_in(tail, id_field, depth=1)
 
 
+class Skipped(str):
+    """Why a record has no text to search (given in place of its text)."""
+
+
 def iter_jsonl_records(
     stream: BinaryIO | io.RawIOBase, text_field: str, id_field: str, max_line: int = 16 << 20
-) -> Iterator[tuple[str | None, str | StreamedText | None, int]]:
+) -> Iterator[tuple[str | None, str | StreamedText | Skipped, int]]:
     """(record id, text, line number) for each line of a JSONL stream.
 
     A line longer than `max_line` bytes is not held whole: its text field is given as a
     StreamedText, decoded piece by piece (the caller reads it before the next record). A line
-    that is not a JSON object, or has no text field, gives (None, None, n).
+    that is not a JSON object, or has no string in its text field, gives (None, Skipped(why), n).
     """
     buf: Any = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)
     n = 0
@@ -233,7 +237,7 @@ def iter_jsonl_records(
                     more = buf.readline(1 << 20)
                     if not more or more.endswith(b"\n"):
                         break
-                yield None, None, n
+                yield None, Skipped(f"over {max_line} bytes with no top-level {text_field!r} string"), n
                 continue
             rec = StreamedText(_id_in(line[: m.start()], id_field), iter(()))
             rec.chunks = _stream_string(line, m.end(), buf, rec, id_field)
@@ -252,59 +256,108 @@ def iter_jsonl_records(
             try:
                 obj = json.loads(line.decode("utf-8", "surrogateescape"))
             except ValueError:
-                yield None, None, n
+                yield None, Skipped("not valid JSON"), n
                 continue
         except ValueError:
-            yield None, None, n
+            yield None, Skipped("not valid JSON"), n
             continue
         if not isinstance(obj, dict):
-            yield None, None, n
+            yield None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n
             continue
         text = obj.get(text_field)
         rid = obj.get(id_field)
-        yield (None if rid is None else display_name(str(rid))), (text if isinstance(text, str) else None), n
+        if isinstance(text, str):
+            yield (None if rid is None else display_name(str(rid))), text, n
+        elif text_field not in obj:
+            yield None, Skipped(f"no {text_field!r} field"), n
+        else:
+            yield None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
+    return names.get(type(value), "number")
 
 
 def records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress
 ) -> Iterator[tuple[str | None, str | StreamedText]]:
     """(record id, text) for each record of a JSONL or Parquet shard; a record with no text
-    is counted as skipped."""
-    if spec.fmt == "parquet":
-        import pyarrow.parquet as pq
+    is skipped, counted, and named (line or row, and why) in the result."""
+    skipped = SkippedRecords(spec.source, result)
+    try:
+        if spec.fmt == "parquet":
+            yield from _parquet_records(spec, config, result, progress, skipped)
+            return
+        stream, _ = open_stream(spec.path)
+        with stream:
+            counting = CountingReader(stream, progress, result)
+            for rid, text, n in iter_jsonl_records(
+                counting, config.text_field, config.id_field, config.max_record_bytes
+            ):
+                if isinstance(text, Skipped):
+                    skipped.add("line", n, text)
+                else:
+                    yield rid, text
+    finally:
+        skipped.close()
 
-        pf = pq.ParquetFile(spec.path)
-        names = pf.schema_arrow.names
-        if config.text_field not in names:
-            raise InputError(f"no column {config.text_field!r} in the Parquet file")
-        cols = [config.text_field] + ([config.id_field] if config.id_field in names else [])
-        groups = [spec.start] if spec.stop >= 0 else list(range(pf.num_row_groups))
-        for g in groups:
-            result.bytes_read += pf.metadata.row_group(g).total_byte_size
-            progress(pf.metadata.row_group(g).total_byte_size, 0)
-            for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
-                texts = batch.column(config.text_field).to_pylist()
-                ids = (
-                    batch.column(config.id_field).to_pylist()
-                    if config.id_field in names
-                    else [None] * len(texts)
-                )
-                for rid, text in zip(ids, texts, strict=True):
-                    if isinstance(text, str):
-                        yield (None if rid is None else display_name(str(rid))), text
-                    else:
-                        result.skipped_records += 1
-        return
-    stream, _ = open_stream(spec.path)
-    with stream:
-        counting = CountingReader(stream, progress, result)
-        for rid, text, _n in iter_jsonl_records(
-            counting, config.text_field, config.id_field, config.max_record_bytes
-        ):
-            if text is None:
-                result.skipped_records += 1
-                continue
-            yield rid, text
+
+def _parquet_records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[tuple[str | None, str]]:
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(spec.path)
+    names = pf.schema_arrow.names
+    if config.text_field not in names:
+        raise InputError(f"no column {config.text_field!r} in the Parquet file")
+    cols = [config.text_field] + ([config.id_field] if config.id_field in names else [])
+    groups = [spec.start] if spec.stop >= 0 else list(range(pf.num_row_groups))
+    for g in groups:
+        row = sum(pf.metadata.row_group(i).num_rows for i in range(g))
+        result.bytes_read += pf.metadata.row_group(g).total_byte_size
+        progress(pf.metadata.row_group(g).total_byte_size, 0)
+        for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
+            texts = batch.column(config.text_field).to_pylist()
+            ids = (
+                batch.column(config.id_field).to_pylist() if config.id_field in names else [None] * len(texts)
+            )
+            for rid, text in zip(ids, texts, strict=True):
+                if isinstance(text, str):
+                    yield (None if rid is None else display_name(str(rid))), text
+                else:
+                    skipped.add(
+                        "row", row, f"{config.text_field!r} is {'null' if text is None else 'not a string'}"
+                    )
+                row += 1
+
+
+class SkippedRecords:
+    """The records of one input that had no text: counted, the first few named (issue 15: a
+    malformed line was only a count in _run.json)."""
+
+    SHOWN = 5
+
+    def __init__(self, source: str, result: ShardResult) -> None:
+        self.source = source
+        self.result = result
+        self.count = 0
+        self.first: list[dict[str, Any]] = []
+
+    def add(self, unit: str, number: int, reason: str) -> None:
+        self.count += 1
+        if len(self.first) < self.SHOWN:
+            self.first.append({unit: number, "reason": str(reason)})
+
+    def close(self) -> None:
+        if self.count:
+            self.result.skipped_records += self.count
+            self.result.skipped.append({"source": self.source, "records": self.count, "first": self.first})
 
 
 class CountingReader(io.RawIOBase):

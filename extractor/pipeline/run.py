@@ -19,7 +19,7 @@ from .. import __version__
 from .finalize import finalize
 from .inputs import expand_inputs, plan_shards, shard_bytes
 from .parts import completed_result
-from .read import display_name
+from .read import SkippedRecords, display_name
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 from .write import atomically
 
@@ -59,6 +59,10 @@ class Observer:
 
     def rejected(self, source: str, reason: str) -> None:
         """An input that could not be read."""
+
+    def skipped(self, source: str, records: int, first: list[dict[str, Any]]) -> None:
+        """Records of an input that had no text to search: how many, and the first few (line or
+        row, and why)."""
 
 
 @dataclass(slots=True)
@@ -109,6 +113,8 @@ def run_scan(
         for r in problems:
             rejected.append(r)
             obs.rejected(r["source"], r["reason"])
+        for sk in res.skipped:
+            obs.skipped(sk["source"], sk["records"], sk["first"])
         obs.shard_done(res)
     t_shards = time.monotonic()
     counts = finalize(out, specs, done, config, engine)
@@ -132,6 +138,7 @@ def run_scan(
         "invalid_bytes_replaced": sum(r.invalid_bytes for r in ok),
         "candidates_too_long": sum(r.too_long for r in ok),
         "records_skipped": sum(r.skipped_records for r in ok),
+        "skipped_records": _skipped_by_input(ok),
         "shards": len(specs),
         "shards_resumed": resumed,
         "rejected": rejected,
@@ -149,3 +156,14 @@ def run_scan(
     ):
         json.dump(summary, f, indent=2, ensure_ascii=False, default=str)
     return RunReport(len(specs), resumed, counts, rejected, summary)
+
+
+def _skipped_by_input(results: Sequence[ShardResult]) -> list[dict[str, Any]]:
+    """The records skipped per input, an input split into several shards counted once."""
+    merged: dict[str, dict[str, Any]] = {}
+    for r in sorted(results, key=lambda r: r.index):
+        for sk in r.skipped:
+            m = merged.setdefault(sk["source"], {"source": sk["source"], "records": 0, "first": []})
+            m["records"] += sk["records"]
+            m["first"] = (m["first"] + sk["first"])[: SkippedRecords.SHOWN]
+    return list(merged.values())

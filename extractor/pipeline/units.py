@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import __version__
 
@@ -94,6 +95,7 @@ class ShardResult:
     invalid_bytes: int = 0
     too_long: int = 0
     skipped_records: int = 0
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # per input: count, first few
     error: str | None = None
     rejected: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
