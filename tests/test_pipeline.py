@@ -10,6 +10,7 @@ import itertools
 import json
 import lzma
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 
 from extractor.match import find_spans
 from extractor.match.jsonstr import JsonStringDecoder
-from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
+from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, read
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
 from extractor.pipeline.parts import shard_paths
@@ -365,6 +366,73 @@ def test_multi_frame_zstd_is_read_to_its_end(tmp_path: Path) -> None:
         ("10.1000/first", 100),
         ("10.1000/second", 100),
     }
+
+
+def _zstd_streams() -> list[list[bytes]]:
+    """Streams as their frames, of every header shape: content size or not, checksum or not,
+    levels, a dictionary id, empty, RLE-heavy, several frames and skippable frames."""
+    text = b"doi:10.1000/182 and more text\n" * 3000
+    skippable = b"\x5a\x2a\x4d\x18" + (6).to_bytes(4, "little") + b"hello!"
+    dict_data = zstandard.train_dictionary(
+        1024, [b"sample %d doi:10.1000/%d\n" % (i, i) * 20 for i in range(200)]
+    )
+    frames = [
+        zstandard.ZstdCompressor().compress(text),
+        zstandard.ZstdCompressor(level=19, write_checksum=True).compress(text),
+        zstandard.ZstdCompressor(write_content_size=False).compress(b"x" * 300_000),
+        zstandard.ZstdCompressor().compress(b""),
+        zstandard.ZstdCompressor(dict_data=dict_data, write_dict_id=True).compress(text[:500]),
+    ]
+    return [[f] for f in frames] + [[frames[0], skippable, frames[1], frames[3]], [skippable, frames[2]]]
+
+
+def test_zstd_frame_walk_knows_where_every_frame_ends() -> None:
+    """ZstdFrames (RFC 8878 §3.1) is what tells a truncated zstd stream from a whole one: fed
+    any stream cut anywhere, it is complete exactly at the ends of frames."""
+    for parts in _zstd_streams():
+        blob = b"".join(parts)
+        ends = set(itertools.accumulate(len(p) for p in parts))
+        for cut in sorted({*range(0, len(blob), max(1, len(blob) // 300)), *ends, *(e - 1 for e in ends)}):
+            frames = read.ZstdFrames()
+            for i in range(0, cut, 7):  # fed in small pieces, as headers straddle reads
+                frames.feed(blob[i : min(i + 7, cut)])
+            assert frames.complete == (cut == 0 or cut in ends), (cut, len(blob))
+
+
+def test_a_truncated_zstd_stream_is_an_error_at_any_cut(tmp_path: Path) -> None:
+    for parts in _zstd_streams()[:3]:
+        blob = parts[0]
+        for cut in range(4, len(blob), max(1, len(blob) // 40)):  # 4: the magic, or it is no zstd
+            f = tmp_path / "cut.zst"
+            f.write_bytes(blob[:cut])
+            with pytest.raises((EOFError, zstandard.ZstdError)):
+                read.read_all(str(f))
+
+
+def test_a_zstd_bomb_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    """Issue 15: 98 KB of zstd (3 GiB of one byte) took a worker to 2.1 GB, as one call of
+    zstandard's decompressobj gives all that its input holds. Read here in a fresh process."""
+    bomb = tmp_path / "bomb.zst"
+    cctx = zstandard.ZstdCompressor(level=19)
+    with open(bomb, "wb") as f, cctx.stream_writer(f) as w:
+        block = b"a" * (1 << 24)
+        for _ in range(48):  # 768 MiB
+            w.write(block)
+    assert bomb.stat().st_size < 100_000
+    code = (
+        "import resource, sys\n"
+        "from extractor.pipeline.read import open_stream\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "s, _ = open_stream(sys.argv[1])\n"
+        "n = 0\n"
+        "while (b := s.read(1 << 20)):\n"
+        "    n += len(b)\n"
+        "print(n, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(bomb)], capture_output=True, text=True, check=True)
+    n, grown_mb = map(int, out.stdout.split())
+    assert n == 48 << 24
+    assert grown_mb < 32, out.stdout
 
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names that are not UTF-8")

@@ -68,57 +68,126 @@ def open_stream(path: str | BinaryIO) -> tuple[BinaryIO, str | None]:
 
 
 class ZstdReader(io.RawIOBase):
-    """A zstd stream of one or more frames, raising EOFError when the last frame is cut short.
+    """A zstd stream of one or more frames, in bounded steps, raising EOFError when the last
+    frame is cut short.
 
-    zstandard's own readers stop after the first frame (or, across frames, end a truncated
-    stream silently); both lose data without a word.
+    zstandard's `stream_reader` bounds what one read gives (its `decompressobj` does not: 300
+    bytes of a bomb became 10 MB in one call, 64 KiB some GB, issue 15) but ends a truncated
+    stream silently; so the compressed bytes pass through a walk of the frame and block headers
+    (`ZstdFrames`), which knows whether the stream stopped at a frame's end.
     """
 
     def __init__(self, raw: BinaryIO) -> None:
         import zstandard
 
         self._raw = raw
-        self._zd = zstandard.ZstdDecompressor()
-        self._d = self._zd.decompressobj()
-        self._buf = b""
-        self._pos = 0
-        self._in_frame = False
-        self._done = False
-        self._chunk = 1 << 16
+        self._frames = ZstdFrames()
+        tee: Any = _Tee(raw, self._frames)  # a readable stream, which the stubs call IO[bytes]
+        self._reader = zstandard.ZstdDecompressor().stream_reader(
+            tee, read_size=1 << 16, read_across_frames=True, closefd=False
+        )
 
     def readable(self) -> bool:
         return True
 
-    def _fill(self) -> None:
-        while self._pos >= len(self._buf) and not self._done:
-            data = self._raw.read(self._chunk)
-            if not data:
-                if self._in_frame:
-                    raise EOFError("truncated zstd stream: the last frame has no end")
-                self._done = True
-                return
-            out = []
-            while data:
-                if self._d.eof:  # the previous frame ended: another one begins
-                    self._d = self._zd.decompressobj()
-                out.append(self._d.decompress(data))
-                self._in_frame = not self._d.eof
-                data = self._d.unused_data if self._d.eof else b""
-            self._buf = b"".join(out)
-            self._pos = 0
-            # Feed less at a time while the data expands a lot, so one step stays small.
-            self._chunk = 1 << 10 if len(self._buf) > 256 * self._chunk else 1 << 16
-
     def readinto(self, b: Any) -> int:
-        self._fill()
-        n = min(len(b), len(self._buf) - self._pos)
-        b[:n] = self._buf[self._pos : self._pos + n]
-        self._pos += n
+        n: int = self._reader.readinto(b)
+        if n == 0 and len(b) and not self._frames.complete:
+            raise EOFError("truncated zstd stream: the last frame has no end")
         return n
 
     def close(self) -> None:
         self._raw.close()
         super().close()
+
+
+class _Tee(io.RawIOBase):
+    """The compressed stream, its bytes shown to the frame walk as they are read."""
+
+    def __init__(self, raw: BinaryIO, frames: ZstdFrames) -> None:
+        super().__init__()
+        self._raw = raw
+        self._frames = frames
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self._frames.feed(data)
+        return data
+
+    def readinto(self, b: Any) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+
+class ZstdFrames:
+    """Walks the frame and block headers of a zstd stream as its bytes pass (RFC 8878 §3.1:
+    frame header, blocks with their sizes, optional checksum; skippable frames), to tell whether
+    it ended where a frame ends. Block contents are skipped by count, so this costs a few steps
+    per block of up to 128 KiB."""
+
+    _MAGIC = b"\x28\xb5\x2f\xfd"
+
+    def __init__(self) -> None:
+        self._state = "magic"
+        self._need = 4  # header bytes the state reads
+        self._head = b""
+        self._skip = 0  # content bytes to pass over
+        self._checksum = False
+        self.broken = False  # not zstd framing: the decompressor reports that itself
+
+    @property
+    def complete(self) -> bool:
+        return self.broken or (self._state == "magic" and not self._head and not self._skip)
+
+    def feed(self, data: bytes) -> None:
+        i, n = 0, len(data)
+        while i < n and not self.broken:
+            if self._skip:
+                k = min(self._skip, n - i)
+                self._skip -= k
+                i += k
+                continue
+            take = min(self._need - len(self._head), n - i)
+            self._head += data[i : i + take]
+            i += take
+            if len(self._head) == self._need:
+                head, self._head = self._head, b""
+                self._step(head)
+
+    def _step(self, head: bytes) -> None:
+        state = self._state
+        if state == "magic":
+            if head == self._MAGIC:
+                self._state, self._need = "descriptor", 1
+            elif head[1:] == b"\x2a\x4d\x18" and head[0] & 0xF0 == 0x50:
+                self._state, self._need = "skippable", 4
+            else:
+                self.broken = True
+        elif state == "skippable":
+            self._skip = int.from_bytes(head, "little")
+            self._state, self._need = "magic", 4
+        elif state == "descriptor":
+            d = head[0]
+            single = d >> 5 & 1
+            fcs = (1 if single else 0, 2, 4, 8)[d >> 6]
+            self._checksum = bool(d >> 2 & 1)
+            rest = (0 if single else 1) + (0, 1, 2, 4)[d & 3] + fcs
+            self._state, self._need = "block", 3
+            self._skip = rest
+        elif state == "block":
+            h = int.from_bytes(head, "little")
+            last, kind, size = h & 1, h >> 1 & 3, h >> 3
+            if kind == 3:
+                self.broken = True
+            self._skip = 1 if kind == 1 else size
+            if last:
+                self._state, self._need = ("checksum", 4) if self._checksum else ("magic", 4)
+        else:  # checksum
+            self._state, self._need = "magic", 4
 
 
 def read_all(path: str) -> bytes:
