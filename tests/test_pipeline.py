@@ -33,7 +33,7 @@ from extractor.pipeline.search import unit_docs
 from extractor.pipeline.shard import run_shard, work
 from extractor.pipeline.sinks import OccurrenceSink
 from extractor.pipeline.units import no_progress
-from extractor.pipeline.windows import map_file
+from extractor.pipeline.windows import MappedSource, map_file
 
 from .helpers import TEXT, make_corpus, run_json, scan_here, table
 
@@ -554,6 +554,65 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
         mapped = map_file(f, config.map_min)
         assert mapped is not None  # the plain file above did take the memory-mapped path
         mapped.close()
+
+
+def test_windows_are_paced_by_their_hits(tmp_path: Path) -> None:
+    """Issue 15: text of nothing but distinct DOIs held a whole 8 MiB window's worth of them
+    (240,000) before they were handed on. Windows now shrink where hits are dense and grow back
+    where they are sparse, and hits across their changing boundaries are still found once."""
+    dense = "".join(f"doi:10.1000/{i} " for i in range(150_000)).encode()
+    sparse = b"no identifier on this line at all, only words\n" * 60_000
+    data = sparse + dense + sparse + dense[:100_000]
+    (tmp_path / "d.txt").write_bytes(data)
+    with open(tmp_path / "d.txt", "rb") as f, map_file(f, 0) as mm:  # type: ignore[union-attr]
+        src = MappedSource(mm, f.fileno(), 0, len(data), 8 << 20)
+        sizes = []
+        for hits in (0, 0, 100_000, 100_000, 40_000, 0, 0, 0, 0):
+            sizes.append(src.size)
+            src.pace(hits)
+        src.release()
+    assert sizes[0] == MappedSource.PACE_MIN
+    assert sizes[2] == 4 << 20 and sizes[3] < sizes[2] // 3 and min(sizes) >= MappedSource.PACE_MIN // 4
+    assert sizes[-1] > sizes[5] and max(sizes) <= 8 << 20
+    spans = find_spans(data.decode())
+    want = sorted((s.start, s.doi) for s in spans)
+    config = ScanConfig(out=str(tmp_path), occurrences=True, map_min=0)
+    occ = _occurrences(tmp_path)
+    list(
+        unit_docs(
+            ShardSpec(0, "d.txt", str(tmp_path / "d.txt"), "text", None),
+            config,
+            no_progress,
+            ShardResult(0),
+            occ,
+        )
+    )
+    assert sorted(zip(occ.cols["offset"], occ.cols["doi"], strict=True)) == want
+    assert len(want) > 150_000
+
+
+def test_a_bucket_too_large_to_hold_is_merged_in_pieces_to_the_same_rows(tmp_path: Path) -> None:
+    """Issue 15: one bucket's partial rows were merged at once, so the merge grew with the
+    input (a 2 GB document, 624 MB). Over `merge_rows` a bucket is split by a finer hash and
+    merged piece by piece: the same rows, and each piece holds at most about merge_rows."""
+    src = tmp_path / "in"
+    src.mkdir()
+    for k in range(3):
+        body = "".join(f"doi:10.1000/{i % 5000} and 10.1000/{(i * 7) % 4000}x. " for i in range(k, 9000, 3))
+        (src / f"f{k}.txt").write_text(body + "\n" + body[: len(body) // 2])
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    scan_here([src], whole, buckets=2, shard_size=40_000)
+    scan_here([src], split, buckets=2, shard_size=40_000, merge_rows=900)
+    for name in ("mentions", "dois"):
+        key = "source" if name == "mentions" else "doi"
+        a = sorted(table(whole, name), key=lambda r: (r[key], r["doi"]))
+        b = sorted(table(split, name), key=lambda r: (r[key], r["doi"]))
+        assert a == b and len(a) > 5000, name
+    pieces = sorted(p.name for p in (split / "dois").iterdir())
+    assert len(pieces) > 4 and all(p.startswith(("part-00000-", "part-00001-")) for p in pieces)
+    assert max(pq.read_metadata(split / "mentions" / p).num_rows for p in pieces) < 2 * 900
+    assert run_json(split)["mentions"] == run_json(whole)["mentions"]
+    assert not [p for p in os.listdir(split) if p.startswith(".spill")]
 
 
 def _markup(n: int) -> bytes:

@@ -1387,6 +1387,44 @@ static PyObject *py_bucket_of(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(fnv1a(u, n) % (uint64_t)buckets);
 }
 
+/* buckets_of(offsets, data, start, n, buckets): the bucket of each of n strings of an Arrow
+ * string array (its int32 offsets and data buffers, rows [start, start + n)), as n int32 in a
+ * bytes object: the merge splits a large bucket by them without a Python object per row. */
+static PyObject *py_buckets_of(PyObject *self, PyObject *args)
+{
+    Py_buffer off, data;
+    Py_ssize_t start, n, buckets;
+    if (!PyArg_ParseTuple(args, "y*y*nnn", &off, &data, &start, &n, &buckets))
+        return NULL;
+    PyObject *out = NULL;
+    if (buckets < 1 || buckets > INT32_MAX || start < 0 || n < 0 ||
+        (start + n + 1) * (Py_ssize_t)sizeof(int32_t) > off.len) {
+        PyErr_SetString(PyExc_ValueError, "buckets_of: bad arguments");
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    if (out == NULL)
+        goto done;
+    const char *offs = (const char *)off.buf;
+    char *o = PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t a, b;
+        memcpy(&a, offs + (start + i) * sizeof(int32_t), sizeof a);
+        memcpy(&b, offs + (start + i + 1) * sizeof(int32_t), sizeof b);
+        if (a < 0 || b < a || b > data.len) {
+            Py_CLEAR(out);
+            PyErr_SetString(PyExc_ValueError, "buckets_of: offsets out of range");
+            goto done;
+        }
+        int32_t k = (int32_t)(fnv1a((const char *)data.buf + a, b - a) % (uint64_t)buckets);
+        memcpy(o + i * sizeof k, &k, sizeof k);
+    }
+done:
+    PyBuffer_Release(&off);
+    PyBuffer_Release(&data);
+    return out;
+}
+
 /* The C side of the tables that must equal the Python rules (checked by match/native.py). */
 static PyObject *chars_where(int (*pred)(cp_t))
 {
@@ -1445,6 +1483,8 @@ static PyMethodDef methods[] = {
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
     {"bucket_of", py_bucket_of, METH_VARARGS, "bucket_of(doi, buckets): a stable hash bucket."},
+    {"buckets_of", py_buckets_of, METH_VARARGS,
+     "buckets_of(offsets, data, start, n, buckets): buckets of an Arrow string array's rows."},
     {"tables", py_tables, METH_NOARGS, "tables() -> dict: the rule tables compiled in, for the check against the Python rules."},
     {NULL}};
 

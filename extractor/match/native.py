@@ -8,6 +8,8 @@ tests/test_cscan.py holds the rules themselves to find.py.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _cscan
 from .canonical import FORMAT_CHARS
 from .find import LEFT_WINDOW, Span
@@ -30,6 +32,12 @@ def bucket_of(doi: str, buckets: int) -> int:
     """A stable bucket for a DOI (the same in every process and run, unlike hash()): FNV-1a of
     its UTF-8 bytes, in C because it runs once per distinct DOI of every document."""
     return _cscan.bucket_of(doi, buckets)
+
+
+def buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int) -> bytes:
+    """bucket_of for rows [start, start + n) of a string column given as its buffers (int32
+    offsets, UTF-8 data, as Arrow keeps them): n int32s, no Python object per row."""
+    return _cscan.buckets_of(offsets, data, start, n, buckets)
 
 
 def find_spans_utf8(data: bytes) -> list[Span]:

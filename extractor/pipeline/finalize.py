@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 import pyarrow as pa
 
 from .dedupe import merge_bucket
-from .parts import PartRef, completed_parts, read_part
+from .parts import PART_EXT, PART_OPTIONS, PartRef, completed_parts, part_batches, read_part
 from .units import ScanConfig, ShardResult, ShardSpec
 from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow, write_table
 
@@ -48,6 +48,61 @@ def merge_bucket_files(files: list[PartRef], dest_mentions: str, dest_dois: str)
     return mentions.num_rows, dois.num_rows
 
 
+def merge_split_bucket(
+    files: list[PartRef], bucket: int, buckets: int, ways: int, dest_mentions: str, dest_dois: str, spill: str
+) -> tuple[int, int]:
+    """Merge a bucket too large to hold in `ways` pieces: its rows are first written out by the
+    finer bucket of their DOI (hash mod buckets × ways, whose remainder mod `buckets` is this
+    bucket), one batch at a time, then each piece is merged alone into DEST-NN files. So the
+    merge's memory is bounded whatever one bucket holds (issue 15: one huge document)."""
+    import pyarrow.compute as pc
+
+    from ..match.native import buckets_of
+
+    os.makedirs(spill, exist_ok=True)
+    paths = [os.path.join(spill, f"{bucket:05d}-{w:03d}{PART_EXT}") for w in range(ways)]
+    writers = [pa.ipc.new_file(p, PARTIAL_SCHEMA, options=PART_OPTIONS) for p in paths]
+    try:
+        for ref in files:
+            for batch in part_batches(ref):
+                batch = batch.cast(PARTIAL_SCHEMA)
+                dois = batch["doi"]
+                _valid, offsets, data = dois.buffers()
+                fine = pc.divide(
+                    pa.Array.from_buffers(
+                        pa.int32(),
+                        len(dois),
+                        [
+                            None,
+                            pa.py_buffer(buckets_of(offsets, data, dois.offset, len(dois), buckets * ways)),
+                        ],
+                    ),
+                    buckets,
+                )
+                for w in range(ways):
+                    piece = batch.filter(pc.equal(fine, w))
+                    if piece.num_rows:
+                        writers[w].write_batch(piece)
+    finally:
+        for w in writers:
+            w.close()
+    rows = [0, 0]
+    for w, path in enumerate(paths):
+        with pa.memory_map(path) as source:
+            table = pa.ipc.open_file(source).read_all()
+        os.remove(path)
+        if not table.num_rows:
+            continue
+        mentions, dois = merge_bucket(table)
+        del table
+        stem = f"-{w:03d}.parquet"
+        write_arrow(dest_mentions.removesuffix(".parquet") + stem, mentions)
+        write_arrow(dest_dois.removesuffix(".parquet") + stem, dois)
+        rows[0] += mentions.num_rows
+        rows[1] += dois.num_rows
+    return rows[0], rows[1]
+
+
 def finalize(
     out: str, specs: list[ShardSpec], done: dict[int, ShardResult], config: ScanConfig, engine: Mapper
 ) -> dict[str, int]:
@@ -56,23 +111,28 @@ def finalize(
     counts = {"mentions": 0, "dois": 0, "occurrences": 0}
     parts = [completed_parts(out, s) for s in specs if s.index in done and done[s.index].error is None]
     staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
+    spill = os.path.join(out, f".spill.tmp-{os.getpid()}")
     try:
-        jobs = []
+        jobs: list[tuple[Any, ...]] = []
+        big: list[tuple[Any, ...]] = []
         for b in range(config.buckets):
             files = [f for p in parts if p is not None for f in p[0].get(b, [])]
-            if files:
-                jobs.append(
-                    (
-                        files,
-                        os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
-                        os.path.join(staging["dois"], f"part-{b:05d}.parquet"),
-                    )
-                )
-        results = engine.map(merge_bucket_files, jobs)
+            if not files:
+                continue
+            dests = (
+                os.path.join(staging["mentions"], f"part-{b:05d}.parquet"),
+                os.path.join(staging["dois"], f"part-{b:05d}.parquet"),
+            )
+            ways = -(-sum(f.rows for f in files) // config.merge_rows)
+            if ways > 1:
+                big.append((files, b, config.buckets, ways, *dests, spill))
+            else:
+                jobs.append((files, *dests))
+        results = engine.map(merge_bucket_files, jobs) + engine.map(merge_split_bucket, big)
         for n_mentions, n_dois in results:
             counts["mentions"] += n_mentions
             counts["dois"] += n_dois
-        if not jobs:  # nothing found: still a dataset with its schema, so that readers work
+        if not jobs and not big:  # nothing found: still a dataset with its schema, so that readers work
             write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
             write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
         if config.occurrences:
@@ -98,4 +158,6 @@ def finalize(
         for tmpdir in staging.values():
             shutil.rmtree(tmpdir, ignore_errors=True)
         raise
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
     return counts

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any, NamedTuple
 
@@ -23,15 +24,17 @@ PART_EXT = ".arrow"
 # A shard's partial rows are read once, by the merge: Arrow IPC files with zstd-compressed
 # buffers cost far less to write and to open than Parquet (a shard writes one per flush, a
 # record batch per bucket).
-_PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
+PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 
 
 class PartRef(NamedTuple):
-    """One bucket's rows in a part file: record batches [first, first + batches)."""
+    """One bucket's rows in a part file: record batches [first, first + batches), `rows` rows
+    (0 when a marker of an earlier version did not say)."""
 
     path: str
     first: int
     batches: int
+    rows: int = 0
 
 
 class ShardPaths(NamedTuple):
@@ -62,16 +65,16 @@ def write_part(
     path: str, by_bucket: dict[int, list[pa.RecordBatch]], schema: pa.Schema
 ) -> dict[int, list[int]]:
     """Write a part file atomically: each bucket's record batches, in bucket order; returns its
-    layout, bucket -> [first batch, batches]."""
+    layout, bucket -> [first batch, batches, rows]."""
     layout: dict[int, list[int]] = {}
     with (
         atomically(path) as tmp,
         pa.OSFile(tmp, "wb") as sink,
-        pa.ipc.new_file(sink, schema, options=_PART_OPTIONS) as writer,
+        pa.ipc.new_file(sink, schema, options=PART_OPTIONS) as writer,
     ):
         i = 0
         for b, batches in by_bucket.items():
-            layout[b] = [i, len(batches)]
+            layout[b] = [i, len(batches), sum(batch.num_rows for batch in batches)]
             for batch in batches:
                 writer.write_batch(batch)
             i += len(batches)
@@ -85,6 +88,14 @@ def read_part(ref: PartRef) -> pa.Table:
         return pa.Table.from_batches(
             [reader.get_batch(i) for i in range(ref.first, ref.first + ref.batches)], reader.schema
         )
+
+
+def part_batches(ref: PartRef) -> Iterator[pa.RecordBatch]:
+    """The record batches of one bucket of a part file, one at a time."""
+    with pa.memory_map(ref.path) as source:
+        reader = pa.ipc.open_file(source)
+        for i in range(ref.first, ref.first + ref.batches):
+            yield reader.get_batch(i)
 
 
 def write_marker(
@@ -119,7 +130,7 @@ def completed_parts(out: str, spec: ShardSpec) -> tuple[dict[int, list[PartRef]]
         return None
     by_bucket: dict[int, list[PartRef]] = {}
     for k, layout in enumerate(marker.get("parts", [])):
-        for b, (first, count) in layout.items():
-            by_bucket.setdefault(int(b), []).append(PartRef(paths.part(k), first, count))
+        for b, (first, count, *rows) in layout.items():
+            by_bucket.setdefault(int(b), []).append(PartRef(paths.part(k), first, count, *rows))
     occ_files = [paths.occurrence_file(k) for k in range(marker.get("occurrence_parts", 0))]
     return by_bucket, occ_files

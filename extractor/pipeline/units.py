@@ -37,9 +37,18 @@ class ScanConfig:
     max_record_bytes: int = 16 << 20  # a longer JSONL record is streamed, not parsed whole
     flush_rows: int = 50_000  # partial rows (or occurrences) a shard holds before writing a part file
     max_mentions: int = 25_000  # distinct DOIs of one document held before they are handed on
+    merge_rows: int = 100_000  # partial rows one merge holds (about 1 KB each): a larger bucket is split
 
     def __post_init__(self) -> None:
-        for name in ("buckets", "shard_size", "block_size", "map_window", "flush_rows", "max_mentions"):
+        for name in (
+            "buckets",
+            "shard_size",
+            "block_size",
+            "map_window",
+            "flush_rows",
+            "max_mentions",
+            "merge_rows",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)}")
 
