@@ -1265,6 +1265,9 @@ static int scan(const Buf *B, Sink *k)
         if (have < 0) {
             k->too_long += mine;
             last_end = skip; /* dropped with the rest of its token, never truncated */
+            /* a window reader carries the skip on when the token runs past the buffer */
+            if (p >= k->lo && p < k->hi && skip > k->last_end)
+                k->last_end = skip;
             continue;
         }
         Py_ssize_t L = A + have;

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import pdf as pdf_repair
@@ -155,6 +155,9 @@ class FindStats:
     """Counts of candidates the finder saw but could not report (spec §4: counted, not lost)."""
 
     too_long: int = 0
+    # (anchor, end of its token) of each candidate dropped as too long: the rest of its token is
+    # passed over too, so a caller reading text in windows carries that into the next window.
+    dropped: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
@@ -280,6 +283,8 @@ class _Scanner:
             got_hit = self._extend(p, m.end(), form, start, evidence)
             if isinstance(got_hit, int):
                 last_end = got_hit
+                if self.stats is not None:
+                    self.stats.dropped.append((p, got_hit))
             elif got_hit is not None:
                 hit, pieces = got_hit
                 append(hit)

@@ -10,6 +10,7 @@ occurrences, listed); offsets count bytes, or characters for a record's text.
 
 from __future__ import annotations
 
+import codecs
 import mmap
 import os
 import stat
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 
 from ..match import FORM_INDEX, FindStats, find_spans, native
 from ..match.native import CHit, Mentions
-from ..match.rules import MAX_DOI_CHARS
+from ..match.rules import MAX_DOI_CHARS, RUN_END
 from .decode import HEAD_BYTES, byte_offsets, clean, input_head
 from .errors import InputError
 from .units import Progress, ShardResult
@@ -34,8 +35,9 @@ RANGE_OVERLAP = 4096
 
 class Matcher(Protocol):
     """Searches one window: counts the hits that start in [lo, cut) and in [rlo, rhi) (bytes
-    of `data`) with offsets + `base`; returns (reported, end of the last hit that starts in
-    [lo, cut), candidates too long)."""
+    of `data`) with offsets + `base`; returns (reported, end of the last hit or dropped token
+    that starts in [lo, cut), candidates too long). A token dropped as too long (spec §4) ends
+    at the window's end when its end is not in the window: the rest is passed over too."""
 
     def __call__(
         self, data: Any, lo: int, cut: int, rlo: int, rhi: int, base: int, chars: bool
@@ -83,6 +85,10 @@ class PythonMatcher:
         if chosen:
             last = chosen[-1]
             last_end = last[1] + len(raw[last[0].start : last[0].end].encode("utf-8", "surrogateescape"))
+        for anchor, end in stats.dropped:  # spec §4: its token is passed over to its end
+            at, upto = byte_offsets(raw, [anchor, end])
+            if lo <= at < cut:
+                last_end = max(last_end, upto)
         reported = 0
         for s, b in chosen:
             if not rlo <= b < rhi:
@@ -264,6 +270,7 @@ def scan_windows(
     done = 0  # hits starting before this byte of the window were handled already
     counted = max(pos, range_lo)  # owned bytes are counted from here (invalid bytes, progress)
     owned_to = range_hi
+    skipping = False  # the last window ended inside a token dropped as too long
     while True:
         buf, last = source.window(pos)
         n = len(buf)
@@ -279,15 +286,18 @@ def scan_windows(
             counted = pos + nxt
         rlo = range_lo - pos
         rhi = n + 1 if range_hi is None else range_hi - pos
+        if skipping:  # a token dropped as too long ran into this window: passed over to its end
+            done = token_end(buf, done)
         reported, last_end, too_long = match(buf, done, cut, rlo, rhi, units, chars)
         result.hits += reported
         result.too_long += too_long
         result.bytes_read += gained
+        skipping = max(done, last_end) >= n
         if not last:  # where the next window starts: read now, before the bytes can change
             keep = max(0, cut - BYTE_LEFT)
             while keep < n and buf[keep] & 0xC0 == 0x80:  # a character boundary
                 keep += 1
-            done = max(cut, last_end) - keep
+            done = max(cut, last_end, done) - keep
             units += len(bytes(buf[:keep]).decode("utf-8")) if chars else keep
             pos += keep
         progress(gained, reported)
@@ -298,6 +308,24 @@ def scan_windows(
         source.passed(pos)
         if range_hi is not None and pos > range_hi:
             return
+
+
+def token_end(buf: Any, start: int) -> int:
+    """Where the token going on at byte `start` of `buf` ends: its first character that ends a
+    DOI's run (spec §4), or the end of `buf`."""
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    pos = start
+    n = len(buf)
+    while pos < n:
+        piece = bytes(buf[pos : pos + (64 << 10)])
+        text = decoder.decode(piece, final=pos + len(piece) >= n)
+        m = RUN_END.search(clean(text)[0])  # invalid bytes read as U+FFFD, as the matchers read them
+        if m is not None:
+            return pos + len(text[: m.start()].encode("utf-8", "surrogateescape"))
+        pos += len(piece)
+        pos -= len(decoder.getstate()[0])  # bytes of a character cut at the piece's end, read again
+        decoder.reset()
+    return n
 
 
 def map_file(stream: Any, min_size: int) -> mmap.mmap | None:
