@@ -191,12 +191,21 @@ def html_views(doc: str) -> list[View]:
                 if next_gt < 0:
                     next_gt = n
             gt = next_gt
-            for _ in range(4):
+            for attempt in range(4):
                 if gt >= n or gt - lt > _MAX_TAG:
                     break
-                m = _TAG.match(doc, lt, gt + 1)
-                if m is not None or (doc.count('"', lt, gt) % 2 == 0 and doc.count("'", lt, gt) % 2 == 0):
-                    break
+                dq = sq = -1
+                if attempt:  # with one kind of quote only, an odd number of it is never closed
+                    dq, sq = doc.count('"', lt, gt), doc.count("'", lt, gt)
+                    hopeless = (dq == 0 and sq % 2 == 1) or (sq == 0 and dq % 2 == 1)
+                if attempt == 0 or not hopeless:
+                    m = _TAG.match(doc, lt, gt + 1)
+                    if m is not None:
+                        break
+                    if dq < 0:
+                        dq, sq = doc.count('"', lt, gt), doc.count("'", lt, gt)
+                    if dq % 2 == 0 and sq % 2 == 0:
+                        break  # the ">" stands outside quotes and still no tag: none further
                 gt = doc.find(">", gt + 1)
                 if gt < 0:
                     gt = n

@@ -68,8 +68,17 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# Whether any rule can apply at all: one search instead of a substitution per rule, for the
+# names (most) that no rule touches.
+_ANY_DEHYPHENATION = re.compile(
+    "|".join(f"(?{'i' if p.flags & re.I else ''}:{p.pattern})" for p, _ in DEHYPHENATION_RULES)
+)
+
+
 def rehyphenate(name: str) -> str:
     """The DOI name with hyphens put back where pdftotext's dehyphenation took them out."""
+    if _ANY_DEHYPHENATION.search(name) is None:
+        return name
     for pattern, repl in DEHYPHENATION_RULES:
         name = pattern.sub(repl, name)
     return name
