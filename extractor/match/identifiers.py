@@ -127,6 +127,15 @@ def _encode(name: str, keep: frozenset[str] | None, unsafe: frozenset[str] | Non
 
 def _display_name(doi: str) -> str:
     name = _name_of(doi, allow_other_prefix=True)
+    if (
+        (name is None or doi != doi.rstrip())
+        and _ID_NAME.match(doi)
+        and not RUN_END.search(doi.replace(" ", "").replace('"', ""))
+    ):
+        # A canonical key with a space: `10.1000/a%20b` decodes to `10.1000/a b` (spec §1), which
+        # no text shows bare (§4) but whose URI and URL must still be written, a space at its
+        # end included (which reading one identifier would strip).
+        name = doi
     if name is None:
         raise ValueError(f"not a DOI: {doi!r}")
     return name

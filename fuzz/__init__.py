@@ -1,0 +1,1 @@
+"""Coverage-guided fuzzing of the matcher and the readers with atheris (see targets.py)."""
