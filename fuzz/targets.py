@@ -25,7 +25,9 @@ from extractor.match import Form, find_spans, native
 from extractor.match.html import html_views
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
-from extractor.pipeline.search import hits_in_stream
+from extractor.pipeline.parts import shard_paths
+from extractor.pipeline.search import hits_in_stream, unit_docs
+from extractor.pipeline.sinks import OccurrenceSink
 from extractor.pipeline.units import ScanConfig, ShardResult, ShardSpec, no_progress
 
 KINDS = ("plain", "html", "pdf")
@@ -85,17 +87,12 @@ def streams(data: bytes) -> None:
 
 def _mapped(data: bytes, want: list[str]) -> None:
     """The memory-mapped reader, with windows as small as it allows, on the same bytes."""
-    from extractor.pipeline.search import unit_docs
-    from extractor.pipeline.sinks import OccurrenceSink
-
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.txt")
         with open(path, "wb") as f:
             f.write(data)
         config = ScanConfig(out=tmp, occurrences=True, map_min=0, map_window=32 << 10, kind="plain")
         spec = ShardSpec(0, "x.txt", path, "text", "plain")
-        from extractor.pipeline.parts import shard_paths
-
         occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
         try:
             list(unit_docs(spec, config, no_progress, ShardResult(0), occ))

@@ -122,9 +122,9 @@ class ProgressDisplay(Observer):
         self.files += 1
 
     def rejected(self, source: str, reason: str) -> None:
-        self.rejected_line(f"rejected {source}: {reason}")
+        self.input_line(f"rejected {source}: {reason}")
 
-    def rejected_line(self, line: str) -> None:
+    def input_line(self, line: str) -> None:
         """A line about one input, above the bar when there is one."""
         if self.bar is not None:
             self.bar.write(f"doi-extract scan: {line}", file=sys.stderr)
@@ -134,7 +134,7 @@ class ProgressDisplay(Observer):
     def skipped(self, source: str, records: int, first: list[dict[str, Any]]) -> None:
         where = ", ".join(f"{k} {v} ({d['reason']})" for d in first for k, v in d.items() if k != "reason")
         more = ", …" if records > len(first) else ""
-        self.rejected_line(
+        self.input_line(
             f"skipped {records} record{'s' if records > 1 else ''} of {source} with no text: {where}{more}"
         )
 

@@ -194,18 +194,10 @@ def html_views(doc: str) -> list[View]:
             for attempt in range(4):
                 if gt >= n or gt - lt > _MAX_TAG:
                     break
-                dq = sq = -1
-                if attempt:  # with one kind of quote only, an odd number of it is never closed
-                    dq, sq = doc.count('"', lt, gt), doc.count("'", lt, gt)
-                    hopeless = (dq == 0 and sq % 2 == 1) or (sq == 0 and dq % 2 == 1)
-                if attempt == 0 or not hopeless:
+                if not (attempt and _one_quote_unclosed(doc, lt, gt)):
                     m = _TAG.match(doc, lt, gt + 1)
-                    if m is not None:
+                    if m is not None or (doc.count('"', lt, gt) % 2 == 0 and doc.count("'", lt, gt) % 2 == 0):
                         break
-                    if dq < 0:
-                        dq, sq = doc.count('"', lt, gt), doc.count("'", lt, gt)
-                    if dq % 2 == 0 and sq % 2 == 0:
-                        break  # the ">" stands outside quotes and still no tag: none further
                 gt = doc.find(">", gt + 1)
                 if gt < 0:
                     gt = n
@@ -236,6 +228,13 @@ def html_views(doc: str) -> list[View]:
                 _add_text(flow, doc[body_start:end], body_start)
             pos = end
     return [flow.finish(), attrs.finish(), data.finish()]
+
+
+def _one_quote_unclosed(doc: str, lt: int, gt: int) -> bool:
+    """True when [lt, gt) holds one kind of quote only, an odd number of times: no tag can end at
+    `gt`, so a retry need not try the pattern (`<a x='>'` repeated ran at 0.9 MB/s, issue 15)."""
+    dq, sq = doc.count('"', lt, gt), doc.count("'", lt, gt)
+    return (dq == 0 and sq % 2 == 1) or (sq == 0 and dq % 2 == 1)
 
 
 def _add_attributes(view: View, attr_text: str, raw_start: int) -> None:

@@ -40,7 +40,13 @@ def _publish(out: str, name: str, tmpdir: str) -> None:
 
 def merge_bucket_files(files: list[PartRef], dest_mentions: str, dest_dois: str) -> tuple[int, int]:
     """Merge one bucket's partial rows into its mentions and DOI part files; row counts."""
-    table = pa.concat_tables([read_part(ref) for ref in files]).cast(PARTIAL_SCHEMA)
+    return _merge_into(
+        pa.concat_tables([read_part(ref) for ref in files]).cast(PARTIAL_SCHEMA), dest_mentions, dest_dois
+    )
+
+
+def _merge_into(table: pa.Table, dest_mentions: str, dest_dois: str) -> tuple[int, int]:
+    """Merge partial rows into a mentions and a DOI part file; their row counts."""
     mentions, dois = merge_bucket(table)
     del table
     write_arrow(dest_mentions, mentions)
@@ -57,50 +63,52 @@ def merge_split_bucket(
     merge's memory is bounded whatever one bucket holds (issue 15: one huge document)."""
     import pyarrow.compute as pc
 
-    from ..match.native import buckets_of
-
     os.makedirs(spill, exist_ok=True)
     paths = [os.path.join(spill, f"{bucket:05d}-{w:03d}{PART_EXT}") for w in range(ways)]
+    written = [0] * ways
     writers = [pa.ipc.new_file(p, PARTIAL_SCHEMA, options=PART_OPTIONS) for p in paths]
     try:
         for ref in files:
             for batch in part_batches(ref):
                 batch = batch.cast(PARTIAL_SCHEMA)
-                dois = batch["doi"]
-                _valid, offsets, data = dois.buffers()
-                fine = pc.divide(
-                    pa.Array.from_buffers(
-                        pa.int32(),
-                        len(dois),
-                        [
-                            None,
-                            pa.py_buffer(buckets_of(offsets, data, dois.offset, len(dois), buckets * ways)),
-                        ],
-                    ),
-                    buckets,
-                )
+                fine = _finer_buckets(batch["doi"], buckets, ways)
                 for w in range(ways):
                     piece = batch.filter(pc.equal(fine, w))
                     if piece.num_rows:
                         writers[w].write_batch(piece)
+                        written[w] += piece.num_rows
     finally:
         for w in writers:
             w.close()
     rows = [0, 0]
     for w, path in enumerate(paths):
-        with pa.memory_map(path) as source:
-            table = pa.ipc.open_file(source).read_all()
+        if written[w]:
+            stem = f"-{w:03d}.parquet"
+            n_mentions, n_dois = _merge_into(
+                _read_spill(path),
+                dest_mentions.removesuffix(".parquet") + stem,
+                dest_dois.removesuffix(".parquet") + stem,
+            )
+            rows[0] += n_mentions
+            rows[1] += n_dois
         os.remove(path)
-        if not table.num_rows:
-            continue
-        mentions, dois = merge_bucket(table)
-        del table
-        stem = f"-{w:03d}.parquet"
-        write_arrow(dest_mentions.removesuffix(".parquet") + stem, mentions)
-        write_arrow(dest_dois.removesuffix(".parquet") + stem, dois)
-        rows[0] += mentions.num_rows
-        rows[1] += dois.num_rows
     return rows[0], rows[1]
+
+
+def _finer_buckets(dois: pa.Array, buckets: int, ways: int) -> pa.Array:
+    """For DOIs of one bucket, which of its `ways` pieces each falls in (C, on the Arrow buffers)."""
+    import pyarrow.compute as pc
+
+    from ..match.native import buckets_of
+
+    _valid, offsets, data = dois.buffers()
+    fine = buckets_of(offsets, data, dois.offset, len(dois), buckets * ways)
+    return pc.divide(pa.Array.from_buffers(pa.int32(), len(dois), [None, pa.py_buffer(fine)]), buckets)
+
+
+def _read_spill(path: str) -> pa.Table:
+    with pa.memory_map(path) as source:
+        return pa.ipc.open_file(source).read_all()
 
 
 def finalize(

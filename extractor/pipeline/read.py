@@ -12,7 +12,7 @@ import io
 import json
 import lzma
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from ..match.jsonstr import JsonStringDecoder
@@ -82,7 +82,7 @@ class ZstdReader(io.RawIOBase):
 
         self._raw = raw
         self._frames = ZstdFrames()
-        tee: Any = _Tee(raw, self._frames)  # a readable stream, which the stubs call IO[bytes]
+        tee: Any = ReadTap(raw, self._frames.feed)  # a readable stream; the stubs want IO[bytes]
         self._reader = zstandard.ZstdDecompressor().stream_reader(
             tee, read_size=1 << 16, read_across_frames=True, closefd=False
         )
@@ -99,28 +99,6 @@ class ZstdReader(io.RawIOBase):
     def close(self) -> None:
         self._raw.close()
         super().close()
-
-
-class _Tee(io.RawIOBase):
-    """The compressed stream, its bytes shown to the frame walk as they are read."""
-
-    def __init__(self, raw: BinaryIO, frames: ZstdFrames) -> None:
-        super().__init__()
-        self._raw = raw
-        self._frames = frames
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        data = self._raw.read(size)
-        self._frames.feed(data)
-        return data
-
-    def readinto(self, b: Any) -> int:
-        data = self.read(len(b))
-        b[: len(data)] = data
-        return len(data)
 
 
 class ZstdFrames:
@@ -364,7 +342,12 @@ def records(
             return
         stream, _ = open_stream(spec.path)
         with stream:
-            counting = CountingReader(stream, progress, result)
+
+            def counted(data: bytes) -> None:
+                result.bytes_read += len(data)
+                progress(len(data), 0)
+
+            counting = ReadTap(stream, counted)
             for rid, text, n in iter_jsonl_records(
                 counting, config.text_field, config.id_field, config.max_record_bytes
             ):
@@ -429,21 +412,23 @@ class SkippedRecords:
             self.result.skipped.append({"source": self.source, "records": self.count, "first": self.first})
 
 
-class CountingReader(io.RawIOBase):
-    """A read-only raw stream over another that reports bytes read as progress (closing it
-    leaves the other open: its owner closes it)."""
+class ReadTap(io.RawIOBase):
+    """A read-only raw stream over another that shows each piece read to `seen` (the byte count
+    for progress, the zstd frame walk); closing it leaves the other open: its owner closes it."""
 
-    def __init__(self, stream: Any, progress: Progress, result: ShardResult) -> None:
+    def __init__(self, stream: Any, seen: Callable[[bytes], None]) -> None:
         super().__init__()
         self._s = stream
-        self._progress = progress
-        self._result = result
+        self._seen = seen
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self._s.read(size)
+        self._seen(data)
+        return data
 
     def readinto(self, b: Any) -> int:
-        data: bytes = self._s.read(len(b))
+        data = self.read(len(b))
         b[: len(data)] = data
-        self._result.bytes_read += len(data)
-        self._progress(len(data), 0)
         return len(data)
 
     def readable(self) -> bool:
