@@ -105,6 +105,23 @@ def test_c_matcher_agrees_on_long_runs(text: str) -> None:
     agree(text.encode())
 
 
+@given(
+    st.integers(0, 40),
+    st.sampled_from([",", ";", "?", "&", "#", ")", "]", "(", "", "?ab="]),
+    st.sampled_from(["<", "</", "<a", "</ab", "<a:b.c-d_"]),
+    st.integers(0, 40),
+    st.sampled_from(["", " ", ">", "/", "!", "?x=1", ",10.1234/x", "(", ")", "é"]),
+    st.sampled_from(["", "https://doi.org/", "doi:", "urn:doi:", "x.org/"]),
+)
+@settings(max_examples=1500, deadline=None)
+def test_c_matcher_agrees_on_cuts_near_its_first_window(
+    filler: int, cut: str, tag: str, name: int, stop: str, prefix: str
+) -> None:
+    # The C matcher decides a cut in the first 32 characters before reading the short window;
+    # a tag name running past them (rules._TAGLIKE) must still be read as the reference reads it.
+    agree(f"{prefix}10.1234/{'a' * filler}{cut}{tag}{'b' * name}{stop} 10.1000/1".encode())
+
+
 def test_mentions_table_aggregates_per_document() -> None:
     data = b"a 10.1000/182 b doi:10.1000/182 c https://doi.org/10.1000/ABC d 10.1000/abc."
     table = native.Mentions()

@@ -647,6 +647,24 @@ def test_a_dropped_token_is_passed_over_into_the_next_windows() -> None:
     ] == ["10.1000/after"]
 
 
+@pytest.mark.parametrize("lines", [1078, 1200, 2500])
+def test_windows_keep_the_phase_of_joined_pdf_lines(tmp_path: Path, lines: int) -> None:
+    """Spec §5: `10.1234/a-` at a line end joins the next line, so a chain of such lines is read
+    five at a time from its start. Issue 15 (streams fuzz target): a window starting inside the
+    chain started it anew, so the DOIs after it were cut at other lines than in the whole text."""
+    data = ("1031234=10.1234/a-\n" * lines).encode()
+    want = [(s.start, s.doi) for s in find_spans(data.decode(), "pdf")]
+    assert len(want) == lines // 5 + (lines % 5 > 0)
+    got = [(h.start, h.doi) for h in hits_in_stream(io.BytesIO(data), "x.txt", "pdf", block_size=4096)]
+    assert got == want
+    path = tmp_path / "chain.txt"
+    path.write_bytes(data)
+    out = tmp_path / "out"
+    scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10)
+    occ = sorted((r["offset"], r["doi"]) for r in table(out, "occurrences"))
+    assert occ == want
+
+
 def _markup(n: int) -> bytes:
     """HTML with DOIs in text, links and entities, non-ASCII prose and an invalid byte."""
     forms = [

@@ -242,12 +242,13 @@ class _Scanner:
         self.stats = stats
         self.uncertain: set[int] = set()  # PDF: starts of DOIs that ended at a guessed break
 
-    def scan(self, evidence: Evidence | None) -> list[tuple[int, int, Form, str]]:
-        """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name."""
+    def scan(self, evidence: Evidence | None, after: int = 0) -> list[tuple[int, int, Form, str]]:
+        """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name.
+        Anchors before `after` are passed over, as after a hit that ended there."""
         text = self.text
         out: list[tuple[int, int, Form, str]] = []
         append = out.append
-        last_end = 0  # end of the last hit's first piece
+        last_end = after  # end of the last hit's first piece
         extra: list[tuple[int, int]] = []  # later pieces of DOIs joined across lines (PDF)
         fast = FAST_PATH and not self.pdf
         for m in _pdf_anchor_matches(text) if self.pdf else _ANCHOR.finditer(text):
@@ -363,10 +364,10 @@ def _map_end(pieces: list[tuple[int, int]], n: int) -> int:
 
 
 def _hits(
-    text: str, pdf: bool, allow_other_prefix: bool, stats: FindStats | None
+    text: str, pdf: bool, allow_other_prefix: bool, stats: FindStats | None, after: int = 0
 ) -> list[tuple[int, int, Form, str]]:
     scanner = _Scanner(text, pdf, allow_other_prefix, stats)
-    found = scanner.scan(None)
+    found = scanner.scan(None, after)
     if pdf and found and scanner.uncertain:
         # Spec §5 / issue 4: a break whose join was a guess is decided by what the document
         # says elsewhere — the same DOI unbroken, or DOIs of the same shape. Only a guess can
@@ -374,7 +375,7 @@ def _hits(
         ev = Evidence()
         for s, _e, _f, name in found:
             ev.add(canonical_key(name, True), s not in scanner.uncertain)
-        found = _Scanner(text, pdf, allow_other_prefix, None).scan(ev)
+        found = _Scanner(text, pdf, allow_other_prefix, None).scan(ev, after)
     return found
 
 
@@ -399,12 +400,23 @@ def clear_caches() -> None:
 
 
 def find_spans(
-    text: str, kind: str = "plain", *, allow_other_prefix: bool = False, stats: FindStats | None = None
+    text: str,
+    kind: str = "plain",
+    *,
+    allow_other_prefix: bool = False,
+    stats: FindStats | None = None,
+    after: int = 0,
 ) -> list[Span]:
     """(start, end, form, canonical DOI) of every DOI in `text`, in order: find_dois without
-    building the raw strings, for callers that need the raw text of only some hits."""
+    building the raw strings, for callers that need the raw text of only some hits.
+
+    `after` (plain and PDF text): anchors before it are passed over, as after a hit that ended
+    there — a reader resuming in a window where the last window's hits ended reads the DOIs
+    after it as the whole text does (a chain of PDF lines joined pairwise has one phase)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    if after and kind == "html":
+        raise ValueError("after is for plain and PDF text; HTML is read in views")
     if kind == "html":
         spans = []
         for view in html_views(text):
@@ -416,11 +428,11 @@ def find_spans(
     if kind == "pdf":
         return [
             _span(Span, (s, e, form, fold_ascii(pdf_repair.rehyphenate(clean_name(name, True)))))
-            for s, e, form, name in _hits(text, True, allow_other_prefix, stats)
+            for s, e, form, name in _hits(text, True, allow_other_prefix, stats, after)
         ]
     return [
         _span(Span, (s, e, form, _key(name)))
-        for s, e, form, name in _hits(text, False, allow_other_prefix, stats)
+        for s, e, form, name in _hits(text, False, allow_other_prefix, stats, after)
     ]
 
 

@@ -78,7 +78,18 @@ class PythonMatcher:
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
         stats = FindStats()
-        spans = find_spans(text, self.kind, allow_other_prefix=self.allow_other_prefix, stats=stats)
+        after = 0
+        if self.kind != "html" and lo:
+            # hits before `lo` were read in the last window, the last of them ending there or
+            # before: anchors before it are passed over as the whole text passes them over
+            # (without it a chain of joined PDF lines across the window's start changed phase)
+            at = lo
+            while 0 < at < len(data) and data[at] & 0xC0 == 0x80:  # the start of its character
+                at -= 1
+            after = len(bytes(data[:at]).decode("utf-8", "surrogateescape"))
+        spans = find_spans(
+            text, self.kind, allow_other_prefix=self.allow_other_prefix, stats=stats, after=after
+        )
         starts = byte_offsets(raw, [s.start for s in spans])
         chosen = [(s, b) for s, b in zip(spans, starts, strict=True) if lo <= b < cut]
         last_end = 0
