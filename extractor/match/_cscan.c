@@ -1169,9 +1169,14 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
     }
     Py_ssize_t at = start, to = end;
     if (k->chars) {
-        /* hits come in order: count the characters (lead bytes) since the last one */
+        /* count the characters (lead bytes) since the last hit; a URL hit that holds the one
+         * before it starts before it (fuzz/corpus/cmatcher/found-unordered-spans): count back */
         for (; k->cb < start; k->cb++)
             k->cc += (B->b[k->cb] & 0xC0) != 0x80;
+        while (k->cb > start) {
+            k->cb--;
+            k->cc -= (B->b[k->cb] & 0xC0) != 0x80;
+        }
         at = k->cc;
         to = at;
         for (Py_ssize_t i = start; i < end; i++)

@@ -1,0 +1,117 @@
+"""DOIs of an Arrow batch of texts, as an Arrow table: the extractor as a function that Spark's
+`mapInArrow`, Ray Data's `map_batches`, Dask's `map_partitions`, Polars and DuckDB can call.
+
+One row per hit, the columns and meaning of a scan's `occurrences/` (issue 10): the record's id,
+the hit's offset in characters of its text, its raw text, display form and canonical DOI. Each
+text is searched as `scan` searches a record: its kind detected from its content unless given,
+plain text by the C matcher straight from the Arrow buffer, HTML and PDF text by the Python rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from ..match import FORMS, KINDS
+from ..match.native import CHit, invalid_bytes
+from .decode import HEAD_BYTES, clean, detect_kind
+from .search import matcher_for
+
+_STRING = pa.string()
+
+
+def batch_schema(id_type: pa.DataType = _STRING) -> pa.Schema:
+    """The schema extract_batch returns for an id column of `id_type` (int64 when ids are row
+    numbers): what Spark's mapInArrow and other engines ask to be declared up front."""
+    return pa.schema(
+        [
+            pa.field("id", id_type),
+            pa.field("offset", pa.int64(), nullable=False),
+            pa.field("raw", pa.string(), nullable=False),
+            pa.field("form", pa.string(), nullable=False),
+            pa.field("doi", pa.string(), nullable=False),
+        ]
+    )
+
+
+def extract_batch(
+    batch: pa.RecordBatch | pa.Table,
+    text: str = "text",
+    id: str | None = "id",
+    kind: str | None = None,
+    *,
+    allow_other_prefix: bool = False,
+) -> pa.Table:
+    """Every DOI in column `text` of `batch`, one row per hit (see batch_schema).
+
+    `id` names the column whose value each hit carries (None: the row's number in the batch);
+    `kind` is one of plain, html, pdf for every text, or None to detect each text's kind as scan
+    does. A null text has no hits. Offsets count characters of the text.
+    """
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS} or None, not {kind!r}")
+    names = batch.schema.names
+    if text not in names:
+        raise KeyError(f"no text column {text!r} in the batch (its columns: {', '.join(names)})")
+    if id is not None and id not in names:
+        raise KeyError(
+            f"no id column {id!r} in the batch (its columns: {', '.join(names)}); id=None numbers the rows"
+        )
+    texts = _strings(batch.column(text), text)
+    ids = batch.column(id) if id is not None else None
+    id_type = ids.type if ids is not None else pa.int64()
+    rows: list[int] = []
+    cols: dict[str, list[Any]] = {"offset": [], "raw": [], "form": [], "doi": []}
+    for row, data in enumerate(texts):
+        if data is None:
+            continue
+        hits = _hits(data, kind, allow_other_prefix)
+        rows += [row] * len(hits)
+        for at, _end, form, doi, raw in hits:
+            cols["offset"].append(at)
+            cols["raw"].append(raw)
+            cols["form"].append(FORMS[form].value)
+            cols["doi"].append(doi)
+    if ids is None:
+        id_col: pa.Array | pa.ChunkedArray = pa.array(rows, pa.int64())
+    else:
+        id_col = ids.take(pa.array(rows, pa.int64()))
+    return pa.Table.from_arrays(
+        [id_col, *(pa.array(cols[k], pa.int64() if k == "offset" else pa.string()) for k in cols)],
+        schema=batch_schema(id_type),
+    )
+
+
+def _strings(column: pa.Array | pa.ChunkedArray, name: str) -> list[memoryview | None]:
+    """The UTF-8 bytes of each value of a string column, as views of its Arrow buffers."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        raise TypeError(f"text column {name!r} holds {column.type}, not strings")
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out: list[memoryview | None] = []
+    for chunk in chunks:
+        if len(chunk) == 0:
+            continue
+        valid, offsets, data = chunk.buffers()
+        offs = memoryview(offsets).cast("q" if pa.types.is_large_string(chunk.type) else "i")
+        body = memoryview(data) if data is not None else memoryview(b"")
+        nulls = chunk.is_null().to_pylist() if valid is not None else None
+        base = chunk.offset
+        for i in range(len(chunk)):
+            if nulls is not None and nulls[i]:
+                out.append(None)
+            else:
+                out.append(body[offs[base + i] : offs[base + i + 1]])
+    return out
+
+
+def _hits(data: memoryview, kind: str | None, allow_other_prefix: bool) -> list[CHit]:
+    """A text's hits as the C matcher reports them, offsets in characters."""
+    if invalid_bytes(data, 0, len(data))[0]:  # not valid UTF-8 after all: read as scan reads it
+        data = memoryview(clean(bytes(data).decode("utf-8", "surrogateescape"))[0].encode("utf-8"))
+    hits: list[CHit] = []
+    match = matcher_for(kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, None, hits)
+    match(data, 0, len(data), 0, len(data) + 1, 0, True)
+    return hits

@@ -1,0 +1,162 @@
+"""The Arrow batch API (issue 10): extract_batch equals find_dois on the same texts, and hands
+its table to the engines users call it from — a Dask DataFrame, DuckDB, Polars."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from extractor import find_dois
+from extractor.arrow import batch_schema, extract_batch
+from extractor.pipeline.decode import clean, detect_kind
+
+from .helpers import PIECES, scan_here, table
+
+TEXTS = [
+    "see doi:10.1000/182 and https://doi.org/10.1038/NATURE12373.",
+    "Étude 10.1234/é5 (voir aussi urn:doi:10.1000/ABC) fin",
+    '<p>x <a href="https://doi.org/10.1000/abc">doi:10.1000/abc</a></p><div>10.1002/xyz&amp;</div>',
+    "Smith J. Nature 455: 1-10. doi:10.1038/na-\nture07953\f next page 10.1000/182",
+    "no DOI here",
+    "",
+    # a URL hit holding the hit before it starts before it (offsets in characters counted back)
+    "é 10.5240:https://doi.org/10.1000/182）10.1000/182",
+]
+
+
+def expected(texts: Sequence[str | None], ids: Sequence[object], kind: str | None) -> list[dict[str, object]]:
+    rows = []
+    for rid, t in zip(ids, texts, strict=True):
+        if t is None:
+            continue
+        k = kind or detect_kind(None, t.encode())
+        rows += [
+            {"id": rid, "offset": h.start, "raw": h.raw, "form": h.form.value, "doi": h.doi}
+            for h in find_dois(t, k)
+        ]
+    return rows
+
+
+@pytest.mark.parametrize("kind", [None, "plain", "html", "pdf"])
+def test_extract_batch_equals_find_dois(kind: str | None) -> None:
+    ids = [f"doc{i}" for i in range(len(TEXTS))]
+    got = extract_batch(pa.record_batch({"id": ids, "text": TEXTS}), kind=kind)
+    assert got.schema == batch_schema(pa.string())
+    assert got.to_pylist() == expected(list(TEXTS), list(ids), kind)
+    assert got.num_rows >= 5
+
+
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=12), min_size=1, max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_extract_batch_equals_find_dois_on_generated_texts(texts: list[list[str]]) -> None:
+    # Arrow strings are UTF-8: lone surrogates (invalid bytes in a file) cannot be in them.
+    values = [clean("".join(t))[0] for t in texts]
+    got = extract_batch(pa.record_batch({"text": values}), id=None)
+    assert got.to_pylist() == expected(list(values), list(range(len(values))), None)
+
+
+def test_nulls_slices_chunks_and_string_types() -> None:
+    texts = [TEXTS[0], None, TEXTS[1], TEXTS[2]]
+    ids = [10, 11, None, 13]
+    want = expected(texts, ids, None)
+    batch = pa.record_batch({"k": pa.array(ids, pa.int64()), "body": texts})
+    got = extract_batch(batch, text="body", id="k")
+    assert got.schema == batch_schema(pa.int64()) and got.to_pylist() == want
+    # a slice of a batch (its buffers start before it), a table of several chunks
+    assert extract_batch(batch.slice(2), text="body", id="k").to_pylist() == [
+        r for r in want if r["id"] != 10
+    ]
+    chunked = pa.Table.from_batches([batch.slice(0, 1), batch.slice(1, 2), batch.slice(3)])
+    assert chunked.column("body").num_chunks == 3
+    assert extract_batch(chunked, text="body", id="k").to_pylist() == want
+    for typ in (pa.large_string(), pa.dictionary(pa.int32(), pa.string())):
+        other = pa.record_batch({"k": pa.array(ids), "body": pa.array(texts).cast(typ)})
+        assert extract_batch(other, text="body", id="k").to_pylist() == want
+
+
+def test_invalid_utf8_in_a_string_array_reads_as_scan_reads_it() -> None:
+    data = "x 10.1000/a\xff b doi:10.1000/É c".encode("latin-1").replace(b"\xc9", "É".encode())
+    arr = pa.Array.from_buffers(
+        pa.string(),
+        1,
+        [None, pa.py_buffer(pa.array([0, len(data)], pa.int32()).buffers()[1]), pa.py_buffer(data)],
+    )
+    got = extract_batch(pa.record_batch({"text": arr}), id=None).to_pylist()
+    text = clean(data.decode("utf-8", "surrogateescape"))[0]
+    assert got == expected([text], [0], "plain")
+    assert [r["doi"] for r in got] == ["10.1000/a\ufffd", "10.1000/É"]  # §1: ASCII case only
+
+
+def test_bad_arguments_are_named() -> None:
+    batch = pa.record_batch({"id": [1], "text": ["10.1000/182"], "n": [3]})
+    with pytest.raises(KeyError, match="no text column 'body'"):
+        extract_batch(batch, text="body")
+    with pytest.raises(KeyError, match="no id column 'doc'"):
+        extract_batch(batch, id="doc")
+    with pytest.raises(TypeError, match="'n' holds int64"):
+        extract_batch(batch, text="n")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        extract_batch(batch, kind="docx")
+
+
+def test_extract_batch_equals_the_occurrences_of_a_scan(tmp_path: Path) -> None:
+    """The same columns and meaning as `occurrences/` of a scan of the same records."""
+    import json
+
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps({"id": f"r{i}", "text": t}) + "\n" for i, t in enumerate(TEXTS)))
+    scan_here([path], tmp_path / "out", occurrences=True)
+    occ = [
+        {"id": r["record"], "offset": r["offset"], "raw": r["raw"], "form": r["form"], "doi": r["doi"]}
+        for r in table(tmp_path / "out", "occurrences")
+    ]
+    got = extract_batch(pa.record_batch({"id": [f"r{i}" for i in range(len(TEXTS))], "text": TEXTS}))
+    key = lambda r: (r["id"], r["offset"])  # noqa: E731
+    assert sorted(got.to_pylist(), key=key) == sorted(occ, key=key)
+
+
+def _frame_texts() -> tuple[list[str], list[str]]:
+    texts = [TEXTS[i % len(TEXTS)] + f" ref 10.5555/{i}" for i in range(200)]
+    return [f"d{i}" for i in range(200)], texts
+
+
+def test_from_a_dask_dataframe() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    ids, texts = _frame_texts()
+    frame = dd.from_pandas(pd.DataFrame({"id": ids, "text": texts}), npartitions=4)
+    meta = batch_schema().empty_table().to_pandas()
+
+    def per_partition(part: pd.DataFrame) -> pd.DataFrame:
+        return extract_batch(pa.Table.from_pandas(part, preserve_index=False)).to_pandas()
+
+    got = frame.map_partitions(per_partition, meta=meta).compute(scheduler="processes", num_workers=2)
+    assert got.to_dict("records") == expected(list(texts), list(ids), None)
+
+
+def test_from_duckdb_and_polars() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    pl = pytest.importorskip("polars")
+    ids, texts = _frame_texts()
+    con = duckdb.connect()
+    con.execute("create table docs(id varchar, text varchar)")
+    con.executemany("insert into docs values (?, ?)", list(zip(ids, texts, strict=True)))
+    reader = con.sql("select id, text from docs order by id").to_arrow_reader(64)
+    hits = pa.concat_tables(extract_batch(b) for b in reader)
+    want = expected(list(texts), list(ids), None)
+    assert hits.num_rows == len(want)
+    # DuckDB queries the Arrow table by its Python name
+    got = con.execute("select doi, count(distinct id) from hits group by doi order by doi").fetchall()
+    assert got == sorted(
+        {(d, len({r["id"] for r in want if r["doi"] == d})) for d in {r["doi"] for r in want}}
+    )
+    frame = pl.DataFrame({"id": ids, "text": texts})
+    from_polars = pl.from_arrow(extract_batch(frame.to_arrow()))
+    assert isinstance(from_polars, pl.DataFrame)
+    assert sorted(from_polars.rows()) == sorted(tuple(r.values()) for r in hits.to_pylist())
