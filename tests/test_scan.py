@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -46,6 +47,36 @@ def test_one_and_two_workers_give_identical_output(tmp_path: Path) -> None:
     for name in ("mentions", "dois", "occurrences"):
         assert table(a, name) == table(b, name), name
     assert len(table(a, "occurrences")) == run_json(a)["hits"] == 12 * 301 + 2
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or shutil.which("taskset") is None, reason="no taskset"
+)
+def test_default_workers_are_the_cpus_this_process_may_use(tmp_path: Path) -> None:
+    """Issue 10: under `taskset -c 0` the default is one worker, not the machine's core count."""
+    src = make_corpus(tmp_path)
+    p = subprocess.run(
+        [
+            "taskset",
+            "-c",
+            "0",
+            sys.executable,
+            "-m",
+            "extractor.cli",
+            "scan",
+            str(src),
+            "-o",
+            str(tmp_path / "o"),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert run_json(tmp_path / "o")["options"]["workers"] == 1
+    scan(str(src), "-o", str(tmp_path / "all"), "-q")
+    assert run_json(tmp_path / "all")["options"]["workers"] == len(os.sched_getaffinity(0))
 
 
 def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:

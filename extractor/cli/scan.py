@@ -19,13 +19,26 @@ from ..pipeline.errors import Fatal
 DEFAULT_SHARD_BYTES = 32 << 20
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask under taskset, cgroup cpusets and
+    schedulers' pinning), not all of the machine's (issue 10)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no sched_getaffinity on macOS and Windows
+        return os.cpu_count() or 1
+
+
 def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "inputs", nargs="+", help="files, directories, glob patterns, @LIST files, or - for stdin"
     )
     ap.add_argument("-o", "--out", required=True, help="output folder (created; rerunning resumes)")
     ap.add_argument(
-        "--workers", "-j", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)"
+        "--workers",
+        "-j",
+        type=int,
+        default=usable_cpus(),
+        help="worker processes (default: the CPUs this process may use)",
     )
     ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
     ap.add_argument(
