@@ -11,6 +11,7 @@ import itertools
 import json
 import lzma
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Callable
@@ -140,6 +141,47 @@ def test_records_without_text_are_named_with_their_line_or_row(tmp_path: Path) -
         "first": [{"row": 1, "reason": "'text' is null"}, {"row": 3, "reason": "'text' is null"}],
     }
     assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/1", "10.1000/2"}
+
+
+def test_a_big_jsonl_file_is_read_in_byte_ranges(tmp_path: Path) -> None:
+    """Issue 10: an uncompressed JSONL file larger than the shard size is split at line ends like
+    text, so several workers share it; the output equals one shard's, skipped records keep
+    their line numbers in the file, and a compressed copy stays one shard."""
+    rng = random.Random(5)
+    lines = []
+    for i in range(6000):
+        if i % 997 == 500:
+            lines.append("{broken json")
+            continue
+        body = " ".join(
+            rng.choice(["see", "doi:10.1000/182", f"10.1234/r{i}", "Étude", "x"]) for _ in range(12)
+        )
+        lines.append(json.dumps({"id": f"r{i}", "text": body}, ensure_ascii=i % 2 == 0))
+    lines[3000] = json.dumps({"id": "huge", "text": "10.5555/long " + "y" * 200_000})  # past a cut
+    data = ("\n".join(lines) + "\n").encode()
+    jl = tmp_path / "big.jsonl"
+    jl.write_bytes(data)
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    scan_here([jl], whole, occurrences=True)
+    assert run_json(whole)["shards"] == 1
+    scan_here([jl], split, occurrences=True, shard_size=50_000)
+    assert run_json(split)["shards"] > 10
+    for name in ("mentions", "dois", "occurrences"):
+        assert table(split, name) == table(whole, name), name
+    broken = [
+        {"line": i + 1, "reason": "not valid JSON"} for i in range(len(lines)) if lines[i] == "{broken json"
+    ]
+    for out in (whole, split):
+        assert run_json(out)["records_skipped"] == len(broken)
+        assert run_json(out)["skipped_records"][0]["first"] == broken[:5]
+        assert run_json(out)["documents"] == 6000 - len(broken)
+        assert run_json(out)["bytes_read"] == len(data)
+    gz = tmp_path / "big.jsonl.gz"
+    gz.write_bytes(gzip.compress(data))
+    scan_here([gz], tmp_path / "gz", shard_size=50_000)
+    assert run_json(tmp_path / "gz")["shards"] == 1
+    dois = [(r["doi"], r["occurrences"], r["documents"]) for r in table(whole, "dois")]
+    assert [(r["doi"], r["occurrences"], r["documents"]) for r in table(tmp_path / "gz", "dois")] == dois
 
 
 def test_jsonl_and_parquet_records(tmp_path: Path) -> None:

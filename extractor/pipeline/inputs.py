@@ -180,7 +180,9 @@ def plan_shards(
 
                     n = pq.ParquetFile(path).num_row_groups
                     parts = [(g, g) for g in range(n)] or [(0, -1)]
-                elif fmt == "text" and comp is None and st.st_size > config.shard_size:
+                elif fmt in ("text", "jsonl") and comp is None and st.st_size > config.shard_size:
+                    # A compressed file stays one shard: a stream can only be decompressed from
+                    # its start (gzip, bzip2, xz, zstd frames), so a range would read all before it.
                     cuts = [0]
                     while cuts[-1] + config.shard_size < st.st_size:
                         c = _line_cut(f, cuts[-1] + config.shard_size)
@@ -188,15 +190,16 @@ def plan_shards(
                             break
                         cuts.append(c)
                     parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
-                    # Decided once for the whole input, on its head, as for an input read whole:
-                    # detected per byte range, one HTML-like line made a range read as HTML.
-                    f.seek(0)
-                    first = f.read(HEAD_BYTES)
-                    why = is_binary(first)
-                    if why:
-                        rejected.append({"source": source, "reason": why})
-                        continue
-                    kind = config.kind or detect_kind(source, first)
+                    if fmt == "text":  # (a record's kind is decided on its own text)
+                        # Decided once for the whole input, on its head, as for an input read
+                        # whole: per byte range, one HTML-like line made a range read as HTML.
+                        f.seek(0)
+                        first = f.read(HEAD_BYTES)
+                        why = is_binary(first)
+                        if why:
+                            rejected.append({"source": source, "reason": why})
+                            continue
+                        kind = config.kind or detect_kind(source, first)
                 elif st.st_size >= config.shard_size:
                     parts = [(0, -1)]
         except OSError as exc:
@@ -222,7 +225,7 @@ def plan_shards(
 
 def shard_bytes(spec: ShardSpec) -> int:
     """About how many bytes a shard reads (for the order of work only)."""
-    if spec.stop >= 0 and spec.fmt == "text":
+    if spec.stop >= 0 and spec.fmt in ("text", "jsonl"):
         return spec.stop - spec.start
     try:
         return (

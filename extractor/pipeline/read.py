@@ -335,12 +335,17 @@ def records(
 ) -> Iterator[tuple[str | None, str | StreamedText]]:
     """(record id, text) for each record of a JSONL or Parquet shard; a record with no text
     is skipped, counted, and named (line or row, and why) in the result."""
-    skipped = SkippedRecords(spec.source, result)
+    ranged = spec.fmt == "jsonl" and (spec.start > 0 or spec.stop >= 0)
+    # a byte range of a JSONL file names its lines from the file's first line, counted only
+    # when one is named
+    skipped = SkippedRecords(
+        spec.source, result, (lambda: lines_before(spec.path, spec.start)) if ranged else None
+    )
     try:
         if spec.fmt == "parquet":
             yield from _parquet_records(spec, config, result, progress, skipped)
             return
-        stream, _ = open_stream(spec.path)
+        stream = byte_range(spec.path, spec.start, spec.stop) if ranged else open_stream(spec.path)[0]
         with stream:
 
             def counted(data: bytes) -> None:
@@ -389,22 +394,72 @@ def _parquet_records(
                 row += 1
 
 
+def byte_range(path: str, start: int, stop: int) -> BinaryIO:
+    """Bytes [start, stop) of an uncompressed file (stop -1: to its end), as a stream."""
+    f = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    f.seek(start)
+    if stop < 0:
+        return f
+    return io.BufferedReader(_Limited(f, stop - start), buffer_size=1 << 20)
+
+
+class _Limited(io.RawIOBase):
+    """The next `left` bytes of a stream; closing it closes the stream."""
+
+    def __init__(self, stream: BinaryIO, left: int) -> None:
+        super().__init__()
+        self._s = stream
+        self._left = left
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self._left <= 0:
+            return 0
+        view = memoryview(b)[: self._left]
+        n = self._s.readinto(view)  # type: ignore[attr-defined]
+        self._left -= n or 0
+        return n or 0
+
+    def close(self) -> None:
+        self._s.close()
+        super().close()
+
+
+def lines_before(path: str, offset: int) -> int:
+    """How many lines end before byte `offset` of a file."""
+    n = 0
+    with open(path, "rb") as f:
+        while offset > 0:
+            block = f.read(min(offset, 1 << 20))
+            if not block:
+                break
+            n += block.count(b"\n")
+            offset -= len(block)
+    return n
+
+
 class SkippedRecords:
     """The records of one input that had no text: counted, the first few named (issue 15: a
     malformed line was only a count in _run.json)."""
 
     SHOWN = 5
 
-    def __init__(self, source: str, result: ShardResult) -> None:
+    def __init__(self, source: str, result: ShardResult, before: Callable[[], int] | None = None) -> None:
         self.source = source
         self.result = result
         self.count = 0
         self.first: list[dict[str, Any]] = []
+        self._before = before  # how many records (lines) come before this shard's, asked once
+        self._base: int | None = None
 
     def add(self, unit: str, number: int, reason: str) -> None:
         self.count += 1
         if len(self.first) < self.SHOWN:
-            self.first.append({unit: number, "reason": str(reason)})
+            if self._base is None:
+                self._base = self._before() if self._before is not None else 0
+            self.first.append({unit: number + self._base, "reason": str(reason)})
 
     def close(self) -> None:
         if self.count:
