@@ -25,7 +25,7 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extractor.match import find_spans
+from extractor.match import find_dois, find_spans
 from extractor.match.jsonstr import JsonStringDecoder
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, read
 from extractor.pipeline.decode import byte_offsets, clean
@@ -705,6 +705,25 @@ def test_windows_keep_the_phase_of_joined_pdf_lines(tmp_path: Path, lines: int) 
     scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10)
     occ = sorted((r["offset"], r["doi"]) for r in table(out, "occurrences"))
     assert occ == want
+
+
+@pytest.mark.parametrize("kind", ["plain", "pdf"])
+def test_windows_resume_by_anchor_where_url_hits_overlap(tmp_path: Path, kind: str) -> None:
+    """Spec §4: a URL's DOI starts where its URL starts, up to 512 characters before the `10.`,
+    so in one long URL-like token each hit starts before the end of the hit before it. Issue 15
+    (streams fuzz target): the next window dropped the hits starting before the last window's
+    end, 656 of 1,000 here; windows now resume by anchor, as the whole text does."""
+    data = ("ttps://doi.?org/10.1000/182." * 1000).encode()
+    want = [(s.start, s.doi) for s in find_spans(data.decode(), kind)]
+    hits = list(find_dois(data.decode(), kind))
+    assert len(want) == 1000 and hits[1].start < hits[0].end  # overlapping hits
+    got = [(h.start, h.doi) for h in hits_in_stream(io.BytesIO(data), "x.txt", kind, block_size=4096)]
+    assert got == want
+    path = tmp_path / "urls.txt"
+    path.write_bytes(data)
+    out = tmp_path / "out"
+    scan_here([path], out, kind=kind, occurrences=True, map_min=0, map_window=32 << 10, shard_size=9000)
+    assert sorted((r["offset"], r["doi"]) for r in table(out, "occurrences")) == want
 
 
 def _markup(n: int) -> bytes:

@@ -1143,7 +1143,9 @@ static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t
 
 static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int form, const cp_t *name, Py_ssize_t nn)
 {
-    if (start < k->lo || start >= k->hi)
+    /* anchors before lo were passed over (scan): a hit here may start before lo, a URL's
+     * start lying behind the end of the hit before it */
+    if (start >= k->hi)
         return 0;
     if (end > k->last_end)
         k->last_end = end;
@@ -1242,7 +1244,9 @@ static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, 
 static int scan(const Buf *B, Sink *k)
 {
     const unsigned char *b = B->b;
-    Py_ssize_t n = B->n, pos = 0, last_end = 0;
+    /* Anchors before lo are passed over, as after a hit that ended there: a window resumes
+     * where the hits of the window before it ended, with the whole text's phase (issue 15) */
+    Py_ssize_t n = B->n, pos = 0, last_end = k->lo;
     static cp_t s[RUN_CAP];
     static Py_ssize_t bo[RUN_CAP];
     static cp_t ub[LEFT_WINDOW + 8];

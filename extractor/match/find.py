@@ -293,7 +293,7 @@ class _Scanner:
                 if len(pieces) > 1 or extra:
                     extra = [c for c in extra if c[1] > p] + pieces[1:]
         if self.allow_other_prefix:
-            out.extend(self._other_prefixes(out))
+            out.extend(h for h in self._other_prefixes(out) if h[0] >= after)
             out.sort()
         elif extra:
             out.sort()

@@ -34,10 +34,12 @@ RANGE_OVERLAP = 4096
 
 
 class Matcher(Protocol):
-    """Searches one window: counts the hits that start in [lo, cut) and in [rlo, rhi) (bytes
-    of `data`) with offsets + `base`; returns (reported, end of the last hit or dropped token
-    that starts in [lo, cut), candidates too long). A token dropped as too long (spec §4) ends
-    at the window's end when its end is not in the window: the rest is passed over too."""
+    """Searches one window: counts the hits that start before `cut` and in [rlo, rhi) (bytes
+    of `data`) with offsets + `base`, passing over anchors before `lo` as after a hit that ended
+    there (the window before read them; a URL hit may start before `lo`, its anchor not); returns
+    (reported, end of the last hit or dropped token, candidates too long). A token dropped as
+    too long (spec §4) ends at the window's end when its end is not in the window: the rest is
+    passed over too. (HTML, read in views, counts the hits that start in [lo, cut).)"""
 
     def __call__(
         self, data: Any, lo: int, cut: int, rlo: int, rhi: int, base: int, chars: bool
@@ -91,7 +93,9 @@ class PythonMatcher:
             text, self.kind, allow_other_prefix=self.allow_other_prefix, stats=stats, after=after
         )
         starts = byte_offsets(raw, [s.start for s in spans])
-        chosen = [(s, b) for s, b in zip(spans, starts, strict=True) if lo <= b < cut]
+        # (plain and PDF: anchors before `lo` were passed over, so a hit may start before it)
+        first = 0 if after else lo
+        chosen = [(s, b) for s, b in zip(spans, starts, strict=True) if first <= b < cut]
         last_end = 0
         if chosen:
             last = chosen[-1]
