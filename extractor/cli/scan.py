@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.util
 import os
 import signal
 import sys
@@ -15,6 +16,7 @@ from ..engines import make_engine
 from ..match import KINDS
 from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.errors import Fatal
+from ..pipeline.remote import is_url
 
 DEFAULT_SHARD_BYTES = 32 << 20
 
@@ -39,6 +41,12 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         type=int,
         default=usable_cpus(),
         help="worker processes (default: the CPUs this process may use)",
+    )
+    ap.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: its scheduler (tcp://HOST:8786), or 'local' to start one with "
+        "--workers processes (needs the dask extra)",
     )
     ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
     ap.add_argument(
@@ -181,6 +189,15 @@ def cmd_scan(args: argparse.Namespace) -> int:
         if getattr(args, flag) < 1:
             say(f"doi-extract scan: --{flag.replace('_', '-')} must be positive")
             return 2
+    if args.dask is not None and importlib.util.find_spec("distributed") is None:
+        say("doi-extract scan: --dask needs Dask distributed: pip install 'doi-extractor[dask]'")
+        return 2
+    if is_url(args.out):
+        say(
+            f"doi-extract scan: cannot write to {args.out}: the output is a local or shared folder "
+            "(inputs may be in object storage; write the output there by copying the folder)"
+        )
+        return 2
     out = args.out
     config = ScanConfig(
         out=os.path.abspath(out),
@@ -195,7 +212,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
     interrupt = Interrupt()
     display = ProgressDisplay(args.quiet, interrupt)
     try:
-        with interrupt, output_folder(out, args.force), make_engine(args.workers, args.buckets) as engine:
+        with (
+            interrupt,
+            output_folder(out, args.force),
+            make_engine(args.workers, args.buckets, args.dask) as engine,
+        ):
             report = run_scan(args.inputs, config, engine, display)
     except KeyboardInterrupt:
         display.close()

@@ -11,12 +11,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..pipeline.run import Engine
+    from .dask_engine import DaskEngine
     from .inprocess import InProcessEngine
     from .local import LocalEngine
 
 
-def make_engine(workers: int, buckets: int = 16) -> InProcessEngine | LocalEngine:
-    """In-process for one worker (no process start-up), a local process pool for more."""
+def make_engine(
+    workers: int, buckets: int = 16, dask: str | None = None
+) -> InProcessEngine | LocalEngine | DaskEngine:
+    """A Dask cluster when `dask` names one (an address, or "local" to start one with
+    `workers` processes); else in-process for one worker (no process start-up), a local
+    process pool for more."""
+    if dask is not None:
+        from .dask_engine import DaskEngine
+
+        return DaskEngine(dask, workers)
     if workers == 1:
         from .inprocess import InProcessEngine
 
@@ -35,6 +44,10 @@ def __getattr__(name: str) -> Any:
         from .local import LocalEngine
 
         return LocalEngine
+    if name == "DaskEngine":
+        from .dask_engine import DaskEngine
+
+        return DaskEngine
     if name == "Engine":
         from ..pipeline.run import Engine
 
@@ -42,4 +55,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["Engine", "InProcessEngine", "LocalEngine", "make_engine"]
+__all__ = ["DaskEngine", "Engine", "InProcessEngine", "LocalEngine", "make_engine"]

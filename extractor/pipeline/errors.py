@@ -27,8 +27,15 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(cause, OSError) and cause.errno in _TRANSIENT_ERRNOS
 
 
+class StoreError(OSError):
+    """An object or listing of a file system reached through fsspec (remote.py) that cannot be
+    read, with the reason for the user: an unreadable input, like a missing file."""
+
+
 def describe(exc: BaseException) -> str:
     """A reason for the user: what kind of damage, in a few words."""
+    if isinstance(exc, StoreError):
+        return str(exc)
     name = type(exc).__name__
     if name == "error":  # zlib.error
         name = f"corrupt compressed data ({type(exc).__module__})"

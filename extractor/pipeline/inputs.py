@@ -10,8 +10,10 @@ import stat
 import sys
 from typing import Any
 
+from . import remote
 from .decode import HEAD_BYTES, detect_kind, is_binary
-from .read import detect_compression, display_name
+from .errors import StoreError
+from .read import detect_compression, display_name, open_input
 from .units import ScanConfig, ShardSpec
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
@@ -29,7 +31,7 @@ def expand_inputs(
     out_real = os.path.join(os.path.realpath(out), "") if out else None
 
     def add(source: str, path: str) -> None:
-        key = os.path.realpath(path)
+        key = path if remote.is_url(path) else os.path.realpath(path)
         if out_real and key.startswith(out_real):
             return
         if key not in seen:
@@ -44,6 +46,14 @@ def expand_inputs(
                 shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
             files.append(("-", path))
             return
+        if remote.is_url(item):
+            try:
+                for url in remote.expand(item):
+                    add(url, url)
+            except StoreError as exc:
+                rejected.append({"source": display_name(item), "reason": str(exc)})
+            return
+        item = remote.local_path(item)
         if item.startswith("@") and depth < 4:
             try:
                 with open(item[1:], encoding="utf-8") as listing:
@@ -163,30 +173,38 @@ def plan_shards(
 
     for source, path in files:
         try:
-            st = os.stat(path)
-            if not stat.S_ISREG(st.st_mode):
-                # a FIFO would hang the scan, a device never end
-                rejected.append({"source": source, "reason": "not a regular file (a FIFO, socket or device)"})
-                continue
-            with open(path, "rb") as f:
+            if remote.is_url(path):
+                size, version = remote.stat(path)
+                ident_path = path
+            else:
+                st = os.stat(path)
+                if not stat.S_ISREG(st.st_mode):
+                    # a FIFO would hang the scan, a device never end
+                    rejected.append(
+                        {"source": source, "reason": "not a regular file (a FIFO, socket or device)"}
+                    )
+                    continue
+                size, version, ident_path = st.st_size, str(st.st_mtime_ns), os.path.realpath(path)
+            with open_input(path) as f:
                 head = f.read(8)
                 fmt = format_of(path, head)
                 comp = detect_compression(head)
-                ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}|{fmt}"
+                ident = f"{ident_path}|{size}|{version}|{fmt}"
                 parts: list[tuple[int, int]] | None = None
                 kind = config.kind
                 if fmt == "parquet":
                     import pyarrow.parquet as pq  # only for Parquet inputs: start-up is part of every run
 
-                    n = pq.ParquetFile(path).num_row_groups
+                    f.seek(0)
+                    n = pq.ParquetFile(f).num_row_groups
                     parts = [(g, g) for g in range(n)] or [(0, -1)]
-                elif fmt in ("text", "jsonl") and comp is None and st.st_size > config.shard_size:
+                elif fmt in ("text", "jsonl") and comp is None and size > config.shard_size:
                     # A compressed file stays one shard: a stream can only be decompressed from
                     # its start (gzip, bzip2, xz, zstd frames), so a range would read all before it.
                     cuts = [0]
-                    while cuts[-1] + config.shard_size < st.st_size:
+                    while cuts[-1] + config.shard_size < size:
                         c = _line_cut(f, cuts[-1] + config.shard_size)
-                        if c >= st.st_size:
+                        if c >= size:
                             break
                         cuts.append(c)
                     parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
@@ -200,7 +218,7 @@ def plan_shards(
                             rejected.append({"source": source, "reason": why})
                             continue
                         kind = config.kind or detect_kind(source, first)
-                elif st.st_size >= config.shard_size:
+                elif size >= config.shard_size:
                     parts = [(0, -1)]
         except OSError as exc:
             rejected.append({"source": source, "reason": exc.strerror or str(exc)})
@@ -208,11 +226,11 @@ def plan_shards(
         except Exception as exc:  # a corrupt Parquet footer
             rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})
             continue
-        total += st.st_size
+        total += size
         if parts is None:
             group.append((source, path, fmt))
             group_ident.append(ident)
-            group_bytes += st.st_size
+            group_bytes += size
             if group_bytes >= config.shard_size or len(group) >= MAX_GROUP_FILES:
                 flush()
             continue
@@ -227,9 +245,11 @@ def shard_bytes(spec: ShardSpec) -> int:
     """About how many bytes a shard reads (for the order of work only)."""
     if spec.stop >= 0 and spec.fmt in ("text", "jsonl"):
         return spec.stop - spec.start
+
+    def size(path: str) -> int:
+        return remote.known_size(path) if remote.is_url(path) else os.path.getsize(path)
+
     try:
-        return (
-            sum(os.path.getsize(p) for _s, p, _f in spec.files) if spec.files else os.path.getsize(spec.path)
-        )
+        return sum(size(p) for _s, p, _f in spec.files) if spec.files else size(spec.path)
     except OSError:
         return 0

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from ..match.jsonstr import JsonStringDecoder
+from . import remote
 from .errors import InputError
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 
@@ -50,10 +51,18 @@ def detect_compression(head: bytes) -> str | None:
     return None
 
 
+def open_input(path: str) -> BinaryIO:
+    """An input file as a seekable binary stream: a local path, or a URL of a file system that
+    fsspec reaches (s3://, gs://, …; remote.py)."""
+    if remote.is_url(path):
+        return remote.open_binary(path)
+    return open(path, "rb")
+
+
 def open_stream(path: str | BinaryIO) -> tuple[BinaryIO, str | None]:
     """A binary stream of the decompressed contents of `path` (or of an open binary stream
     with peek, such as stdin), and the compression found."""
-    raw = open(path, "rb") if isinstance(path, str) else path  # noqa: SIM115 - the caller closes it
+    raw = open_input(path) if isinstance(path, str) else path
     head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
     comp = detect_compression(head)
     if comp is None:
@@ -369,7 +378,8 @@ def _parquet_records(
 ) -> Iterator[tuple[str | None, str]]:
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(spec.path)
+    # a local file by its path (pyarrow reads it natively); an object through fsspec
+    pf = pq.ParquetFile(open_input(spec.path) if remote.is_url(spec.path) else spec.path)
     names = pf.schema_arrow.names
     if config.text_field not in names:
         raise InputError(f"no column {config.text_field!r} in the Parquet file")
@@ -396,7 +406,7 @@ def _parquet_records(
 
 def byte_range(path: str, start: int, stop: int) -> BinaryIO:
     """Bytes [start, stop) of an uncompressed file (stop -1: to its end), as a stream."""
-    f = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    f = open_input(path)
     f.seek(start)
     if stop < 0:
         return f
@@ -430,7 +440,7 @@ class _Limited(io.RawIOBase):
 def lines_before(path: str, offset: int) -> int:
     """How many lines end before byte `offset` of a file."""
     n = 0
-    with open(path, "rb") as f:
+    with open_input(path) as f:
         while offset > 0:
             block = f.read(min(offset, 1 << 20))
             if not block:

@@ -1,0 +1,118 @@
+"""Inputs on any file system fsspec reaches — `s3://`, `gs://`, `hdfs://`, `https://`, … —
+listed, globbed, sized and opened for the planner and the workers (issue 10). Local paths (and
+`file://` URLs) never come here: the operating system reads them faster, and memory-maps them.
+
+Credentials and endpoints are the stores' own: for S3 the standard `AWS_*` environment
+variables (`AWS_ENDPOINT_URL` included) and fsspec's configuration; nothing of ours.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from .errors import StoreError
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+# The package fsspec needs for a protocol, for the message when it is missing.
+_PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs"}
+_SIZES: dict[str, int] = {}  # object sizes seen by the planner (the order of work: largest first)
+
+
+def is_url(path: str) -> bool:
+    """A URL that fsspec reads (not a local path, not file://)."""
+    return bool(_URL.match(path)) and not path.lower().startswith("file://")
+
+
+def local_path(path: str) -> str:
+    """A file:// URL as a local path; anything else unchanged."""
+    return path[len("file://") :] if path.lower().startswith("file://") else path
+
+
+def _fs(url: str) -> tuple[Any, str]:
+    protocol = url.split("://", 1)[0].lower()
+    try:
+        import fsspec
+
+        fs, path = fsspec.core.url_to_fs(url)
+    except ImportError as exc:
+        package = _PACKAGES.get(protocol, exc.name or "fsspec")
+        extra = {"s3fs": "s3", "gcsfs": "gcs"}.get(package)
+        how = f"pip install 'doi-extractor[{extra}]'" if extra else f"pip install {package}"
+        raise StoreError(f"reading {protocol}:// needs {package}: {how}") from exc
+    except ValueError as exc:  # an unknown protocol
+        raise StoreError(str(exc)) from exc
+    return fs, path
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, StoreError):
+        return str(exc)
+    if isinstance(exc, FileNotFoundError):
+        return "no such object or prefix"
+    if isinstance(exc, PermissionError):
+        return f"access denied: {exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def expand(url: str) -> list[str]:
+    """The objects a URL names: itself, every object under it (a prefix, recursively), or the
+    matches of its glob pattern; raises StoreError with a reason."""
+    try:
+        fs, path = _fs(url)
+        if any(c in path for c in "*?["):
+            found = sorted(fs.glob(path, detail=True).items())
+            objects: list[tuple[str, dict[str, Any]]] = []
+            for p, info in found:
+                objects += _objects(fs, p) if info.get("type") == "directory" else [(p, info)]
+            if not objects:
+                raise StoreError("no object matches the pattern")
+        elif fs.isdir(path):
+            objects = _objects(fs, path)
+        else:
+            objects = [(path, fs.info(path))]
+    except Exception as exc:
+        raise StoreError(_reason(exc)) from exc
+    out = []
+    for p, info in objects:
+        name = p.rstrip("/").rsplit("/", 1)[-1]
+        if name.startswith("."):
+            continue
+        full = fs.unstrip_protocol(p)
+        _SIZES[full] = int(info.get("size") or 0)
+        out.append(full)
+    return out
+
+
+def _objects(fs: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
+    return sorted((p, i) for p, i in fs.find(path, detail=True).items() if i.get("type") != "directory")
+
+
+def stat(url: str) -> tuple[int, str]:
+    """An object's size and what identifies this version of it (ETag, or modification time)."""
+    try:
+        fs, path = _fs(url)
+        info = fs.info(path)
+    except Exception as exc:
+        raise StoreError(_reason(exc)) from exc
+    size = int(info.get("size") or 0)
+    _SIZES[url] = size
+    version = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified") or ""
+    return size, str(version)
+
+
+def known_size(url: str) -> int:
+    """The size the planner saw (0 when unknown): for the order of work, no request."""
+    return _SIZES.get(url, 0)
+
+
+def open_binary(url: str) -> io.BufferedReader:
+    """An object as a buffered, seekable binary stream with peek (compression is told by the
+    first bytes); read ahead in large blocks, the way object stores are read fastest."""
+    try:
+        fs, path = _fs(url)
+        f = fs.open(path, "rb", block_size=8 << 20)
+    except Exception as exc:
+        raise StoreError(_reason(exc)) from exc
+    return io.BufferedReader(f, buffer_size=1 << 20)

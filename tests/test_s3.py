@@ -1,0 +1,160 @@
+"""Inputs in object storage (issue 10): a real S3 API — moto's server, started here on
+127.0.0.1 — holding text, gzip, a JSONL file big enough to be split into byte ranges and a
+Parquet file; `scan s3://…` reads them as it reads the same files on disk, with the endpoint
+and credentials from the standard AWS_* variables only."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from .helpers import make_corpus, run_json, table
+
+moto_server = pytest.importorskip("moto.server")
+boto3 = pytest.importorskip("boto3")
+pytest.importorskip("s3fs")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[dict[str, str]]:
+    """The server, and the environment a client of it needs (nothing else is configured)."""
+    port = _free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    env = {
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    try:
+        yield env
+    finally:
+        server.stop()
+
+
+def _client(env: dict[str, str]) -> Any:
+    return boto3.client(
+        "s3",
+        endpoint_url=env["AWS_ENDPOINT_URL"],
+        aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
+        region_name=env["AWS_DEFAULT_REGION"],
+    )
+
+
+def _scan(env: dict[str, str], *args: str, check: int | None = 0) -> subprocess.CompletedProcess[str]:
+    p = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "scan", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
+    if check is not None:
+        assert p.returncode == check, p.stderr
+    return p
+
+
+def _local_corpus(tmp_path: Path) -> Path:
+    src = make_corpus(tmp_path)
+    (src / "refs.txt.gz").write_bytes(gzip.compress(b"see doi:10.1000/gz1 and 10.1038/nature12373\n" * 50))
+    recs = "".join(
+        json.dumps({"id": f"r{i}", "text": f"cites 10.5555/rec{i % 700} and doi:10.1000/182"}) + "\n"
+        for i in range(4000)
+    )
+    (src / "records.jsonl").write_text(recs)
+    pq.write_table(
+        pa.table({"id": ["p1", "p2", "p3"], "text": ["https://doi.org/10.1000/pq1", None, "10.1000/pq2"]}),
+        src / "docs.parquet",
+        row_group_size=1,
+    )
+    return src
+
+
+def _upload(env: dict[str, str], bucket: str, src: Path) -> None:
+    client = _client(env)
+    client.create_bucket(Bucket=bucket)
+    for path in sorted(src.rglob("*")):
+        if path.is_file():
+            client.upload_file(str(path), bucket, f"corpus/{path.relative_to(src)}")
+
+
+def _rows(out: Path) -> Counter[tuple[Any, ...]]:
+    """Mentions without the source's spelling (a local path here, a URL there)."""
+    return Counter(
+        (Path(m["source"]).name, m["record"], m["doi"], m["count"], m["first_offset"], m["first_raw"])
+        for m in table(out, "mentions")
+    )
+
+
+def test_scan_reads_object_storage_as_it_reads_disk(tmp_path: Path, s3: dict[str, str]) -> None:
+    src = _local_corpus(tmp_path)
+    _upload(s3, "papers", src)
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    args = ["--quiet", "--occurrences", "--shard-size", "60000"]
+    _scan(s3, str(src), "-o", str(local), *args)
+    _scan(s3, "s3://papers/corpus/", "-o", str(remote), *args)
+    assert _rows(remote) == _rows(local) and len(_rows(local)) > 1000
+    run = run_json(remote)
+    assert run["shards"] == run_json(local)["shards"] > 3  # records.jsonl split into byte ranges
+    assert run["bytes_read"] == run_json(local)["bytes_read"]
+    assert run["hits"] == run_json(local)["hits"]
+    assert all(i["source"].startswith("s3://papers/corpus/") for i in run["inputs"])
+    assert [d["doi"] for d in table(remote, "dois")] == [d["doi"] for d in table(local, "dois")]
+    # a glob over objects, and an object named alone
+    glob_out = tmp_path / "glob"
+    _scan(s3, "s3://papers/corpus/doc0*.txt", "s3://papers/corpus/refs.txt.gz", "-o", str(glob_out), "-q")
+    sources = {Path(m["source"]).name for m in table(glob_out, "mentions")}
+    assert sources == {f"doc{i:02d}.txt" for i in range(10)} | {"refs.txt.gz"}
+
+
+def test_missing_objects_and_buckets_are_rejected_with_a_reason(tmp_path: Path, s3: dict[str, str]) -> None:
+    _client(s3).create_bucket(Bucket="near-empty")
+    _client(s3).put_object(Bucket="near-empty", Key="a.txt", Body=b"doi:10.1000/182\n")
+    out = tmp_path / "out"
+    p = _scan(
+        s3,
+        "s3://near-empty/a.txt",
+        "s3://near-empty/missing.txt",
+        "s3://no-such-bucket/x.txt",
+        "s3://near-empty/*.pdf.txt",
+        "-o",
+        str(out),
+        "-q",
+        check=1,
+    )
+    assert "Traceback" not in p.stderr
+    rejected = {r["source"]: r["reason"] for r in run_json(out)["rejected"]}
+    assert rejected == {
+        "s3://near-empty/missing.txt": "no such object or prefix",
+        "s3://no-such-bucket/x.txt": "no such object or prefix",
+        "s3://near-empty/*.pdf.txt": "no object matches the pattern",
+    }
+    assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
+
+
+def test_output_to_object_storage_is_refused_not_written_locally(tmp_path: Path, s3: dict[str, str]) -> None:
+    src = make_corpus(tmp_path)
+    p = _scan(s3, str(src), "-o", "s3://papers/out", check=2)
+    assert "cannot write to s3://papers/out" in p.stderr
+    assert not Path("s3:").exists()
