@@ -278,6 +278,70 @@ def find_tables(say: Any) -> None:
         say(f"{label:<44} {len(text1) / 1e6 / t1:>8.1f} {t8 / t1:>6.1f} {hits:>8} {c}")
 
 
+def engine_tables(plain_files: list[str], nbytes: int, repeat: int, tmp: Path, say: Any) -> None:
+    """The local process pool against a Dask LocalCluster of as many workers (issue 10: within
+    15 %), and the same files read from an S3 API (moto's server on 127.0.0.1) against disk."""
+    drop = lambda: shutil.rmtree(tmp / "out", ignore_errors=True)  # noqa: E731
+    local, dask = median_runs(
+        [
+            scan_cmd(plain_files, str(tmp / "out"), 2),
+            [*scan_cmd(plain_files, str(tmp / "out"), 2), "--dask", "local"],
+        ],
+        repeat,
+        drop,
+    )
+    say()
+    say(f"{'engine (plain corpus, 2 workers)':<44} {'seconds':>8} {'MB/s':>8} {'peak tree MB':>13}")
+    for label, m in (("local process pool", local), ("Dask LocalCluster (--dask local)", dask)):
+        say(f"{label:<44} {m.seconds:>8.2f} {nbytes / 1e6 / m.seconds:>8.1f} {m.peak_tree_mb:>13.0f}")
+    say(f"Dask / local: {dask.seconds / local.seconds:.2f}x (target <= 1.15x)")
+
+    import socket
+
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    env = {
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    try:
+        client = boto3.client(
+            "s3",
+            endpoint_url=env["AWS_ENDPOINT_URL"],
+            region_name="us-east-1",
+            aws_access_key_id="bench",
+            aws_secret_access_key="bench",
+        )
+        client.create_bucket(Bucket="bench")
+        files = plain_files[:4]
+        for f in files:
+            client.upload_file(f, "bench", f"plain/{Path(f).name}")
+        part = sum(os.path.getsize(f) for f in files)
+        os.environ.update(env)
+        disk, s3 = median_runs(
+            [
+                scan_cmd(files, str(tmp / "out"), 2),
+                scan_cmd([f"s3://bench/plain/{Path(f).name}" for f in files], str(tmp / "out"), 2),
+            ],
+            repeat,
+            drop,
+        )
+    finally:
+        server.stop()
+    say()
+    say(f"{f'{len(files)} files, {part / 1e6:.0f} MB, 2 workers':<44} {'seconds':>8} {'MB/s':>8}")
+    for label, m in (("from disk", disk), ("from S3 (moto server, 127.0.0.1)", s3)):
+        say(f"{label:<44} {m.seconds:>8.2f} {part / 1e6 / m.seconds:>8.1f}")
+
+
 def check_memory(size: str, tmp: Path, say: Any) -> None:
     """Scan a file of one line with no newline, and one enormous JSONL record, of `size`."""
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -378,7 +442,9 @@ def main(argv: list[str] | None = None) -> int:
         "--memory-file", default="1GB", help="size of the one-line and one-record memory checks (0 to skip)"
     )
     ap.add_argument("--record", action="store_true", help="append the figures to benchmarks/RESULTS.md")
-    ap.add_argument("--only", choices=("memory", "find"), help="run only this part (the scans are skipped)")
+    ap.add_argument(
+        "--only", choices=("memory", "find", "engines"), help="run only this part (the scans are skipped)"
+    )
     a = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -401,6 +467,8 @@ def main(argv: list[str] | None = None) -> int:
             check_memory(a.memory_file, tmp, say)
         elif a.only == "find":
             find_tables(say)
+        elif a.only == "engines":
+            engine_tables(plain_files, nbytes, a.repeat, tmp, say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)
