@@ -153,8 +153,56 @@ def test_missing_objects_and_buckets_are_rejected_with_a_reason(tmp_path: Path, 
     assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
 
 
-def test_output_to_object_storage_is_refused_not_written_locally(tmp_path: Path, s3: dict[str, str]) -> None:
+def _store(env: dict[str, str]) -> Any:
+    import s3fs
+
+    return s3fs.S3FileSystem(
+        key=env["AWS_ACCESS_KEY_ID"],
+        secret=env["AWS_SECRET_ACCESS_KEY"],
+        client_kwargs={"endpoint_url": env["AWS_ENDPOINT_URL"], "region_name": env["AWS_DEFAULT_REGION"]},
+    )
+
+
+def test_output_in_object_storage_is_staged_then_published(tmp_path: Path, s3: dict[str, str]) -> None:
+    """-o s3://…: the run is staged in a folder, then its datasets are published; read back from
+    the store they equal a local run's; a later run leaves none of the earlier run's objects."""
+    import pyarrow.dataset as ds
+
+    src = _local_corpus(tmp_path)
+    _client(s3).create_bucket(Bucket="results")
+    local = tmp_path / "local"
+    _scan(s3, str(src), "-o", str(local), "-q", "--occurrences")
+    p = _scan(s3, str(src), "-o", "s3://results/run", "--stage", str(tmp_path / "stage"), "--occurrences")
+    assert "published" in p.stderr and "s3://results/run" in p.stderr
+    store = _store(s3)
+    for name in ("mentions", "dois", "occurrences"):
+        got = ds.dataset(f"results/run/{name}", format="parquet", filesystem=store).to_table()
+        assert got.equals(ds.dataset(str(local / name), format="parquet").to_table()), name
+    assert json.loads(store.cat_file("results/run/_run.json"))["hits"] == run_json(local)["hits"]
+    assert not [k for k in store.find("results/run") if "_publishing-" in k or "/_shards/" in k]
+    # a smaller run to the same place (--force: start over) leaves only its own objects
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "one.txt").write_text("doi:10.1000/182\n")
+    _scan(s3, str(small), "-o", "s3://results/run", "--stage", str(tmp_path / "stage"), "-q", "--force")
+    store.invalidate_cache()  # s3fs caches listings: the objects changed under it
+    keys = {k.split("results/run/", 1)[1] for k in store.find("results/run")}
+    staged = {
+        str(p.relative_to(tmp_path / "stage"))
+        for d in ("mentions", "dois")
+        for p in (tmp_path / "stage" / d).rglob("*")
+        if p.is_file()
+    }
+    assert keys == staged | {"_run.json", ".doi-extract"}
+    got = ds.dataset("results/run/mentions", format="parquet", filesystem=store).to_table()
+    assert got.column("doi").to_pylist() == ["10.1000/182"]
+
+
+def test_an_output_prefix_holding_other_objects_is_refused(tmp_path: Path, s3: dict[str, str]) -> None:
+    _client(s3).create_bucket(Bucket="mine")
+    _client(s3).put_object(Bucket="mine", Key="data/thesis.txt", Body=b"my thesis")
     src = make_corpus(tmp_path)
-    p = _scan(s3, str(src), "-o", "s3://papers/out", check=2)
-    assert "cannot write to s3://papers/out" in p.stderr
+    p = _scan(s3, str(src), "-o", "s3://mine/data", "--stage", str(tmp_path / "stage"), "-q", check=2)
+    assert "did not write" in p.stderr and "Traceback" not in p.stderr
+    assert _store(s3).find("mine/data") == ["mine/data/thesis.txt"]
     assert not Path("s3:").exists()

@@ -15,7 +15,8 @@ from typing import Any
 from ..engines import make_engine
 from ..match import KINDS
 from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
-from ..pipeline.errors import Fatal
+from ..pipeline.errors import Fatal, StoreError
+from ..pipeline.publish import default_stage, publish
 from ..pipeline.remote import is_url
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -47,6 +48,12 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="run on a Dask cluster: its scheduler (tcp://HOST:8786), or 'local' to start one with "
         "--workers processes (needs the dask extra)",
+    )
+    ap.add_argument(
+        "--stage",
+        metavar="DIR",
+        help="with -o in object storage: the folder the run is staged in before it is published "
+        "(default: one per output URL under ~/.cache/doi-extractor/stage)",
     )
     ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
     ap.add_argument(
@@ -192,13 +199,20 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.dask is not None and importlib.util.find_spec("distributed") is None:
         say("doi-extract scan: --dask needs Dask distributed: pip install 'doi-extractor[dask]'")
         return 2
-    if is_url(args.out):
-        say(
-            f"doi-extract scan: cannot write to {args.out}: the output is a local or shared folder "
-            "(inputs may be in object storage; write the output there by copying the folder)"
-        )
-        return 2
+    publish_to = None
     out = args.out
+    if is_url(out):
+        # The run is staged in a folder and its datasets published to the store at the end.
+        if args.dask not in (None, "local") and args.stage is None:
+            say(
+                "doi-extract scan: with a Dask cluster, an output in object storage needs --stage, "
+                "a folder every worker reaches"
+            )
+            return 2
+        publish_to, out = out, args.stage or default_stage(out)
+    elif args.stage is not None:
+        say("doi-extract scan: --stage is for an output in object storage (-o s3://…)")
+        return 2
     config = ScanConfig(
         out=os.path.abspath(out),
         buckets=args.buckets,
@@ -236,6 +250,15 @@ def cmd_scan(args: argparse.Namespace) -> int:
         say(f"doi-extract scan: cannot write the output{where}: {exc.strerror or exc}")
         return 2
     display.close()
+    if publish_to is not None:
+        try:
+            objects = publish(out, publish_to)
+        except StoreError as exc:
+            say(f"doi-extract scan: the scan is complete in {out} but was not published: {exc}")
+            return 2
+        if not args.quiet:
+            say(f"doi-extract scan: published {objects} objects to {publish_to} (staged in {out})")
+        out = publish_to
     s = report.summary
     if not args.quiet:
         say(

@@ -30,6 +30,11 @@ def local_path(path: str) -> str:
     return path[len("file://") :] if path.lower().startswith("file://") else path
 
 
+def filesystem(url: str) -> tuple[Any, str]:
+    """The fsspec file system of a URL and the path in it; raises StoreError with a reason."""
+    return _fs(url)
+
+
 def _fs(url: str) -> tuple[Any, str]:
     protocol = url.split("://", 1)[0].lower()
     try:

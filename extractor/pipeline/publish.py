@@ -1,0 +1,74 @@
+"""A finished scan published to object storage (`-o s3://bucket/out`, issue 10).
+
+The scan itself runs in a stage folder — local, or shared by a cluster's workers — with all its
+guarantees (completion markers, resume, the lock); the finished datasets are then copied to the
+store. A store has no rename, so publication is ordered instead of atomic: `_run.json` is
+removed first, each dataset's objects are uploaded under a temporary prefix and moved into
+place (an object appears whole or not at all), objects of an earlier run that this one did not
+write are deleted, and `_run.json` is written last. A reader that finds `_run.json` finds the
+whole result; without it, a publication is under way or was interrupted (publish again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+
+from .errors import StoreError
+from .output import MARKER
+from .remote import filesystem
+
+DATASETS = ("mentions", "dois", "occurrences")
+RUN = "_run.json"
+
+
+def default_stage(url: str) -> str:
+    """Where a run to `url` is staged unless told: a folder of the user's cache, one per URL,
+    so that an interrupted run resumes there."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    key = hashlib.blake2b(url.rstrip("/").encode(), digest_size=8).hexdigest()
+    return os.path.join(cache, "doi-extractor", "stage", key)
+
+
+def publish(stage: str, url: str) -> int:
+    """Copy the datasets and _run.json of a finished scan in `stage` to `url`; how many objects
+    were written. Raises StoreError when the store refuses, or when `url` holds objects that a
+    scan did not write (nothing is then touched)."""
+    try:
+        fs, root = filesystem(url)
+        root = root.rstrip("/")
+        existing = [p for p in fs.find(root) if p != root] if fs.exists(root) else []
+        top = {p[len(root) + 1 :].split("/", 1)[0] for p in existing}
+        if top and not (MARKER in top or RUN in top):
+            raise StoreError(
+                f"{url} holds objects that doi-extract did not write: choose another output (nothing was touched)"
+            )
+        fs.pipe_file(f"{root}/{MARKER}", b'{"tool": "doi-extract"}')
+        if RUN in top:
+            fs.rm_file(f"{root}/{RUN}")  # the commit point: absent while the datasets change
+        tmp = f"{root}/_publishing-{uuid.uuid4().hex[:12]}"
+        written = 0
+        for name in DATASETS:
+            local = os.path.join(stage, name)
+            new: set[str] = set()
+            if os.path.isdir(local):
+                for base, _dirs, files in os.walk(local):
+                    for f in sorted(files):
+                        rel = os.path.relpath(os.path.join(base, f), stage).replace(os.sep, "/")
+                        fs.put_file(os.path.join(base, f), f"{tmp}/{rel}")
+                        new.add(rel)
+            for old in [p for p in existing if p.startswith(f"{root}/{name}/")]:
+                if old[len(root) + 1 :] not in new:
+                    fs.rm_file(old)
+            for rel in sorted(new):
+                fs.mv(f"{tmp}/{rel}", f"{root}/{rel}")
+                written += 1
+        if fs.exists(tmp):
+            fs.rm(tmp, recursive=True)
+        fs.put_file(os.path.join(stage, RUN), f"{root}/{RUN}")
+        return written + 1
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"cannot publish to {url}: {type(exc).__name__}: {exc}") from exc
