@@ -198,6 +198,49 @@ def test_output_in_object_storage_is_staged_then_published(tmp_path: Path, s3: d
     assert got.column("doi").to_pylist() == ["10.1000/182"]
 
 
+def test_a_run_to_the_store_killed_and_resumed_equals_a_clean_one(tmp_path: Path, s3: dict[str, str]) -> None:
+    """Killed (SIGKILL, the whole process group) after some shards completed: the same command
+    resumes from the stage's completion markers and publishes the clean run's result."""
+    import pyarrow.dataset as ds
+
+    from .test_scan import wait_for_a_completed_shard
+
+    src = make_corpus(tmp_path)
+    for i in range(8):
+        (src / f"more{i}.txt").write_text("".join(f"doi:10.1234/k{i}.{j}\n" for j in range(40000)))
+    _client(s3).create_bucket(Bucket="resume")
+    args = ["--quiet", "--workers", "2", "--shard-size", "30000"]
+    _scan(s3, str(src), "-o", "s3://resume/clean", "--stage", str(tmp_path / "clean"), *args)
+    stage = tmp_path / "stage"
+    cmd = [
+        sys.executable,
+        "-m",
+        "extractor.cli",
+        "scan",
+        str(src),
+        "-o",
+        "s3://resume/killed",
+        "--stage",
+        str(stage),
+    ]
+    p = subprocess.Popen([*cmd, *args], env={**os.environ, **s3}, start_new_session=True)
+    wait_for_a_completed_shard(stage)
+    os.killpg(p.pid, 9)
+    p.wait()
+    markers = len(list((stage / "_shards").glob("*.done")))
+    assert 0 < markers < run_json(tmp_path / "clean")["shards"]
+    store = _store(s3)
+    assert not store.exists("resume/killed/_run.json")  # nothing published: no commit point
+    _scan(s3, *cmd[4:], *args)
+    assert run_json(stage)["shards_resumed"] >= markers
+    store.invalidate_cache()
+    for name in ("mentions", "dois"):
+        a = ds.dataset(f"resume/clean/{name}", format="parquet", filesystem=store).to_table()
+        assert a.num_rows and a.equals(
+            ds.dataset(f"resume/killed/{name}", format="parquet", filesystem=store).to_table()
+        )
+
+
 def test_an_output_prefix_holding_other_objects_is_refused(tmp_path: Path, s3: dict[str, str]) -> None:
     _client(s3).create_bucket(Bucket="mine")
     _client(s3).put_object(Bucket="mine", Key="data/thesis.txt", Body=b"my thesis")
