@@ -18,7 +18,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="doi-extract", description="Find DOIs in text, HTML and PDF-extracted text."
     )
-    ap.add_argument("--version", action="version", version=f"doi-extract {__version__}")
+    ap.add_argument(
+        "--version", action="version", version=f"doi-extract {__version__} ({_matcher()} matcher)"
+    )
     sub = ap.add_subparsers(dest="command", required=True)
 
     f = sub.add_parser("find", help="print the canonical DOIs found in files (like grep -o)")
@@ -100,3 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _matcher() -> str:
+    from ..match.native import MATCHER
+
+    return MATCHER

@@ -8,44 +8,170 @@ tests/test_cscan.py holds the rules themselves to find.py.
 
 from __future__ import annotations
 
+import codecs
+import re
+from array import array
 from typing import Any
 
-from . import _cscan
 from .canonical import FORMAT_CHARS
 from .find import LEFT_WINDOW, Span
 from .forms import FORMS
 from .rules import CLOSE, MAX_DOI_CHARS, OPEN, SHORT_WINDOW, TRAILING
 from .tails import RXIV_TAILS, TAIL_RULES, VIEWS
 
+try:
+    from . import _cscan
+except ImportError:  # built without a C compiler (setup.py: the extension is optional)
+    _cscan = None  # type: ignore[assignment]
+
+# Whether the C extension is here. Without it every text goes to the Python matcher (the
+# reference for every rule, so results are the same, only slower) and the helpers below run
+# in Python: the package installs and works where nothing can be compiled (issue 13).
+HAVE_C = _cscan is not None
+MATCHER = "C" if HAVE_C else "Python (the C extension was not built)"
+
 # A hit as the C matcher reports it: (start, end, index in FORMS, canonical DOI, raw text).
 CHit = tuple[int, int, int, str, str]
 
-# Counts each DOI of a document by its canonical key; take(buckets) hands out a Chunk.
-Mentions = _cscan.Mentions
-# (data, lo, hi, rlo, rhi, base, mentions, hits, chars=False) -> (reported, last_end, too_long)
-scan = _cscan.scan
-# (data, start, stop) -> (invalid bytes, next start)
-invalid_bytes = _cscan.invalid_bytes
+_MASK64 = (1 << 64) - 1
+
+
+def _fnv1a(data: bytes) -> int:
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & _MASK64
+    return h
+
+
+class PyMentions:
+    """The mention table in Python, for when the C extension is absent: the same rows, in the
+    same order, as _cscan.Mentions (rows first-seen within each bucket)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, list[Any]] = {}  # doi -> [count, first offset, form mask, first raw]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def add(self, doi: str, offset: int, form: int, raw: str, /) -> None:
+        row = self._rows.get(doi)
+        if row is None:
+            self._rows[doi] = [1, offset, 1 << form, raw]
+            return
+        row[0] += 1
+        row[2] |= 1 << form
+        if offset < row[1]:
+            row[1], row[3] = offset, raw
+
+    def take(
+        self, buckets: int = 1, /
+    ) -> tuple[list[str], list[int], list[int], list[str], list[int], list[int]]:
+        if buckets < 1:
+            raise ValueError("buckets must be positive")
+        groups: list[list[tuple[str, list[Any]]]] = [[] for _ in range(buckets)]
+        for doi, row in self._rows.items():
+            groups[bucket_of(doi, buckets)].append((doi, row))
+        self._rows = {}
+        rows = [r for g in groups for r in g]
+        bounds = [0]
+        for g in groups:
+            bounds.append(bounds[-1] + len(g))
+        return (
+            [d for d, _ in rows],
+            [r[0] for _, r in rows],
+            [r[1] for _, r in rows],
+            [r[3] for _, r in rows],
+            [r[2] for _, r in rows],
+            bounds,
+        )
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")  # invalid bytes, as surrogateescape decodes them
+
+
+def _invalid_bytes(data: Any, start: int = 0, stop: int = -1, /) -> tuple[int, int]:
+    """_cscan.invalid_bytes in Python: the invalid UTF-8 bytes among the characters starting in
+    [start, stop), and where the first character at or after `stop` starts."""
+    n = len(data)
+    if stop < 0 or stop > n:
+        stop = n
+    start = max(0, start)
+    if start >= stop:
+        return 0, start
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    bad = len(_ESCAPED.findall(decoder.decode(bytes(data[start:stop]))))
+    # The start of a character that goes on past `stop`: complete, it is one character; broken
+    # (a bad byte or the end), each of its bytes before `stop` is an invalid one, and the next
+    # character starts at `stop` (as the C decoder reads them, byte by byte).
+    before = len(decoder.getstate()[0])
+    i = stop
+    while before:
+        if i >= n:
+            return bad + before, stop
+        out = decoder.decode(bytes(data[i : i + 1]))
+        i += 1
+        if out:
+            return (bad + before, stop) if _ESCAPED.match(out) else (bad, i)
+    return bad, stop
+
+
+def _bucket_of(doi: str, buckets: int, /) -> int:
+    if buckets < 1:
+        raise ValueError("buckets must be positive")
+    return _fnv1a(doi.encode("utf-8")) % buckets
+
+
+def _buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int, /) -> bytes:
+    offs = memoryview(offsets).cast("B").cast("i")
+    body = bytes(memoryview(data).cast("B"))
+    return array(
+        "i", (_fnv1a(body[offs[i] : offs[i + 1]]) % buckets for i in range(start, start + n))
+    ).tobytes()
+
+
+if _cscan is not None:
+    # Counts each DOI of a document by its canonical key; take(buckets) hands out a Chunk.
+    Mentions: Any = _cscan.Mentions
+    # (data, lo, hi, rlo, rhi, base, mentions, hits, chars=False) -> (reported, last_end, too_long)
+    scan: Any = _cscan.scan
+    # (data, start, stop) -> (invalid bytes, next start)
+    invalid_bytes: Any = _cscan.invalid_bytes
+else:
+    Mentions = PyMentions
+    scan = None
+    invalid_bytes = _invalid_bytes
 
 
 def bucket_of(doi: str, buckets: int) -> int:
     """A stable bucket for a DOI (the same in every process and run, unlike hash()): FNV-1a of
     its UTF-8 bytes, in C because it runs once per distinct DOI of every document."""
-    return _cscan.bucket_of(doi, buckets)
+    return _cscan.bucket_of(doi, buckets) if _cscan is not None else _bucket_of(doi, buckets)
 
 
 def buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int) -> bytes:
     """bucket_of for rows [start, start + n) of a string column given as its buffers (int32
     offsets, UTF-8 data, as Arrow keeps them): n int32s, no Python object per row."""
-    return _cscan.buckets_of(offsets, data, start, n, buckets)
+    if _cscan is not None:
+        return _cscan.buckets_of(offsets, data, start, n, buckets)
+    return _buckets_of(offsets, data, start, n, buckets)
 
 
 def find_spans_utf8(data: bytes) -> list[Span]:
     """find_spans for plain text given as UTF-8 bytes, with byte offsets: the same rules, run by
     the C matcher on the bytes themselves (invalid bytes read as U+FFFD)."""
+    if _cscan is None:
+        from .find import find_spans
+
+        text = data.decode("utf-8", "surrogateescape")
+        spans = find_spans(_ESCAPED.sub("\ufffd", text))
+        return [Span(_byte_at(text, s.start), _byte_at(text, s.end), s.form, s.doi) for s in spans]
     hits: list[CHit] = []
     _cscan.scan(data, 0, len(data), 0, len(data), 0, None, hits)
     return [Span(s, e, FORMS[f], d) for s, e, f, d, _raw in hits]
+
+
+def _byte_at(text: str, i: int) -> int:
+    return len(text[:i].encode("utf-8", "surrogateescape"))
 
 
 def _python_tables() -> dict[str, object]:
@@ -68,6 +194,8 @@ def _python_tables() -> dict[str, object]:
 
 def table_differences() -> list[str]:
     """The tables on which the C matcher and the Python rules differ (none, when in step)."""
+    if _cscan is None:
+        return []
     c, py = _cscan.tables(), _python_tables()
     return [f"{k}: C {c.get(k)!r} != Python {v!r}" for k, v in py.items() if c.get(k) != v]
 

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .. import __version__
+from ..match.native import MATCHER
 from .finalize import finalize
 from .inputs import expand_inputs, plan_shards, shard_bytes
 from .parts import completed_result
@@ -128,6 +129,7 @@ def run_scan(
             for src, path, fmt in (s.files or ((s.source, s.path, s.fmt),))
         ],
         "options": {**options, "engine": engine.name, "workers": engine.workers},
+        "matcher": MATCHER,
         "bytes_read": sum(r.bytes_read for r in ok),
         "input_bytes": total,
         "documents": sum(r.documents for r in ok),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..match import FORMS, Hit
+from ..match import FORMS, Hit, native
 from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, detect_kind
 from .errors import input_errors
@@ -33,7 +33,7 @@ from .windows import (
 def uses_c(kind: str, allow_other_prefix: bool) -> bool:
     """Whether a text of this kind goes to the C matcher: plain text, 10-prefixes only (the C
     port has find.py's rules for text that is neither HTML nor PDF)."""
-    return kind == "plain" and not allow_other_prefix
+    return kind == "plain" and not allow_other_prefix and native.HAVE_C
 
 
 def matcher_for(

@@ -1,0 +1,143 @@
+"""Without the C extension (issue 13): it is optional at build time (a failed compile warns and
+installs the rest), `import extractor` never needs it, and the Python fallbacks of its helpers
+give exactly what it gives — so a scan without it writes the same rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from extractor.match import native
+
+from .helpers import PIECES, make_corpus, run_json, table
+
+ROOT = Path(__file__).resolve().parent.parent
+_TEXT_PIECES = [p for p in PIECES if not any("\ud800" <= c <= "\udfff" for c in p)]  # a DOI holds none
+needs_c = pytest.mark.skipif(not native.HAVE_C, reason="compares with the C extension")
+
+# Run Python with the extension hidden, as an install without a compiler has it.
+WITHOUT_C = "import sys; sys.modules['extractor.match._cscan'] = None\n"
+
+
+def _python_without_c(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_C + code], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+
+
+def test_the_extension_is_optional_at_build_time(tmp_path: Path) -> None:
+    """CC=false: the compile fails, the build still succeeds (setup.py: optional=True)."""
+    p = subprocess.run(
+        [
+            sys.executable,
+            "setup.py",
+            "-q",
+            "build_ext",
+            "--build-lib",
+            str(tmp_path / "lib"),
+            "--build-temp",
+            str(tmp_path / "tmp"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "CC": "false"},
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert not list((tmp_path / "lib").rglob("_cscan*")), "the extension was built although CC=false"
+
+
+@needs_c
+def test_a_scan_without_the_extension_writes_the_same_rows(tmp_path: Path) -> None:
+    src = make_corpus(tmp_path)
+    (src / "bad.txt").write_bytes(
+        b"doi:10.1000/x\xff\xfe 10.1234/\xc3\xa9t\xe9 https://doi.org/10.1000/182\n" * 300
+    )
+    with_c, without = tmp_path / "c", tmp_path / "py"
+    code = (
+        "from extractor.cli import main\n"
+        "import extractor.match.native as n; assert not n.HAVE_C\n"
+        "sys.exit(main(['scan', {src!r}, '-o', {out!r}, '-q', '--workers', '1', '--occurrences', '--buckets', '4']))"
+    )
+    for out, prefix in ((with_c, ""), (without, WITHOUT_C)):
+        p = (
+            subprocess.run(
+                [sys.executable, "-c", prefix + "import sys\n" + code.format(src=str(src), out=str(out))],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                cwd=ROOT,
+            )
+            if prefix
+            else None
+        )
+        if p is None:
+            from .test_scan import scan
+
+            scan(str(src), "-o", str(out), "-q", "--workers", "1", "--occurrences", "--buckets", "4")
+        else:
+            assert p.returncode == 0, p.stderr
+    for name in ("mentions", "dois", "occurrences"):
+        assert table(with_c, name) == table(without, name), name
+    assert run_json(without)["matcher"].startswith("Python") and run_json(with_c)["matcher"] == "C"
+    assert run_json(without)["invalid_bytes_replaced"] == run_json(with_c)["invalid_bytes_replaced"] > 0
+
+
+def test_import_find_and_version_without_the_extension() -> None:
+    p = _python_without_c(
+        "import extractor\n"
+        "print([h.doi for h in extractor.find_dois('see doi:10.1000/182 and 10.1038/NATURE1')])\n"
+        "from extractor.cli import main\n"
+        "main(['--version'])\n"
+    )
+    assert "Traceback" not in p.stderr and "circular" not in p.stderr
+    assert "['10.1000/182', '10.1038/nature1']" in p.stdout
+    assert "Python (the C extension was not built) matcher" in p.stdout
+
+
+@needs_c
+@given(st.binary(max_size=64), st.integers(0, 70), st.integers(-1, 70))
+@settings(max_examples=2000, deadline=None)
+def test_invalid_bytes_in_python_equals_c(data: bytes, start: int, stop: int) -> None:
+    assert native._invalid_bytes(data, start, stop) == native.invalid_bytes(data, start, stop)
+
+
+@needs_c
+@given(st.lists(st.sampled_from([*_TEXT_PIECES, "é", "😀", "x"]), max_size=8), st.integers(1, 40))
+@settings(max_examples=500, deadline=None)
+def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
+    doi = "10.1000/" + "".join(pieces)
+    assert native._bucket_of(doi, buckets) == native.bucket_of(doi, buckets)
+    arr = pa.array([doi, "10.1/a", "", doi + "z"])
+    _valid, offs, data = arr.buffers()
+    assert native._buckets_of(offs, data, 1, 3, buckets) == native.buckets_of(offs, data, 1, 3, buckets)
+
+
+@needs_c
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["10.1/a", "10.1/b", "10.2/é", "10.3/c"]), st.integers(0, 50), st.integers(0, 9)
+        ),
+        max_size=30,
+    ),
+    st.integers(1, 5),
+)
+@settings(max_examples=500, deadline=None)
+def test_the_python_mention_table_equals_c(adds: list[tuple[str, int, int]], buckets: int) -> None:
+    c, py = native.Mentions(), native.PyMentions()
+    for doi, offset, form in adds:
+        for table_ in (c, py):
+            table_.add(doi, offset, form, f"raw{offset}")
+    assert len(c) == len(py)
+    assert c.take(buckets) == py.take(buckets)
+    assert len(py) == 0 and json.dumps(py.take(1)) == json.dumps(([], [], [], [], [], [0, 0]))
