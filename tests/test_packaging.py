@@ -1,0 +1,85 @@
+"""Packaging (issue 13): an SPDX license with its file, one version, type hints shipped
+(py.typed), and an sdist that holds everything its own tests read."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import extractor
+
+ROOT = Path(__file__).resolve().parent.parent
+# What the tests of an unpacked sdist read: the package, the tests, their corpora and seeds.
+NEEDED = (
+    "extractor/",
+    "tests/",
+    "fuzz/corpus/",
+    "scripts/",
+    "benchmarks/",
+    "corpora/sample",
+    "corpora/labelled",
+)
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--sdist",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(out),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    return out
+
+
+def test_the_sdist_holds_what_its_tests_read(dist: Path) -> None:
+    if not (ROOT / ".git").exists():
+        pytest.skip("compares with the repository's files")
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+        info = tar.extractfile(f"doi_extractor-{extractor.__version__}/PKG-INFO")
+        assert info is not None
+        meta = info.read().decode()
+    missing = [f for f in tracked if f.startswith(NEEDED) and f not in names]
+    assert not missing, missing[:10]
+    assert {
+        "LICENSE",
+        "README.md",
+        "ARCHITECTURE.md",
+        "tests/spec_table.py",
+        "tests/accuracy_floors.json",
+    } <= names
+    assert not [n for n in names if n.endswith((".so", ".pyc")) or n.startswith("fuzz/crashes/")]
+    assert f"Version: {extractor.__version__}\n" in meta
+    assert "License-Expression: MIT\n" in meta and "License-File: LICENSE\n" in meta
+    assert "Classifier: Typing :: Typed\n" in meta
+
+
+def test_the_wheel_ships_type_hints_and_the_license(dist: Path) -> None:
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    assert {"extractor/py.typed", "extractor/match/_cscan.pyi"} <= names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert not [n for n in names if n.startswith(("tests/", "fuzz/"))]
