@@ -119,3 +119,57 @@ def test_tsv_fields_escape_tabs_and_line_breaks(tmp_path: Path) -> None:
         "doi-label",
         "doi:10.1000/182",
     ]
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        (None, "cannot read manifest {m}: No such file or directory"),
+        ('{"bad json\n', "{m} line 1: not valid JSON"),
+        ('{"doc": "a.txt", "genre": "plain", "gold": []}\n[1]\n', "{m} line 2: a JSON list, not an object"),
+        ('{"doc": "a.txt"}\n', "{m} line 1: field 'genre' missing"),
+        ('{"doc": "a.txt", "genre": "plain", "gold": "10.1/x"}\n', "{m} line 1: field 'gold' not a list"),
+        ('{"doc": "gone.txt", "genre": "plain", "gold": []}\n', "cannot read document 'gone.txt'"),
+        (b"\xff\xfe{}", "{m}: not UTF-8 text"),
+    ],
+    ids=["missing", "json", "array", "no-genre", "gold-type", "no-document", "binary"],
+)
+def test_score_names_what_is_wrong_with_a_manifest(
+    tmp_path: Path, manifest: str | bytes | None, message: str
+) -> None:
+    """Issue 13: a missing or malformed manifest ended in a traceback."""
+    (tmp_path / "a.txt").write_text("doi:10.1000/182")
+    m = tmp_path / "manifest.jsonl"
+    if isinstance(manifest, bytes):
+        m.write_bytes(manifest)
+    elif manifest is not None:
+        m.write_text(manifest)
+    p = run("score", str(m))
+    assert p.returncode == 2
+    err = p.stderr.decode()
+    assert message.format(m=m) in err and "Traceback" not in err, err
+
+
+def test_score_reports_a_good_manifest(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("see doi:10.1000/182 and 10.1234/wrong")
+    m = tmp_path / "manifest.jsonl"
+    m.write_text('{"doc": "a.txt", "genre": "plain", "gold": ["10.1000/182", "10.1000/missed"]}\n')
+    p = run("score", "--json", str(m))
+    assert p.returncode == 0, p.stderr
+    micro = json.loads(p.stdout)["ALL (micro)"]
+    assert (micro["tp"], micro["fp"], micro["fn"]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("given", "bytes_"), [("32MiB", 32 << 20), ("32MB", 32_000_000), ("1.5GB", 1_500_000_000), ("4096", 4096)]
+)
+def test_shard_size_takes_units(tmp_path: Path, given: str, bytes_: int) -> None:
+    """Issue 13: `--shard-size 32MB` was refused although the help spoke in MiB."""
+    p = run("scan", str(SAMPLE), "-o", str(tmp_path / "o"), "-q", "--shard-size", given)
+    assert p.returncode == 0, p.stderr
+    assert json.loads((tmp_path / "o" / "_run.json").read_text())["options"]["shard_size"] == bytes_
+
+
+def test_a_bad_size_names_its_flag(tmp_path: Path) -> None:
+    p = run("scan", str(SAMPLE), "-o", str(tmp_path / "o"), "--shard-size", "32XB")
+    assert p.returncode == 2 and "argument --shard-size: not a size: '32XB'" in p.stderr.decode()

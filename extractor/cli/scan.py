@@ -6,6 +6,7 @@ import argparse
 import errno
 import importlib.util
 import os
+import re
 import signal
 import sys
 import threading
@@ -20,6 +21,19 @@ from ..pipeline.publish import default_stage, publish
 from ..pipeline.remote import is_url
 
 DEFAULT_SHARD_BYTES = 32 << 20
+
+
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20}
+_UNITS |= {"g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
+
+
+def size(value: str) -> int:
+    """A size in bytes, or with a unit (issue 13): 32MiB (2^20), 32MB (10^6), 1GiB, 1.5GB."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in _UNITS:
+        raise argparse.ArgumentTypeError(f"not a size: {value!r} (bytes, or e.g. 32MiB, 500MB, 1GiB)")
+    return int(float(m.group(1)) * _UNITS[unit])
 
 
 def usable_cpus() -> int:
@@ -68,9 +82,10 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument(
         "--shard-size",
-        type=int,
+        type=size,
         default=DEFAULT_SHARD_BYTES,
-        help="split uncompressed text files larger than this many bytes",
+        help="split uncompressed files larger than this (bytes, or with a unit: 32MiB, 500MB, 1GiB; "
+        "default 32MiB)",
     )
     ap.add_argument(
         "--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label"

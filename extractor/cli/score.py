@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,15 +50,40 @@ class DocScore:
     fn: set[str] = field(default_factory=set)
 
 
+class ManifestError(ValueError):
+    """A manifest that cannot be scored, with where and why (issue 13: it was a traceback)."""
+
+
+# The fields a manifest row needs, and their JSON types.
+_FIELDS = {"doc": str, "genre": str, "gold": list}
+
+
 def load_manifest(path: str) -> list[dict[str, Any]]:
+    """The rows of a manifest, each with `_path` (its document beside the manifest); raises
+    ManifestError naming the file and line of a row that is not a manifest row."""
     base = os.path.dirname(os.path.abspath(path))
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ManifestError(f"{path} line {n}: not valid JSON ({exc.msg})") from None
+                if not isinstance(row, dict):
+                    raise ManifestError(f"{path} line {n}: a JSON {type(row).__name__}, not an object")
+                for key, typ in _FIELDS.items():
+                    if not isinstance(row.get(key), typ):
+                        why = "missing" if key not in row else f"not a {typ.__name__}"
+                        raise ManifestError(f"{path} line {n}: field {key!r} {why}")
                 row["_path"] = os.path.join(base, row["doc"])
                 rows.append(row)
+    except OSError as exc:
+        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ManifestError(f"{path}: not UTF-8 text (a manifest is JSON lines)") from None
     return rows
 
 
@@ -86,7 +112,11 @@ def score_rows(
     tallies: dict[str, Tally] = defaultdict(Tally)
     docs = []
     for row in rows:
-        s = score_doc(row, predict(row["_path"]))
+        try:
+            pred = predict(row["_path"])
+        except OSError as exc:
+            raise ManifestError(f"cannot read document {row['doc']!r}: {exc.strerror or exc}") from None
+        s = score_doc(row, pred)
         docs.append(s)
         keys = [f"genre={row['genre']}", "ALL (micro)"]
         if by and row.get(by) is not None:
@@ -138,12 +168,17 @@ def add_score_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    rows = []
-    for m in args.manifests:
-        rows += load_manifest(m)
-    if args.genre:
-        rows = [r for r in rows if r["genre"] in args.genre]
-    tallies, docs = score_rows(rows, args.by)
+    """Print the scores; exit 2 with a one-line reason when a manifest or document is unusable."""
+    try:
+        rows = []
+        for m in args.manifests:
+            rows += load_manifest(m)
+        if args.genre:
+            rows = [r for r in rows if r["genre"] in args.genre]
+        tallies, docs = score_rows(rows, args.by)
+    except ManifestError as exc:
+        print(f"doi-extract score: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(
             json.dumps(
