@@ -173,3 +173,71 @@ def test_shard_size_takes_units(tmp_path: Path, given: str, bytes_: int) -> None
 def test_a_bad_size_names_its_flag(tmp_path: Path) -> None:
     p = run("scan", str(SAMPLE), "-o", str(tmp_path / "o"), "--shard-size", "32XB")
     assert p.returncode == 2 and "argument --shard-size: not a size: '32XB'" in p.stderr.decode()
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text("doi:10.1000/1 10.1000/2 and 10.1000/1 again\n")
+    (root / "sub" / "b.txt.gz").write_bytes(gzip.compress(b"https://doi.org/10.1000/3\n"))
+    (root / "c.txt").write_text("no DOI here\n")
+    return root
+
+
+def test_find_recurses_into_directories_and_names_the_inputs(tmp_path: Path) -> None:
+    """Issue 13: `find .` said "Is a directory"; with several inputs no line said where it was."""
+    root = _tree(tmp_path)
+    for args in ((str(root),), ("-r", str(root))):
+        p = run("find", *args)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.decode().splitlines() == [
+            f"{root}/a.txt:10.1000/1",
+            f"{root}/a.txt:10.1000/2",
+            f"{root}/a.txt:10.1000/1",
+            f"{root}/sub/b.txt.gz:10.1000/3",
+        ]
+    one = run("find", str(root / "a.txt")).stdout.decode().splitlines()
+    assert one == ["10.1000/1", "10.1000/2", "10.1000/1"]  # one input: no name, as grep
+    assert run("find", "-H", str(root / "a.txt")).stdout.decode().startswith(f"{root}/a.txt:10.1000/1\n")
+    assert run("find", "--no-filename", str(root)).stdout.decode().splitlines()[-1] == "10.1000/3"
+    globbed = run("find", "-u", str(root / "*.txt"), f"@{_list(tmp_path, root / 'sub' / 'b.txt.gz')}")
+    assert globbed.stdout.decode().splitlines() == [
+        f"{root}/a.txt:10.1000/1",
+        f"{root}/a.txt:10.1000/2",
+        f"{root}/sub/b.txt.gz:10.1000/3",
+    ]
+
+
+def _list(tmp_path: Path, *paths: Path) -> Path:
+    listing = tmp_path / "inputs.lst"
+    listing.write_text("".join(f"{p}\n" for p in paths))
+    return listing
+
+
+def test_find_counts_and_lists_files_like_grep(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    assert run("find", "-c", str(root)).stdout.decode().splitlines() == [
+        f"{root}/a.txt:3",
+        f"{root}/c.txt:0",
+        f"{root}/sub/b.txt.gz:1",
+    ]
+    assert run("find", "-c", "-u", str(root / "a.txt")).stdout == b"2\n"
+    assert run("find", "-l", str(root)).stdout.decode().splitlines() == [
+        f"{root}/a.txt",
+        f"{root}/sub/b.txt.gz",
+    ]
+    assert run("find", "-l", "--null", str(root)).stdout == f"{root}/a.txt\0{root}/sub/b.txt.gz\0".encode()
+    assert run("find", "--null", str(root / "a.txt"), str(root / "c.txt")).stdout.startswith(
+        f"{root}/a.txt\x0010.1000/1\n".encode()
+    )
+    none = run("find", "-l", str(root / "c.txt"))
+    assert none.returncode == 1 and none.stdout == b""
+
+
+def test_find_names_inputs_that_are_not_there(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    p = run("find", str(root / "a.txt"), str(root / "missing.txt"), str(root / "*.nothing"))
+    assert p.returncode == 2
+    err = p.stderr.decode()
+    assert "missing.txt: no such file or directory" in err and "*.nothing: no file matches the pattern" in err
+    assert p.stdout.decode().splitlines()[0] == f"{root}/a.txt:10.1000/1"

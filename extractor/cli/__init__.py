@@ -24,7 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     f = sub.add_parser("find", help="print the canonical DOIs found in files (like grep -o)")
-    f.add_argument("files", nargs="*", help="input files (stdin when none or '-'); compressed files are read")
+    f.add_argument(
+        "files",
+        nargs="*",
+        help="files, directories, glob patterns, @LIST files (stdin when none or '-'); compressed files are read",
+    )
     f.add_argument("--unique", "-u", action="store_true", help="print each DOI once per input")
     f.add_argument(
         "--format",
@@ -32,6 +36,31 @@ def build_parser() -> argparse.ArgumentParser:
         default="plain",
         help="plain: one DOI a line; tsv/jsonl add source, offset, form and raw text",
     )
+    f.add_argument(
+        "--recursive",
+        "-r",
+        action="store_true",
+        help="read directories recursively (they always are, as in rg)",
+    )
+    names = f.add_mutually_exclusive_group()
+    names.add_argument(
+        "--with-filename",
+        "-H",
+        action="store_true",
+        default=None,
+        help="name the input on each line (default with several)",
+    )
+    names.add_argument(
+        "--no-filename", action="store_false", dest="with_filename", help="never name the input"
+    )
+    what = f.add_mutually_exclusive_group()
+    what.add_argument(
+        "--count", "-c", action="store_true", help="print how many DOIs each input holds (with -u: distinct)"
+    )
+    what.add_argument(
+        "--files-with-matches", "-l", action="store_true", help="print only the names of inputs holding a DOI"
+    )
+    f.add_argument("--null", "-0", action="store_true", help="end a file name with NUL, not ':' or a newline")
     f.add_argument("--kind", choices=KINDS, help="input kind (default: detected by name and content)")
     f.add_argument(
         "--other-prefixes",

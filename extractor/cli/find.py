@@ -4,23 +4,53 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TextIO
 
 from ..pipeline.errors import InputError
+from ..pipeline.inputs import expand_inputs
 from ..pipeline.read import open_stream
 from ..pipeline.search import hits_in_stream
+
+
+def _inputs(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The files to read — directories recursively, globs, @lists, as scan expands them (issue
+    13) — and the items that name none, with why."""
+    paths: list[str] = []
+    problems: list[tuple[str, str]] = []
+    for item in items:
+        if item == "-":
+            paths.append("-")
+            continue
+        files, rejected = expand_inputs([item], spool_dir=os.devnull)
+        paths += [p for _s, p in files]
+        problems += [(r["source"], r["reason"]) for r in rejected]
+    return paths, problems
 
 
 def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
     """Print the DOIs of each input: exit 0 when any was found, 1 when none, 2 on error.
 
-    Inputs are read in bounded blocks, so a file or pipe of any size streams through.
+    Inputs are read in bounded blocks, so a file or pipe of any size streams through. With
+    several inputs each line starts with the input's name (-H, --no-filename); -c counts, -l
+    names the inputs that hold a DOI (reading each only to its first), as grep does.
     """
     found = False
     error = False
-    for path in args.files or ["-"]:
-        source = path
+    items = args.files or ["-"]
+    paths, problems = _inputs(items)
+    for source, why in problems:
+        print(f"doi-extract: {source}: {why}", file=sys.stderr)
+        error = True
+    # as grep: names when several inputs are given (or found), unless told
+    several = len(items) > 1 or len(paths) > 1 or bool(args.recursive)
+    named = args.with_filename if args.with_filename is not None else several
+    end_name = "\0" if args.null else ":"
+    for path in paths:
+        source = "(standard input)" if path == "-" else path
+        prefix = source + end_name if named else ""
+        count = 0
         try:
             stream, _comp = open_stream(sys.stdin.buffer if path == "-" else path)
             with stream:
@@ -33,6 +63,11 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                             continue
                         seen.add(doi)
                     found = True
+                    count += 1
+                    if args.files_with_matches:
+                        break
+                    if args.count:
+                        continue
                     if args.format == "tsv":
                         out.write(f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}\n")
                     elif args.format == "jsonl":
@@ -46,15 +81,21 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                         }
                         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                     else:
-                        out.write(doi + "\n")
+                        out.write(prefix + doi + "\n")
         except BrokenPipeError:
             raise  # our reader has gone: not an error of this input (cli.main ends quietly)
         except OSError as exc:
             print(f"doi-extract: {path}: {exc.strerror or exc}", file=sys.stderr)
             error = True
+            continue
         except (InputError, EOFError, ValueError) as exc:
             print(f"doi-extract: {path}: {exc}", file=sys.stderr)
             error = True
+            continue
+        if args.files_with_matches and count:
+            out.write(source + ("\0" if args.null else "\n"))
+        elif args.count:
+            out.write(f"{prefix}{count}\n")
     if error:
         return 2
     return 0 if found else 1
