@@ -217,13 +217,36 @@ def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
 def test_rerun_skips_completed_shards(tmp_path: Path) -> None:
     src = make_corpus(tmp_path)
     out = tmp_path / "out"
-    scan_here([src], out)
+    scan_here([src], out, keep_work=True)
     first = table(out, "mentions")
-    scan_here([src], out)
+    scan_here([src], out, keep_work=True)
     assert run_json(out)["shards_resumed"] == run_json(out)["shards"]
     assert table(out, "mentions") == first
     scan_here([src], out, force=True)
     assert run_json(out)["shards_resumed"] == 0
+
+
+def test_a_complete_run_leaves_only_its_result(tmp_path: Path) -> None:
+    """Issue 13: a 4-file input left 33 files, `_work/` 4x the size of `mentions/`. After a
+    complete run only the datasets and _run.json remain (and the folder's marker); --keep-work
+    keeps the partial files for an incremental rerun."""
+    src = make_corpus(tmp_path)
+    out = tmp_path / "out"
+    scan_here([src], out, occurrences=True)
+    assert sorted(os.listdir(out)) == [
+        ".doi-extract",
+        ".doi-extract.lock",
+        "_run.json",
+        "dois",
+        "mentions",
+        "occurrences",
+    ]
+    first = table(out, "mentions")
+    scan_here([src], out, occurrences=True)  # nothing to resume from: read again, same result
+    assert run_json(out)["shards_resumed"] == 0 and table(out, "mentions") == first
+    kept = tmp_path / "kept"
+    scan_here([src], kept, keep_work=True)
+    assert {"_work", "_shards"} <= set(os.listdir(kept))
 
 
 def test_rejected_inputs_reported_while_others_processed(tmp_path: Path) -> None:
@@ -263,7 +286,9 @@ def test_an_input_rejected_part_way_contributes_no_rows(tmp_path: Path, flush_ro
     (group / "c.txt").write_text("doi:10.1000/after\n")
     for inputs, want in (([cut], set()), ([group], {"10.1000/before", "10.1000/after"})):
         out = tmp_path / f"out-{len(want)}"
-        report = scan_here(inputs, out, flush_rows=flush_rows, occurrences=True, shard_size=1 << 30)
+        report = scan_here(
+            inputs, out, flush_rows=flush_rows, occurrences=True, shard_size=1 << 30, keep_work=True
+        )
         assert [os.path.basename(r["source"]) for r in report.rejected] in (["cut.txt.gz"], ["b.txt.gz"])
         assert {m["doi"] for m in table(out, "mentions")} == want
         assert {o["doi"] for o in table(out, "occurrences")} == want
@@ -364,7 +389,7 @@ def test_bounded_buffers_give_the_same_output(tmp_path: Path) -> None:
     )
 
     def run(out: Path, **small: Any) -> list[list[dict[str, Any]]]:
-        scan_here([src], out, buckets=4, occurrences=True, shard_size=5000, **small)
+        scan_here([src], out, buckets=4, occurrences=True, shard_size=5000, keep_work=True, **small)
         return [table(out, n) for n in ("mentions", "dois", "occurrences")]
 
     plain = run(tmp_path / "a")
@@ -946,7 +971,7 @@ def test_an_unreadable_directory_is_reported(tmp_path: Path, monkeypatch: pytest
     real = os.scandir
 
     def scandir(path: Any = ".") -> Any:
-        if os.fspath(path).endswith("locked"):
+        if not isinstance(path, int) and os.fspath(path).endswith("locked"):
             raise PermissionError(13, "Permission denied", os.fspath(path))
         return real(path)
 

@@ -334,7 +334,7 @@ def test_a_worker_killed_by_the_system_is_replaced_and_its_shard_redone(tmp_path
     for i in range(12):
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/w{i}.{j}\n" for j in range(20000)))
     clean, out = tmp_path / "clean", tmp_path / "out"
-    args = ["--workers", "2", "--quiet", "--shard-size", "30000"]  # 170 shards
+    args = ["--workers", "2", "--quiet", "--shard-size", "30000", "--keep-work"]  # 170 shards
     scan(str(src), "-o", str(clean), *args)
     p = start_scan(str(src), "-o", str(out), *args, stderr=subprocess.PIPE, text=True)
     wait_for_a_completed_shard(out)

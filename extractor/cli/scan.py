@@ -76,6 +76,11 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--id-field", default="id", help="record field/column holding the record id")
     ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
     ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
+    ap.add_argument(
+        "--keep-work",
+        action="store_true",
+        help="keep the shards' partial files after a complete run, so that a rerun only reads new or changed inputs",
+    )
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar or status lines")
     ap.add_argument(
         "--buckets", type=int, default=16, help="hash buckets for deduplication (memory per merge step)"
@@ -237,6 +242,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         allow_other_prefix=args.other_prefixes,
         kind=args.kind,
         shard_size=args.shard_size,
+        keep_work=args.keep_work,
     )
     interrupt = Interrupt()
     display = ProgressDisplay(args.quiet, interrupt)

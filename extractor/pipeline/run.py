@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -157,6 +158,11 @@ def run_scan(
         open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f,
     ):
         json.dump(summary, f, indent=2, ensure_ascii=False, default=str)
+    if not config.keep_work:
+        # The result is complete: what it was made from goes, markers first, so that a run
+        # stopped half-way through this leaves shards to redo, never a marker without its part.
+        for name in ("_shards", "_work", "_spool"):
+            shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     return RunReport(len(specs), resumed, counts, rejected, summary)
 
 
