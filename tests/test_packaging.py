@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # What the tests of an unpacked sdist read: the package, the tests, their corpora and seeds.
 NEEDED = (
     "extractor/",
+    "docs/",
     "tests/",
     "fuzz/corpus/",
     "scripts/",

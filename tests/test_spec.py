@@ -5,6 +5,8 @@ Test ids name the rule of ../shared/spec/extraction-rules.md that each row check
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from extractor import canonicalize, find_dois, is_equivalent, to_uri, to_url
@@ -208,3 +210,18 @@ def test_url_reads_back_as_the_same_doi(doi: str) -> None:
     url = to_url(doi)
     assert canonicalize(url) == canonicalize(doi) == doi
     assert [h.doi for h in find_dois(f"see {url}.")] == [doi]
+
+
+def test_the_repository_copy_of_the_spec_is_the_shared_one() -> None:
+    """Issue 13: the README linked the spec outside the repository (a dead link in a clone, the
+    sdist and a package index). The copy in docs/ must say what the shared original says."""
+    root = Path(__file__).resolve().parent.parent
+    original = root.parent / "shared" / "spec" / "extraction-rules.md"
+    if not original.exists():
+        pytest.skip("the shared original is not beside the repository (an sdist)")
+    copy = (root / "docs" / "extraction-rules.md").read_text(encoding="utf-8")
+    header, _, body = copy.partition("\n")
+    assert header.startswith("<!--") and header.endswith("-->")
+    assert body == original.read_text(encoding="utf-8"), (
+        "docs/extraction-rules.md is out of step: copy it again"
+    )
