@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,10 @@ TEXT = (
     "Intro. See doi:10.1000/182 and https://doi.org/10.1038/nature12373.\n"
     "Again DOI: 10.1000/182; and 10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O.\n"
 )
+
+
+# `doi-extract scan` as a subprocess runs it (the tests' own interpreter, no installed script).
+SCAN = [sys.executable, "-m", "extractor.cli", "scan"]
 
 
 def scan_here(inputs: Sequence[Path | str], out: Path, force: bool = False, **config: Any) -> RunReport:

@@ -10,7 +10,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from .helpers import make_corpus, run_json, table
+from .helpers import SCAN, make_corpus, run_json, table
 
 moto_server = pytest.importorskip("moto.server")
 boto3 = pytest.importorskip("boto3")
@@ -64,7 +63,7 @@ def _client(env: dict[str, str]) -> Any:
 
 def _scan(env: dict[str, str], *args: str, check: int | None = 0) -> subprocess.CompletedProcess[str]:
     p = subprocess.run(
-        [sys.executable, "-m", "extractor.cli", "scan", *args],
+        [*SCAN, *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -203,7 +202,7 @@ def test_a_run_to_the_store_killed_and_resumed_equals_a_clean_one(tmp_path: Path
     resumes from the stage's completion markers and publishes the clean run's result."""
     import pyarrow.dataset as ds
 
-    from .test_scan import wait_for_a_completed_shard
+    from .test_scan import start_scan, wait_for_a_completed_shard
 
     src = make_corpus(tmp_path)
     for i in range(8):
@@ -212,18 +211,8 @@ def test_a_run_to_the_store_killed_and_resumed_equals_a_clean_one(tmp_path: Path
     args = ["--quiet", "--workers", "2", "--shard-size", "30000"]
     _scan(s3, str(src), "-o", "s3://resume/clean", "--stage", str(tmp_path / "clean"), *args)
     stage = tmp_path / "stage"
-    cmd = [
-        sys.executable,
-        "-m",
-        "extractor.cli",
-        "scan",
-        str(src),
-        "-o",
-        "s3://resume/killed",
-        "--stage",
-        str(stage),
-    ]
-    p = subprocess.Popen([*cmd, *args], env={**os.environ, **s3}, start_new_session=True)
+    killed = [str(src), "-o", "s3://resume/killed", "--stage", str(stage)]
+    p = start_scan(*killed, *args, env={**os.environ, **s3}, start_new_session=True)
     wait_for_a_completed_shard(stage)
     os.killpg(p.pid, 9)
     p.wait()
@@ -231,7 +220,7 @@ def test_a_run_to_the_store_killed_and_resumed_equals_a_clean_one(tmp_path: Path
     assert 0 < markers < run_json(tmp_path / "clean")["shards"]
     store = _store(s3)
     assert not store.exists("resume/killed/_run.json")  # nothing published: no commit point
-    _scan(s3, *cmd[4:], *args)
+    _scan(s3, *killed, *args)
     assert run_json(stage)["shards_resumed"] >= markers
     store.invalidate_cache()
     for name in ("mentions", "dois"):

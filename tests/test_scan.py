@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from .helpers import make_corpus, run_json, table
+from .helpers import SCAN, make_corpus, run_json, table
 
 
 def start_scan(*args: str, **popen: Any) -> subprocess.Popen[Any]:
     """`doi-extract scan ARGS` started in the background."""
-    return subprocess.Popen([sys.executable, "-m", "extractor.cli", "scan", *args], **popen)
+    return subprocess.Popen([*SCAN, *args], **popen)
 
 
 def wait_for_a_completed_shard(out: Path) -> None:
@@ -31,9 +31,7 @@ def wait_for_a_completed_shard(out: Path) -> None:
 
 
 def scan(*args: str, check: int | None = 0) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run(
-        [sys.executable, "-m", "extractor.cli", "scan", *args], capture_output=True, text=True, timeout=300
-    )
+    p = subprocess.run([*SCAN, *args], capture_output=True, text=True, timeout=300)
     if check is not None:
         assert p.returncode == check, p.stderr
     return p
@@ -56,19 +54,7 @@ def test_default_workers_are_the_cpus_this_process_may_use(tmp_path: Path) -> No
     """Issue 10: under `taskset -c 0` the default is one worker, not the machine's core count."""
     src = make_corpus(tmp_path)
     p = subprocess.run(
-        [
-            "taskset",
-            "-c",
-            "0",
-            sys.executable,
-            "-m",
-            "extractor.cli",
-            "scan",
-            str(src),
-            "-o",
-            str(tmp_path / "o"),
-            "-q",
-        ],
+        ["taskset", "-c", "0", *SCAN, str(src), "-o", str(tmp_path / "o"), "-q"],
         capture_output=True,
         text=True,
         timeout=300,

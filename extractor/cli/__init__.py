@@ -80,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _matcher() -> str:
+    """Which matcher runs plain text (C, or Python where the extension was not built)."""
+    from ..match.native import MATCHER
+
+    return MATCHER
+
+
 def _workers_asked(words: list[str]) -> int | None:
     """The --workers / -j value on a command line, read before it is parsed (None if absent)."""
     value = None
@@ -131,9 +138,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def _matcher() -> str:
-    from ..match.native import MATCHER
-
-    return MATCHER

@@ -217,7 +217,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
             say(f"doi-extract scan: --{flag.replace('_', '-')} must be positive")
             return 2
     if args.dask is not None and importlib.util.find_spec("distributed") is None:
-        say("doi-extract scan: --dask needs Dask distributed: pip install 'doi-extractor[dask]'")
+        from ..engines.dask_engine import INSTALL_HINT
+
+        say(f"doi-extract scan: {INSTALL_HINT}")
         return 2
     publish_to = None
     out = args.out

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from ..pipeline.errors import Fatal
 from ..pipeline.shard import work
-from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
+from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 
 R = TypeVar("R")
 
@@ -26,21 +26,19 @@ INSTALL_HINT = "the Dask engine needs Dask distributed: pip install 'doi-extract
 
 def _work(spec: ShardSpec, config: ScanConfig) -> ShardResult:
     """A shard in a Dask worker (its progress is reported when it ends)."""
-    return work(spec, config, lambda _b, _h: None)
+    return work(spec, config, no_progress)
 
 
 class DaskEngine:
     name = "dask"
 
-    def __init__(self, address: str, workers: int = 2, client: Any = None) -> None:
+    def __init__(self, address: str, workers: int = 2) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:
             raise Fatal(INSTALL_HINT) from exc
         self._cluster: Any = None
-        if client is not None:
-            self.client = client
-        elif address == "local":
+        if address == "local":
             if workers < 1:
                 raise ValueError(f"--workers must be positive, not {workers}")
             # one thread per process: the matcher holds the GIL, so threads would not add speed
@@ -57,7 +55,6 @@ class DaskEngine:
                 self.client = Client(address, timeout=10)
             except OSError as exc:
                 raise Fatal(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
-        self.address = address
         self.workers = max(1, sum(self.client.nthreads().values()))
 
     def run_shards(

@@ -15,8 +15,8 @@ import pyarrow as pa
 
 from ..match import FORMS, KINDS
 from ..match.native import CHit, invalid_bytes
-from .decode import HEAD_BYTES, clean, detect_kind
-from .search import matcher_for
+from .decode import clean
+from .search import match_record
 
 _STRING = pa.string()
 
@@ -112,6 +112,5 @@ def _hits(data: memoryview, kind: str | None, allow_other_prefix: bool) -> list[
     if invalid_bytes(data, 0, len(data))[0]:  # not valid UTF-8 after all: read as scan reads it
         data = memoryview(clean(bytes(data).decode("utf-8", "surrogateescape"))[0].encode("utf-8"))
     hits: list[CHit] = []
-    match = matcher_for(kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, None, hits)
-    match(data, 0, len(data), 0, len(data) + 1, 0, True)
+    match_record(data, kind, allow_other_prefix, None, hits)  # as scan searches a record
     return hits

@@ -44,7 +44,7 @@ def publish(stage: str, url: str) -> int:
             raise StoreError(
                 f"{url} holds objects that doi-extract did not write: choose another output (nothing was touched)"
             )
-        fs.pipe_file(f"{root}/{MARKER}", b'{"tool": "doi-extract"}')
+        fs.put_file(os.path.join(stage, MARKER), f"{root}/{MARKER}")  # the stage's own marker
         if RUN in top:
             fs.rm_file(f"{root}/{RUN}")  # the commit point: absent while the datasets change
         tmp = f"{root}/_publishing-{uuid.uuid4().hex[:12]}"

@@ -17,7 +17,9 @@ from .errors import StoreError
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # The package fsspec needs for a protocol, for the message when it is missing.
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs"}
-_SIZES: dict[str, int] = {}  # object sizes seen by the planner (the order of work: largest first)
+# (size, version) of each object as its listing gave it: the planner's stat and the order of
+# work read it here instead of asking the store again for every object.
+_SEEN: dict[str, tuple[int, str]] = {}
 
 
 def is_url(path: str) -> bool:
@@ -32,10 +34,6 @@ def local_path(path: str) -> str:
 
 def filesystem(url: str) -> tuple[Any, str]:
     """The fsspec file system of a URL and the path in it; raises StoreError with a reason."""
-    return _fs(url)
-
-
-def _fs(url: str) -> tuple[Any, str]:
     protocol = url.split("://", 1)[0].lower()
     try:
         import fsspec
@@ -65,7 +63,7 @@ def expand(url: str) -> list[str]:
     """The objects a URL names: itself, every object under it (a prefix, recursively), or the
     matches of its glob pattern; raises StoreError with a reason."""
     try:
-        fs, path = _fs(url)
+        fs, path = filesystem(url)
         if any(c in path for c in "*?["):
             found = sorted(fs.glob(path, detail=True).items())
             objects: list[tuple[str, dict[str, Any]]] = []
@@ -85,7 +83,7 @@ def expand(url: str) -> list[str]:
         if name.startswith("."):
             continue
         full = fs.unstrip_protocol(p)
-        _SIZES[full] = int(info.get("size") or 0)
+        _SEEN[full] = _size_version(info)
         out.append(full)
     return out
 
@@ -94,29 +92,36 @@ def _objects(fs: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
     return sorted((p, i) for p, i in fs.find(path, detail=True).items() if i.get("type") != "directory")
 
 
+def _size_version(info: dict[str, Any]) -> tuple[int, str]:
+    version = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified") or ""
+    return int(info.get("size") or 0), str(version)
+
+
 def stat(url: str) -> tuple[int, str]:
-    """An object's size and what identifies this version of it (ETag, or modification time)."""
+    """An object's size and what identifies this version of it (ETag, or modification time):
+    as the listing of this run gave it (expand), else asked of the store."""
+    seen = _SEEN.get(url)
+    if seen is not None:
+        return seen
     try:
-        fs, path = _fs(url)
+        fs, path = filesystem(url)
         info = fs.info(path)
     except Exception as exc:
         raise StoreError(_reason(exc)) from exc
-    size = int(info.get("size") or 0)
-    _SIZES[url] = size
-    version = info.get("ETag") or info.get("etag") or info.get("mtime") or info.get("LastModified") or ""
-    return size, str(version)
+    _SEEN[url] = _size_version(info)
+    return _SEEN[url]
 
 
 def known_size(url: str) -> int:
     """The size the planner saw (0 when unknown): for the order of work, no request."""
-    return _SIZES.get(url, 0)
+    return _SEEN.get(url, (0, ""))[0]
 
 
 def open_binary(url: str) -> io.BufferedReader:
     """An object as a buffered, seekable binary stream with peek (compression is told by the
     first bytes); read ahead in large blocks, the way object stores are read fastest."""
     try:
-        fs, path = _fs(url)
+        fs, path = filesystem(url)
         f = fs.open(path, "rb", block_size=8 << 20)
     except Exception as exc:
         raise StoreError(_reason(exc)) from exc

@@ -45,6 +45,16 @@ def matcher_for(
     return PythonMatcher(kind, allow_other_prefix, table, hits)
 
 
+def match_record(
+    data: Any, kind: str | None, allow_other_prefix: bool, table: Mentions | None, hits: list[CHit] | None
+) -> tuple[int, int]:
+    """Search a record's whole text (valid UTF-8 bytes) in one call, its kind detected from it
+    unless given; offsets count characters. (reported, candidates too long)"""
+    match = matcher_for(kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits)
+    reported, _end, too_long = match(data, 0, len(data), 0, len(data) + 1, 0, True)
+    return reported, too_long
+
+
 def _chunks(
     source: Any,
     kind: str,
@@ -132,12 +142,9 @@ def _record_chunks(
     count characters."""
     text, bad = clean(text)  # invalid bytes of the record (see read.iter_jsonl_records)
     result.invalid_bytes += bad
-    data = text.encode("utf-8")
-    kind = unit.kind or detect_kind(None, data[:HEAD_BYTES])
     table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
-    match = matcher_for(kind, config.allow_other_prefix, table, hits)
-    reported, _end, too_long = match(data, 0, len(data), 0, len(data) + 1, 0, True)
+    reported, too_long = match_record(text.encode("utf-8"), unit.kind, config.allow_other_prefix, table, hits)
     result.too_long += too_long
     result.hits += reported
     progress(0, reported)

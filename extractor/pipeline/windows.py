@@ -80,8 +80,9 @@ class PythonMatcher:
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
         stats = FindStats()
+        resumed = self.kind != "html"  # HTML is read in views: its hits are chosen by start
         after = 0
-        if self.kind != "html" and lo:
+        if resumed and lo:
             # hits before `lo` were read in the last window, the last of them ending there or
             # before: anchors before it are passed over as the whole text passes them over
             # (without it a chain of joined PDF lines across the window's start changed phase)
@@ -94,7 +95,7 @@ class PythonMatcher:
         )
         starts = byte_offsets(raw, [s.start for s in spans])
         # (plain and PDF: anchors before `lo` were passed over, so a hit may start before it)
-        first = 0 if after else lo
+        first = 0 if resumed else lo
         chosen = [(s, b) for s, b in zip(spans, starts, strict=True) if first <= b < cut]
         last_end = 0
         if chosen:
