@@ -61,6 +61,27 @@ CANONICAL = {
             ["eidr-urn"],
         ),
     ],
+    # Spec §1: shortDOIs behind a label, URN, info:doi/ or a resolver; key 10/abcd.
+    "short_doi_behind_label_or_resolver": [
+        Row("doi:10/aabbe", ["10/aabbe"], ["short-doi"]),
+        Row("DOI: 10/B6V3.", ["10/b6v3"], ["short-doi"]),
+        Row("https://doi.org/10/bsf5", ["10/bsf5"], ["short-doi"]),
+        Row("doi.org/10%2Fdzn5", ["10/dzn5"], ["short-doi"]),
+        Row("(https://doi.org/c3bmmp)", ["10/c3bmmp"], ["short-doi"]),
+        Row("http://dx.doi.org/10/fbg2fz/", ["10/fbg2fz"], ["short-doi"]),
+        Row("urn:doi:10/abcd#frag", ["10/abcd"], ["short-doi"]),
+        Row("info:doi/10/abcd", ["10/abcd"], ["short-doi"]),
+        Row('<a href="https://doi.org/gf4d2x">x</a>', ["10/gf4d2x"], ["short-doi"], "html"),
+        Row("cited as doi:10/ck5tx2 in the notes", ["10/ck5tx2"], ["short-doi"], "pdf"),
+    ],
+    "short_doi_not_bare_nor_word": [
+        Row("on 10/12 of the days, 10/abcd", []),
+        Row("https://doi.org/help and https://doi.org/2020", []),
+        Row("doi:10/b6v_nmd", []),
+        Row("https://doi.org/abc", []),
+        Row("mydoi.org/abc123", []),
+        Row("https://doi.org/10.1000/182", ["10.1000/182"], ["resolver-url"]),
+    ],
     # URN 2020: F-, Q- and R-components are ignored.
     "urn_components_dropped": [
         Row("urn:doi:10.1000/182?=format", ["10.1000/182"]),
@@ -91,6 +112,19 @@ START = {
         ),
         Row("id=info%3Adoi%2F10.1234%2Fxyz", ["10.1234/xyz"], ["percent-encoded"]),
         Row("q=abc%4110.1234%2Fxyz", []),
+    ],
+    "not_glued_to_number_and_dot": [
+        Row("https://example.org/images/19.10.2019/photo.jpg", []),
+        Row("https://example.org/release/1.10.1234/notes", []),
+        Row("version 1.10.1234/5", []),
+    ],
+    "number_ending_in_10_does_not_hide_doi": [
+        Row("Nature 455: 1–10. 10.1038/nature07953", ["10.1038/nature07953"], ["bare"]),
+        Row("Nature 455: 1–10. 10.1038/nature07953", ["10.1038/nature07953"], ["bare"], "pdf"),
+        Row("Nature 455: 1–10. 10.1038/nature07953", ["10.1038/nature07953"], ["bare"], "html"),
+        Row("Smith J. 2010.\n10.1038/x", ["10.1038/x"], ["bare"]),
+        Row("Smith J. 2010.\n10.1038/x", ["10.1038/x"], ["bare"], "pdf"),
+        Row("Biol. 12: 1-10.\t10.1038/x", ["10.1038/x"], ["bare"], "pdf"),
     ],
     "label_then_whitespace_and_one_line_break": [
         Row("DOI: 10.1000/182", ["10.1000/182"], ["doi-label"]),
@@ -248,6 +282,66 @@ ENDS = {
         Row("https://api.crossref.org/works/10.1000/182/transform/application/x-bibtex", ["10.1000/182"]),
         Row("https://api.crossref.org/works/10.1000/182/agency", ["10.1000/182"]),
         Row("https://academic.oup.com/nar/article/doi/10.1093/nar/gkaa942/5943200", ["10.1093/nar/gkaa942"]),
+    ],
+    "key_value_metadata_ends": [
+        Row(
+            "10.1021/acs.jmedchem.6b00723;journal:journal:jmcmar;page:string:Article",
+            ["10.1021/acs.jmedchem.6b00723"],
+        ),
+        Row("doi=10.1038/d41586-020-02610-z;subjmeta=114,631;kwrd=x", ["10.1038/d41586-020-02610-z"]),
+        Row(
+            '<meta name="dc.identifier" content="doi:10.7326/M19-3075;subpage:string:abstract">',
+            ["10.7326/m19-3075"],
+            None,
+            "html",
+        ),
+        Row(
+            "10.1002/1097-4679(197901)35:1<148::AID-JCLP2270350124>3.0.CO;2-6",
+            ["10.1002/1097-4679(197901)35:1<148::aid-jclp2270350124>3.0.co;2-6"],
+        ),
+    ],
+    "extraction_debris_ends": [
+        Row("doi:10.1016/j.cell.2010.01.002\ufffd\ufffd", ["10.1016/j.cell.2010.01.002"]),
+        Row("doi:10.1016/j.cell.2010.01.002\ue02b", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
+        Row("doi:10.1016/j.cell.2010.01.002(cid:4)", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
+        Row("https://doi.org/10.1000/182.(cid:3)(cid:4) next", ["10.1000/182"], None, "pdf"),
+    ],
+    "publisher_resources_under_doi_path": [
+        Row(
+            "https://media.springernature.com/lw685/springer-static/image/art%3A10.1038%2Fs41586-019-1642-0/MediaObjects/41586_2019_1642_Fig1_HTML.png",
+            ["10.1038/s41586-019-1642-0"],
+        ),
+        Row(
+            "/article/10.1007/s11926-017-0626-z/MediaObjects/11926_2017_626_Fig1_HTML.gif",
+            ["10.1007/s11926-017-0626-z"],
+        ),
+        Row(
+            "https://pubs.acs.org/cms/10.1021/acs.jmedchem.6b00723/asset/images/medium/jm-2016-00723x_0001.gif",
+            ["10.1021/acs.jmedchem.6b00723"],
+        ),
+        Row(
+            "https://pubs.acs.org/doi/suppl/10.1021/acs.jmedchem.6b00723/suppl_file/jm6b00723_si_001.pdf",
+            ["10.1021/acs.jmedchem.6b00723"],
+        ),
+        Row("/article/10.1007/s11926-017-0626-z/email/correspondent/c1/new", ["10.1007/s11926-017-0626-z"]),
+        Row("https://joss.theoj.org/papers/10.21105/joss.01234/status.svg", ["10.21105/joss.01234"]),
+        Row("https://zenodo.org/badge/DOI/10.5281/zenodo.1234567.svg", ["10.5281/zenodo.1234567"]),
+        Row(
+            "https://academic.oup.com/bib/article/doi/10.1093/bib/bbw110/2562646/A-review-of-validation",
+            ["10.1093/bib/bbw110"],
+        ),
+    ],
+    "shields_badge_message": [
+        Row("https://img.shields.io/badge/DOI-10.5281%2Fzenodo.123-blue.svg", ["10.5281/zenodo.123"]),
+        Row("https://img.shields.io/badge/DOI-10.5281%2Fzenodo--123-brightgreen", ["10.5281/zenodo-123"]),
+        Row("https://img.shields.io/badge/doi-10.1000%2Fa__b-4c1.svg?style=flat", ["10.1000/a_b"]),
+    ],
+    "file_store_prefix_folder_not_a_doi": [
+        Row("https://cdn.elifesciences.org/mp4/10.7554/886/3f0a9c1d2e/video.mp4", []),
+        Row("https://example.org/files/10.7554/886/a/b", []),
+        Row("https://example.org/doi/10.7554/886/a", ["10.7554/886/a"]),
+        Row("https://doi.org/10.1000/182/x", ["10.1000/182/x"]),
+        Row("https://example.org/article/10.1000/182/abstract", ["10.1000/182"]),
     ],
     "publisher_tails_not_outside_url": [
         Row("doi:10.1000/abc/full", ["10.1000/abc/full"]),

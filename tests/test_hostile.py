@@ -17,7 +17,10 @@ from .helpers import run_json, scan_here, table
 
 # The anchor as one pattern, as it was before issue 15: the reference for what anchors finds.
 _OLD_ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)")
-_OLD_ANCHOR_PDF = re.compile(r"10\.[ \t]*(?:\n[ \t]*)?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|%2[Ff]|:)")
+# spec §2: no space or line break after "10." when another "10." follows (1–10. 10.1038/x)
+_OLD_ANCHOR_PDF = re.compile(
+    r"10\.(?:(?:[ \t]+(?:\n[ \t]*)?|\n[ \t]*)(?!10\.[0-9]))?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|%2[Ff]|:)"
+)
 
 
 def test_runs_of_10_dot_are_read_once_on_every_path(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@
 
 typedef uint32_t cp_t;
 
-enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_COUNT };
+enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_SHORT, F_COUNT };
 #define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE || (f) == F_OTHER || (f) == F_PERCENT)
 #define IS_LABELLED(f) ((f) >= F_LABEL && (f) <= F_INFO)
 #define IS_RESOLVER(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE)
@@ -373,8 +373,8 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
                 *startp = off[n - 1];
                 return F_OTHER;
             }
-            if (is_alnum(prev))
-                return -1;
+            if (is_alnum(prev) || (prev == '.' && n > 1 && is_digit(r[1])))
+                return -1; /* spec §2: glued to a number and dot, /19.10.2019/ */
             *startp = off[n - 1];
             return F_OTHER;
         }
@@ -449,16 +449,21 @@ static int split_ahead(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
     return i + 3 <= n && s[i] == '%' && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == 'f');
 }
 
-/* A character at which some rule of first_cut may end a name. */
+/* rules.DEBRIS's characters: U+FFFD and private-use code points. */
+static inline int debris_char(cp_t c) { return c == 0xFFFD || (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; }
+
+/* A character at which some rule of first_cut may end a name: ?#&,;<>()[]{}, their full-width
+ * forms, and rules.DEBRIS's characters. */
+static unsigned char CUT_ASCII[128];
+
 static inline int cut_char(cp_t c)
 {
-    switch (c) {
-    case '?': case '#': case '&': case ',': case ';': case '<': case '>':
-    case '(': case ')': case '[': case ']': case '{': case '}':
-        return 1;
-    }
-    return c >= 0xFF08 && (c == 0xFF08 || c == 0xFF09 || c == 0xFF3B || c == 0xFF3D || c == 0xFF5B || c == 0xFF5D ||
-                           c == 0xFF1C || c == 0xFF1E);
+    if (c < 128)
+        return CUT_ASCII[c];
+    if (c < 0xE000)
+        return 0;
+    return debris_char(c) || c == 0xFF08 || c == 0xFF09 || c == 0xFF3B || c == 0xFF3D || c == 0xFF5B || c == 0xFF5D ||
+           c == 0xFF1C || c == 0xFF1E;
 }
 
 static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
@@ -514,6 +519,36 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
             break;
         }
     }
+    /* rules._KEY_VALUE (;key: or ;key=) and rules.DEBRIS (U+FFFD, private use, (cid:N)), in that
+     * order as rules.first_cut applies them: the key-value cut bounds the debris search */
+    {
+        Py_ssize_t kv = end, db = end;
+        for (i = 0; i < end; i++) {
+            cp_t c = s[i];
+            if (c == ';' && kv == end && i + 1 < end && ascii_alpha(s[i + 1])) {
+                Py_ssize_t j = i + 2;
+                while (j < end && (ascii_alpha(s[j]) || is_digit(s[j]) || s[j] == '_' || s[j] == '-'))
+                    j++;
+                if (j < end && (s[j] == ':' || s[j] == '='))
+                    kv = i;
+            } else if (c == '(' && db == end && i + 6 <= end && s[i + 1] == 'c' && s[i + 2] == 'i' && s[i + 3] == 'd' &&
+                       s[i + 4] == ':' && is_digit(s[i + 5])) {
+                Py_ssize_t j = i + 6;
+                while (j < end && is_digit(s[j]))
+                    j++;
+                if (j < kv && s[j] == ')')
+                    db = i;
+            } else if (c >= 0xE000 && db == end && debris_char(c)) {
+                db = i;
+            }
+            if (db < end || kv < end)
+                break;
+        }
+        if (kv < end)
+            end = kv;
+        if (db < end)
+            end = db;
+    }
     /* _cut_brackets: the first closing bracket that closes nothing opened before it */
     {
         cp_t stack[MAX_LOGICAL + 8];
@@ -538,12 +573,26 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
 
 static int is_decimal(cp_t c) { return c < 128 ? is_digit(c) : Py_UNICODE_ISDECIMAL(c); }
 
-static Py_ssize_t VIEW_LEN[32], RXIV_LEN[16];
+static Py_ssize_t VIEW_LEN[32], RXIV_LEN[16], SEGMENT_LEN[16], MEDIA_LEN[32];
 static const char *const VIEWS[] = {"abstract", "abs", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "meta",
                                     "references", "suppinfo", "citedby", "figures", "tables", "download", "issuetoc",
                                     "pdfplus", NULL};
 static const char *const RXIV[] = {"full", "abstract", "full-text", "article-info", "article-metrics",
                                    "supplementary-material", "full.pdf", "full.pdf+html", "figures-only", NULL};
+
+static const char *const SEGMENTS[] = {"asset", "assets", "mediaobjects", "suppl_file", "email", NULL};
+static const char *const MEDIA[] = {"png", "jpg", "jpeg", "gif", "svg", "webp", "tif", "tiff", "bmp", "mp4", "m4v", "mov", "webm", "mp3", NULL};
+
+/* s[0:n] ends with "." and a media extension: the index of that ".", or -1. */
+static Py_ssize_t media_ext(const cp_t *s, Py_ssize_t n)
+{
+    for (int a = 0; MEDIA[a]; a++) {
+        Py_ssize_t st = n - MEDIA_LEN[a] - 1;
+        if (st >= 0 && s[st] == '.' && lit_at(s, n, st + 1, MEDIA[a]))
+            return st;
+    }
+    return -1;
+}
 
 /* tails.TAIL_RULES[3]: v\d+(?:\.(?:full|…))*\Z at i (after the digits' start). */
 static int rxiv_rest(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
@@ -573,8 +622,8 @@ static int ctx_has(const cp_t *ctx, Py_ssize_t m, const char *lit, Py_ssize_t L)
     return 0;
 }
 
-/* tails.TAIL_RULES has this many publisher rules (0-5); rule N_TAIL_RULES is the trailing slash. */
-#define N_TAIL_RULES 6
+/* tails.TAIL_RULES has this many publisher rules (0-8); rule N_TAIL_RULES is the trailing slash. */
+#define N_TAIL_RULES 9
 
 /* Start of the leftmost match of tail rule `rule` in s[0:n], or -1. */
 static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
@@ -625,12 +674,50 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
                 return i;
         }
         return -1;
-    case 5: { /* /\d+\Z */
-        Py_ssize_t j = n;
-        while (j > 0 && is_decimal(s[j - 1]))
-            j--;
-        return (j < n && j > 0 && s[j - 1] == '/') ? j - 1 : -1;
+    case 5: /* /\d+(?:/[^/]*)?\Z */
+        for (i = 0; i < n; i++) {
+            if (s[i] != '/')
+                continue;
+            Py_ssize_t j = i + 1;
+            while (j < n && is_decimal(s[j]))
+                j++;
+            if (j == i + 1)
+                continue;
+            if (j == n)
+                return i;
+            if (s[j] != '/')
+                continue;
+            Py_ssize_t k2 = j + 1;
+            while (k2 < n && s[k2] != '/')
+                k2++;
+            if (k2 == n)
+                return i;
+        }
+        return -1;
+    case 6: /* /(?:asset|assets|mediaobjects|suppl_file|email)(?:/.*)?\Z */
+        for (i = 0; i < n; i++) {
+            if (s[i] != '/')
+                continue;
+            for (const char *c = "?#&,;<>()[]{}"; *c; c++)
+        CUT_ASCII[(unsigned char)*c] = 1;
+    for (int a = 0; SEGMENTS[a]; a++) {
+                Py_ssize_t e = i + 1 + SEGMENT_LEN[a];
+                if (lit_at(s, n, i + 1, SEGMENTS[a]) && (e == n || s[e] == '/'))
+                    return i;
+            }
+        }
+        return -1;
+    case 7: { /* /[^/]*\.(?:media)\Z */
+        Py_ssize_t d = media_ext(s, n);
+        if (d < 0)
+            return -1;
+        for (i = d; i >= 0; i--)
+            if (s[i] == '/')
+                return i;
+        return -1;
     }
+    case 8: /* \.(?:media)\Z */
+        return media_ext(s, n);
     case N_TAIL_RULES: /* /\Z */
         return n >= 1 && s[n - 1] == '/' ? n - 1 : -1;
     }
@@ -663,12 +750,17 @@ static Py_ssize_t strip_tails(const cp_t *s, Py_ssize_t n, const cp_t *ub, Py_ss
                 continue;
             if ((rule == 3 || rule == 5) && !tail_context(rule, ub, ubn, s, n))
                 continue;
-            int nonempty = 0; /* _SUFFIX_NONEMPTY: "/" and a character after it, in s[:m] */
-            for (Py_ssize_t k = 0; k + 1 < m; k++)
+            int nonempty = 0; /* _SUFFIX_NONEMPTY: "/" or "%2F" and a character after it, in s[:m] */
+            for (Py_ssize_t k = 0; k + 1 < m; k++) {
                 if (s[k] == '/' && s[k + 1] != '\n') {
                     nonempty = 1;
                     break;
                 }
+                if (s[k] == '%' && k + 3 < m && s[k + 1] == '2' && (s[k + 2] == 'F' || s[k + 2] == 'f') && s[k + 3] != '\n') {
+                    nonempty = 1;
+                    break;
+                }
+            }
             if (nonempty) {
                 n = m;
                 changed = 1;
@@ -678,15 +770,80 @@ static Py_ssize_t strip_tails(const cp_t *s, Py_ssize_t n, const cp_t *ub, Py_ss
     return n;
 }
 
+/* tails.SHIELDS: the URL before the DOI is a shields.io badge's path, shields\.io/badge/[^/]*\Z. */
+static int shields(const cp_t *ub, Py_ssize_t ubn)
+{
+    Py_ssize_t i = ubn;
+    while (i > 0 && ub[i - 1] != '/')
+        i--;
+    return i >= 17 && lit_at(ub, ubn, i - 17, "shields.io/badge");
+}
+
+/* tails.shields_end: before the last "-" that ends an odd run of dashes ("--" is a literal "-"). */
+static Py_ssize_t shields_end(const cp_t *s, Py_ssize_t n)
+{
+    Py_ssize_t L = n - 1;
+    while (L >= 0 && s[L] != '-')
+        L--;
+    if (L < 0)
+        return n;
+    Py_ssize_t a = L;
+    while (a > 0 && s[a - 1] == '-')
+        a--;
+    return (L - a) % 2 == 0 ? L : n;
+}
+
+/* tails.shields_unescape, in place: "--" is "-", "__" is "_". Returns the new length. */
+static Py_ssize_t shields_unescape(cp_t *s, Py_ssize_t n)
+{
+    Py_ssize_t o = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        s[o++] = s[i];
+        if ((s[i] == '-' || s[i] == '_') && i + 1 < n && s[i + 1] == s[i])
+            i++;
+    }
+    return o;
+}
+
+/* tails.FILE_STORE at s[0:n]: 10\.[0-9.]+/[0-9]+/. */
+static int file_store(const cp_t *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 3;
+    if (!(n > 3 && s[0] == '1' && s[1] == '0' && s[2] == '.'))
+        return 0;
+    while (i < n && (is_digit(s[i]) || s[i] == '.'))
+        i++;
+    if (i == 3 || i >= n || s[i] != '/')
+        return 0;
+    Py_ssize_t j = ++i;
+    while (i < n && is_digit(s[i]))
+        i++;
+    return i > j && i + 1 < n && s[i] == '/';
+}
+
+/* tails.DOI_PATH_MARKER: (?i)/doi/ in the URL before the DOI. */
+static int doi_path_marker(const cp_t *ub, Py_ssize_t ubn)
+{
+    for (Py_ssize_t j = 0; j + 5 <= ubn; j++)
+        if (lit_at(ub, ubn, j, "/doi/"))
+            return 1;
+    return 0;
+}
+
 static Py_ssize_t end_of_name(const cp_t *s, Py_ssize_t n, int form, const cp_t *ub, Py_ssize_t ubn)
 {
     Py_ssize_t end = first_cut(s, n, form);
     while (end && trailing(s[end - 1]))
         end--;
     if (IS_URL(form) && end) {
-        end = strip_tails(s, end, ub, ubn, !IS_RESOLVER(form));
+        int publisher = !IS_RESOLVER(form);
+        if (publisher && shields(ub, ubn))
+            return shields_end(s, end);
+        end = strip_tails(s, end, ub, ubn, publisher);
         while (end && trailing(s[end - 1]))
             end--;
+        if (publisher && file_store(s, end) && !doi_path_marker(ub, ubn))
+            return 0;
     }
     return end;
 }
@@ -1092,25 +1249,45 @@ static PyTypeObject MentionsType = {
 /* ---- the scan ------------------------------------------------------------------------------ */
 
 /* The next "10." at or after i, or -1. */
+/* The next "10." (a DOI's anchor), or a shortDOI trigger: "10/", "10%" (of 10%2F) or "rg/". */
 static Py_ssize_t next_anchor(const unsigned char *b, Py_ssize_t n, Py_ssize_t i)
 {
 #ifdef __SSE2__
+    /* "10." or "10/" ('.' and '/' differ in the low bit only), or "?g/" with the "r" of "rg/"
+     * checked one by one (".org/" is the common "g/") */
     const __m128i one = _mm_set1_epi8('1'), zero = _mm_set1_epi8('0'), dot = _mm_set1_epi8('.');
+    const __m128i fe = _mm_set1_epi8((char)0xFE), slash = _mm_set1_epi8('/'), x20 = _mm_set1_epi8(0x20);
+    const __m128i g = _mm_set1_epi8('g');
     while (i + 18 <= n) {
         __m128i a = _mm_loadu_si128((const __m128i *)(b + i));
         __m128i c = _mm_loadu_si128((const __m128i *)(b + i + 1));
         __m128i d = _mm_loadu_si128((const __m128i *)(b + i + 2));
-        int mask = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, one), _mm_and_si128(_mm_cmpeq_epi8(c, zero), _mm_cmpeq_epi8(d, dot))));
-        if (mask)
-            return i + __builtin_ctz((unsigned)mask);
+        __m128i ten = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a, one), _mm_cmpeq_epi8(c, zero)),
+                                    _mm_cmpeq_epi8(_mm_and_si128(d, fe), dot));
+        __m128i gs = _mm_and_si128(_mm_cmpeq_epi8(_mm_or_si128(c, x20), g), _mm_cmpeq_epi8(d, slash));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(ten, gs));
+        while (mask) {
+            Py_ssize_t at = i + __builtin_ctz(mask);
+            if (b[at] == '1')
+                return at;
+            if ((b[at] | 0x20) == 'r' && at >= 5 && (b[at - 5] | 0x20) == 'd' && (b[at - 4] | 0x20) == 'o' &&
+                (b[at - 3] | 0x20) == 'i' && b[at - 2] == '.' && (b[at - 1] | 0x20) == 'o' &&
+                !(at + 5 < n && b[at + 3] == '1' && b[at + 4] == '0' && b[at + 5] == '.'))
+                return at; /* short_at checks the rest; other hosts' ".org/", and doi.org/10.…, are passed over here */
+            mask &= mask - 1;
+        }
         i += 16;
     }
 #endif
-    for (; i + 3 <= n; i++)
-        if (b[i] == '1' && b[i + 1] == '0' && b[i + 2] == '.')
+    for (; i + 3 <= n; i++) {
+        if (b[i] == '1' && b[i + 1] == '0' && (b[i + 2] == '.' || b[i + 2] == '/'))
             return i;
+        if ((b[i] | 0x20) == 'r' && (b[i + 1] | 0x20) == 'g' && b[i + 2] == '/')
+            return i;
+    }
     return -1;
 }
+
 
 typedef struct {
     Py_ssize_t lo, hi, rlo, rhi; /* window and range of starts to report */
@@ -1241,6 +1418,175 @@ static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, 
     return have;
 }
 
+/* ---- shortDOIs (shortdoi.short_dois) ---------------------------------------------------- */
+
+#define SHORT_LEFT 40
+
+static inline int a_alnum(cp_t c) { return c < 128 && (is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')); }
+
+/* The reversed text r (r[0] just before the trigger) has the literal `lit` ending at e, in ASCII
+ * case-insensitively (labels and resolvers fold ASCII only). */
+static int rlit_a(const cp_t *r, Py_ssize_t n, Py_ssize_t e, const char *lit)
+{
+    Py_ssize_t L = (Py_ssize_t)strlen(lit);
+    if (e + L > n)
+        return 0;
+    for (Py_ssize_t k = 0; k < L; k++) {
+        cp_t c = r[e + k], l = (unsigned char)lit[L - 1 - k];
+        if (!(c == l || (l >= 'a' && l <= 'z' && c == l - 32)))
+            return 0;
+    }
+    return 1;
+}
+
+/* (?:(?<![a-z0-9])https?:/{1,3})?(?<![a-z0-9.-])HOST\Z, HOST the literal `lit` optionally after
+ * "dx." or "www.": the length of the match back from the trigger, or 0. Only the first
+ * SHORT_LEFT characters may be matched; the character before a match is looked at (lookbehind). */
+static Py_ssize_t resolver_back(const cp_t *r, Py_ssize_t n, const char *lit, int prefixes)
+{
+    if (!rlit_a(r, n, 0, lit))
+        return 0;
+    Py_ssize_t h = (Py_ssize_t)strlen(lit);
+    if (prefixes) {
+        if (rlit_a(r, n, h, "dx."))
+            h += 3;
+        else if (rlit_a(r, n, h, "www."))
+            h += 4;
+    }
+    if (h > SHORT_LEFT || (h < n && (a_alnum(r[h]) || r[h] == '.' || r[h] == '-')))
+        return 0;
+    Py_ssize_t j = h;
+    while (j < n && j - h < 4 && r[j] == '/')
+        j++;
+    if (j == h || j - h > 3 || !(j < n && r[j] == ':'))
+        return h;
+    j++;
+    if (rlit_a(r, n, j, "https"))
+        j += 5;
+    else if (rlit_a(r, n, j, "http"))
+        j += 4;
+    else
+        return h;
+    if (j > SHORT_LEFT || (j < n && a_alnum(r[j])))
+        return h;
+    return j;
+}
+
+/* shortdoi._rest_ok: after the code only trailing punctuation and closing brackets, or what
+ * ends a DOI in its context: `stops` ("?#&" after a resolver, with a lone "/"; "?#" after a URN). */
+static int short_rest_ok(const Buf *B, Py_ssize_t i, const char *stops)
+{
+    cp_t rest[66];
+    Py_ssize_t m = 0;
+    while (i < B->n && m < 66) {
+        cp_t c;
+        int k = dec(B->b, B->n, i, &c);
+        if (run_end(c) || c == '<' || c == '>')
+            break;
+        rest[m++] = c;
+        i += k;
+    }
+    if (m > 64)
+        return 0;
+    while (m && (trailing(rest[m - 1]) || opener_of(rest[m - 1])))
+        m--;
+    if (m == 0)
+        return 1;
+    if (rest[0] < 128 && rest[0] && strchr(stops, (int)rest[0]))
+        return 1;
+    return m == 1 && rest[0] == '/' && strchr(stops, '&') != NULL;
+}
+
+/* The shortDOI at trigger p ("10/" or "rg/"), if any, to the sink. The bytes are checked first:
+ * most "rg/" are doi.org/10.… URLs, most "10/" dates. */
+static int short_at(const Buf *B, Sink *k, Py_ssize_t p)
+{
+    const unsigned char *b = B->b;
+    Py_ssize_t n = B->n, c = p + 3;
+    int rg = (b[p] | 0x20) == 'r', ten = !rg;
+    if (p < k->lo || p == 0)
+        return 0;
+    if (rg) {
+        if (p < 5 || (b[p - 5] | 0x20) != 'd' || (b[p - 4] | 0x20) != 'o' || (b[p - 3] | 0x20) != 'i' || b[p - 2] != '.' ||
+            (b[p - 1] | 0x20) != 'o')
+            return 0;
+        if (c + 2 < n && b[c] == '1' && b[c + 1] == '0' && b[c + 2] == '/')
+            return 0; /* read at its "10/" */
+        if (c + 4 < n && b[c] == '1' && b[c + 1] == '0' && b[c + 2] == '%' && b[c + 3] == '2' && (b[c + 4] | 0x20) == 'f') {
+            c += 5; /* doi.org/10%2Fabcd */
+            ten = 1;
+        }
+    } else {
+        unsigned char pb = b[p - 1];
+        if (!(pb == '/' || pb == ':' || pb == ' ' || pb == '\t' || pb == '=' || (pb | 0x20) == 'i' || pb == 0x9A))
+            return 0;
+    }
+    Py_ssize_t e = c;
+    while (e < n && e - c <= 64 && a_alnum(b[e]))
+        e++;
+    Py_ssize_t cn = e - c;
+    if (cn == 0 || cn > 64)
+        return 0;
+    if (!ten) {
+        /* doi.org/<code>: 4+ letters and digits, a letter and a digit among them */
+        int digit = 0, letter = 0;
+        for (Py_ssize_t t = c; t < e; t++) {
+            if (is_digit(b[t]))
+                digit = 1;
+            else
+                letter = 1;
+        }
+        if (cn < 4 || !digit || !letter)
+            return 0;
+    }
+    cp_t r[SHORT_LEFT + 2];
+    Py_ssize_t off[SHORT_LEFT + 2], nr = 0, i = p;
+    while (nr < SHORT_LEFT + 1 && i > 0) {
+        cp_t ch;
+        i -= dec_back(b, i, &ch);
+        r[nr] = ch;
+        off[nr] = i;
+        nr++;
+    }
+    Py_ssize_t len = 0;
+    const char *stops = "?#&";
+    if (rg) {
+        len = resolver_back(r, nr, "doi.o", 1);
+    } else {
+        len = resolver_back(r, nr, "doi.org/", 1);
+        if (len == 0)
+            len = resolver_back(r, nr, "hdl.handle.net/", 0);
+        if (len == 0) {
+            Py_ssize_t u = 0;
+            if ((rlit_a(r, nr, 0, "urn:doi:") && (u = 8)) || (rlit_a(r, nr, 0, "info:doi/") && (u = 9))) {
+                if (!(u < nr && a_alnum(r[u])))
+                    len = u;
+                stops = (len && (r[u - 1] | 0x20) == 'u') ? "?#" : "";
+            }
+            if (len == 0) {
+                stops = "";
+                Py_ssize_t j = 0;
+                while (j < nr && (r[j] == ' ' || r[j] == '\t'))
+                    j++;
+                if (j < nr && (r[j] == ':' || r[j] == 0xFF1A || r[j] == '='))
+                    j++;
+                while (j < nr && (r[j] == ' ' || r[j] == '\t'))
+                    j++;
+                if (rlit_a(r, nr, j, "doi") && j + 3 <= SHORT_LEFT &&
+                    !(j + 3 < nr && (a_alnum(r[j + 3]) || r[j + 3] == '/' || r[j + 3] == '.' || r[j + 3] == '%' || r[j + 3] == '-')))
+                    len = j + 3;
+            }
+        }
+    }
+    if (len == 0 || !short_rest_ok(B, e, stops))
+        return 0;
+    cp_t name[3 + 64];
+    name[0] = '1', name[1] = '0', name[2] = '/';
+    for (Py_ssize_t t = 0; t < cn; t++)
+        name[3 + t] = b[c + t];
+    return emit(k, B, off[len - 1], e, F_SHORT, name, 3 + cn);
+}
+
 static int scan(const Buf *B, Sink *k)
 {
     const unsigned char *b = B->b;
@@ -1252,6 +1598,12 @@ static int scan(const Buf *B, Sink *k)
     static cp_t ub[LEFT_WINDOW + 8];
     while ((pos = next_anchor(b, n, pos)) >= 0) {
         Py_ssize_t p = pos, j = p + 3, first = 0;
+        if (b[p + 2] != '.') {
+            if (short_at(B, k, p) < 0)
+                return -1;
+            pos = p + 3;
+            continue;
+        }
         while (j < n && is_digit(b[j]))
             j++, first++;
         if (first == 0) {
@@ -1331,6 +1683,8 @@ static int scan(const Buf *B, Sink *k)
                     break;
                 }
         }
+        if (IS_URL(form) && !IS_RESOLVER(form) && shields(ub, ubn))
+            nn = shields_unescape(s, nn);
         last_end = end;
         if (emit(k, B, start, end, form, s, nn) < 0)
             return -1;
@@ -1504,10 +1858,11 @@ static PyObject *py_tables(PyObject *self, PyObject *unused)
             pairs[k++] = opener_of(c);
             pairs[k++] = c;
         }
-    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:i,s:i}", "trailing", chars_where(trailing),
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:i,s:i}", "trailing", chars_where(trailing),
                          "format", chars_where(format_char), "openers", chars_where(is_opener), "closers",
                          chars_where(is_closer), "pairs", PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pairs, k),
-                         "views", str_tuple(VIEWS), "rxiv", str_tuple(RXIV), "tail_rules", N_TAIL_RULES,
+                         "views", str_tuple(VIEWS), "rxiv", str_tuple(RXIV), "segments", str_tuple(SEGMENTS),
+                         "media", str_tuple(MEDIA), "tail_rules", N_TAIL_RULES,
                          "max_doi_chars", MAX_DOI_CHARS, "short_window", SHORT_WINDOW, "left_window", LEFT_WINDOW,
                          "forms", F_COUNT);
 }
@@ -1534,6 +1889,12 @@ PyMODINIT_FUNC PyInit__cscan(void)
         VIEW_LEN[a] = (Py_ssize_t)strlen(VIEWS[a]);
     for (int a = 0; RXIV[a]; a++)
         RXIV_LEN[a] = (Py_ssize_t)strlen(RXIV[a]);
+    for (const char *c = "?#&,;<>()[]{}"; *c; c++)
+        CUT_ASCII[(unsigned char)*c] = 1;
+    for (int a = 0; SEGMENTS[a]; a++)
+        SEGMENT_LEN[a] = (Py_ssize_t)strlen(SEGMENTS[a]);
+    for (int a = 0; MEDIA[a]; a++)
+        MEDIA_LEN[a] = (Py_ssize_t)strlen(MEDIA[a]);
     if (PyType_Ready(&MentionsType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

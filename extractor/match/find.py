@@ -18,7 +18,9 @@ from .canonical import canonical_key, clean_name, fold_ascii
 from .forms import Form
 from .html import html_views
 from .pdf import Evidence
-from .rules import MAX_DOI_CHARS, RUN, RUN_END, RUN_SHORT, SHORT_WINDOW, end_of_name, first_cut
+from .rules import MAX_DOI_CHARS, RESOLVERS, RUN, RUN_END, RUN_SHORT, SHORT_WINDOW, end_of_name, first_cut
+from .shortdoi import short_dois
+from .tails import SHIELDS, shields_unescape
 
 KINDS = ("plain", "html", "pdf")
 
@@ -31,8 +33,11 @@ LEFT_WINDOW = 512
 # the same character, and fail the same way; as a required group, each of them re-read the run
 # (quadratic time on "10.10.10…", issue 15).
 _ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)?")
-# In PDF text a space or one line break may sit inside the prefix ("10. 1016/", "10.\n1371/").
-_ANCHOR_PDF = re.compile(r"10\.[ \t]*(?:\n[ \t]*)?([0-9]+(?:\.[0-9]+)*)(?:[ \t]?(/|%2[Ff]|:))?")
+# In PDF text a space or one line break may sit inside the prefix ("10. 1016/", "10.\n1371/");
+# not before another "10.": "1–10. 10.1038/x" is a page range ending in 10, then a DOI (spec §2).
+_ANCHOR_PDF = re.compile(
+    r"10\.(?:(?:[ \t]+(?:\n[ \t]*)?|\n[ \t]*)(?!10\.[0-9]))?([0-9]+(?:\.[0-9]+)*)(?:[ \t]?(/|%2[Ff]|:))?"
+)
 
 
 def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str]]:
@@ -192,8 +197,8 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
             prev = token[-1]
             if prev in "/=" or _PCT_BEFORE.search(token):
                 return Form.OTHER_URL, p - len(token)
-            if prev.isalnum():
-                return None
+            if prev.isalnum() or (prev == "." and len(token) > 1 and "0" <= token[-2] <= "9"):
+                return None  # spec §2: glued to a letter or digit, or to a number and dot (/19.10.2019/)
             return Form.OTHER_URL, p - len(token)
         prev = token[-1]
         pm = _PCT_BEFORE.search(token)
@@ -251,7 +256,16 @@ class _Scanner:
         last_end = after  # end of the last hit's first piece
         extra: list[tuple[int, int]] = []  # later pieces of DOIs joined across lines (PDF)
         fast = FAST_PATH and not self.pdf
+        # ShortDOIs (spec §1) come from their own triggers, merged in by trigger position.
+        shorts = short_dois(text, after)
+        shorts.reverse()
+        next_short = shorts[-1][0] if shorts else len(text)
         for m in _pdf_anchor_matches(text) if self.pdf else _ANCHOR.finditer(text):
+            if m.start() > next_short:
+                while shorts and shorts[-1][0] < m.start():
+                    _t, s, e, key = shorts.pop()
+                    append((s, e, Form.SHORT_DOI, key))
+                next_short = shorts[-1][0] if shorts else len(text)
             sep = m.group(2)
             if sep is None:
                 continue  # a run with no separator
@@ -292,6 +306,9 @@ class _Scanner:
                 last_end = pieces[0][1]
                 if len(pieces) > 1 or extra:
                     extra = [c for c in extra if c[1] > p] + pieces[1:]
+        while shorts:
+            _t, s, e, key = shorts.pop()
+            append((s, e, Form.SHORT_DOI, key))
         if self.allow_other_prefix:
             out.extend(h for h in self._other_prefixes(out) if h[0] >= after)
             out.sort()
@@ -330,6 +347,8 @@ class _Scanner:
         if n <= q - p:
             return None  # empty suffix
         name = logical[:n]
+        if url_before and form not in RESOLVERS and SHIELDS.search(url_before):
+            name = shields_unescape(name)
         # Map the logical end back to an offset in the text.
         end = _map_end(pieces, n)
         if form is Form.EIDR_URN:

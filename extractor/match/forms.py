@@ -18,6 +18,7 @@ class Form(StrEnum):
     INFO_URI = "info-uri"  # info:doi/10.1000/182
     OTHER_URL = "other-url"  # https://publisher.example/doi/abs/10.1000/182, ?doi=10.1000/182
     PERCENT = "percent-encoded"  # 10.1000%2F182, doi%3A10.1000%2F182, info%3Adoi%2F10…
+    SHORT_DOI = "short-doi"  # doi:10/abcd, https://doi.org/abcd (spec §1: key 10/abcd)
 
     @property
     def is_url(self) -> bool:

@@ -237,15 +237,21 @@ def _one_quote_unclosed(doc: str, lt: int, gt: int) -> bool:
     return (dq == 0 and sq % 2 == 1) or (sq == 0 and dq % 2 == 1)
 
 
+# An attribute value may hold a DOI: an anchor, an entity or escape, or a resolver's shortDOI
+# (https://doi.org/abcd, spec §1).
+_ATTRS_MAY_HOLD = re.compile(r"10[./]|[&%]|[Rr][Gg]/")
+_SHORT_RESOLVER = re.compile(r"[Rr][Gg]/")
+
+
 def _add_attributes(view: View, attr_text: str, raw_start: int) -> None:
     """Append each attribute value that may hold a DOI, as its own line of the view."""
-    if "10." not in attr_text and "&" not in attr_text and "%" not in attr_text:
+    if _ATTRS_MAY_HOLD.search(attr_text) is None:
         return
     for m in _ATTR.finditer(attr_text):
         for g in (2, 3, 4):
             value = m.group(g)
             if value is not None:
-                if "10" in value:
+                if "10" in value or _SHORT_RESOLVER.search(value):
                     _add_text(view, value, raw_start + m.start(g))
                     view.atomic("\n", raw_start + m.end(g), 0)
                 break

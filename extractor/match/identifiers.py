@@ -12,6 +12,7 @@ from .canonical import clean_name, fold_ascii
 from .find import GROUP_FORMS, URLISH, Hit, find_dois
 from .forms import Form
 from .rules import RUN_END, end_of_name
+from .shortdoi import short_dois
 
 _ID_PREFIX = re.compile(
     r"""(?ix)\A(?:
@@ -49,6 +50,9 @@ def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
         form = Form.URN
     nm = _ID_NAME.match(rest)
     if nm is None:
+        short = _short_name(s, rest, form)
+        if short is not None:
+            return short
         if allow_other_prefix and form in (Form.LABEL, Form.URN, Form.INFO_URI) and _ID_OTHER.match(rest):
             nm = _ID_OTHER.match(rest)
         elif URLISH.search(s):
@@ -69,6 +73,21 @@ def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
     if not name.partition("/")[2]:
         return None  # spec §2: a suffix of format characters only (10.1000/ + soft hyphen) is empty
     return name
+
+
+# A shortDOI's key read as one identifier: 10/ and a code with a letter (10/12 is a date).
+_ID_SHORT_KEY = re.compile(r"10/([A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*)\Z")
+
+
+def _short_name(s: str, rest: str, form: Form) -> str | None:
+    """The shortDOI `10/code` (code's case kept) that `s` is, whole, or None (spec §1)."""
+    if form is Form.BARE:
+        m = _ID_SHORT_KEY.match(rest)
+        return None if m is None or len(m.group(1)) > 64 else rest
+    for _t, start, end, key in short_dois(s):
+        if start == 0:
+            return "10/" + s[end - (len(key) - 3) : end]
+    return None
 
 
 def _name_from_hit(hit: Hit) -> str:

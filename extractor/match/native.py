@@ -17,7 +17,7 @@ from .canonical import FORMAT_CHARS
 from .find import LEFT_WINDOW, Span
 from .forms import FORMS
 from .rules import CLOSE, MAX_DOI_CHARS, OPEN, SHORT_WINDOW, TRAILING
-from .tails import RXIV_TAILS, TAIL_RULES, VIEWS
+from .tails import MEDIA_EXTENSIONS, RESOURCE_SEGMENTS, RXIV_TAILS, TAIL_RULES, VIEWS
 
 try:
     from . import _cscan
@@ -184,6 +184,8 @@ def _python_tables() -> dict[str, object]:
         "pairs": pairs,
         "views": VIEWS,
         "rxiv": RXIV_TAILS,
+        "segments": RESOURCE_SEGMENTS,
+        "media": MEDIA_EXTENSIONS,
         "tail_rules": len(TAIL_RULES),
         "max_doi_chars": MAX_DOI_CHARS,
         "short_window": SHORT_WINDOW,

@@ -10,7 +10,7 @@ import re
 
 from .canonical import FORMAT_CHARS
 from .forms import Form
-from .tails import strip_tails
+from .tails import DOI_PATH_MARKER, FILE_STORE, SHIELDS, shields_end, strip_tails
 
 # Spec §4: the extractor may bound its window per candidate (at least 1,000 characters); a
 # longer candidate is dropped and counted, never truncated.
@@ -40,6 +40,12 @@ _HAS_CLOSER = re.compile("[" + re.escape(CLOSE) + "]")
 # Spec §4: trailing punctuation and closing quotes are stripped, repeatedly; so are an ellipsis
 # and Markdown's emphasis and code marks (**doi:10.1000/182**), which no DOI ends with.
 TRAILING = frozenset(".,;:!?\"'”’»“›」…*`" + FORMAT_CHARS)
+# Spec §4: ";key:" or ";key=" — the key-value lists of page metadata and ad targeting
+# (;journal:jmcmar, ;subjmeta=…) — ends a DOI; SICI's ";2-X" does not (a digit follows).
+_KEY_VALUE = re.compile(r";(?=[A-Za-z][A-Za-z0-9_-]*[:=])")
+# Spec §4: what a broken text extraction leaves ends a DOI: U+FFFD, private-use code points
+# (the BMP's and planes 15-16), pdfminer's (cid:N).
+DEBRIS = re.compile(r"[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]|\(cid:[0-9]+\)")
 _URL_STOPS = re.compile(r"[?#&]")
 _URN_STOPS = re.compile(r"[?#]")
 
@@ -80,6 +86,12 @@ def first_cut(s: str, form: Form) -> int:
     m = _TAGLIKE.search(s, 0, end)
     if m is not None:
         end = m.start()
+    m = _KEY_VALUE.search(s, 0, end)
+    if m is not None:
+        end = m.start()
+    m = DEBRIS.search(s, 0, end)
+    if m is not None:
+        end = m.start()
     return _cut_brackets(s[:end])
 
 
@@ -89,7 +101,12 @@ def end_of_name(s: str, form: Form, url_before: str) -> int:
     while end and s[end - 1] in TRAILING:
         end -= 1
     if form.is_url and end:
-        end = len(strip_tails(s[:end], url_before, publisher=form not in RESOLVERS))
+        publisher = form not in RESOLVERS
+        if publisher and SHIELDS.search(url_before):
+            return shields_end(s[:end])
+        end = len(strip_tails(s[:end], url_before, publisher))
         while end and s[end - 1] in TRAILING:
             end -= 1
+        if publisher and FILE_STORE.match(s, 0, end) and not DOI_PATH_MARKER.search(url_before):
+            return 0
     return end

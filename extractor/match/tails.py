@@ -42,6 +42,30 @@ RXIV_TAILS = (
     "figures-only",
 )
 
+# Resources a publisher serves under a DOI's path (spec §4): the tail starts at the first of these
+# segments after the DOI — ACS /asset/images/…, Springer /MediaObjects/…_HTML.png, ACS
+# /suppl_file/…_si_001.pdf, Springer's /email/correspondent/c1/new.
+RESOURCE_SEGMENTS = ("asset", "assets", "mediaobjects", "suppl_file", "email")
+# Media files (spec §4): a last path segment with one of these extensions is a figure, video or
+# badge (JOSS's …/status.svg) under the DOI's path, not part of the DOI.
+MEDIA_EXTENSIONS = (
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "svg",
+    "webp",
+    "tif",
+    "tiff",
+    "bmp",
+    "mp4",
+    "m4v",
+    "mov",
+    "webm",
+    "mp3",
+)
+_MEDIA = "|".join(MEDIA_EXTENSIONS)
+
 # (pattern, context): the rule applies only where `context` is found in the URL before the DOI,
 # a NUL, and the DOI name (so a context can look at either side), or always when it is None.
 TAIL_RULES: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
@@ -59,13 +83,43 @@ TAIL_RULES: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     ),
     # Crossref REST API: /works/{doi}/transform/{type}, /works/{doi}/agency.
     (re.compile(r"/(?:transform(?:/.*)?|agency)\Z", re.I | re.S), None),
-    # OUP: academic.oup.com/{journal}/article/doi/{doi}/{article id}.
-    (re.compile(r"/\d+\Z"), re.compile(r"/article/doi/\x00", re.I)),
+    # OUP: academic.oup.com/{journal}/article/doi/{doi}/{article id}[/{slug}].
+    (re.compile(r"/\d+(?:/[^/]*)?\Z"), re.compile(r"/article/doi/\x00", re.I)),
+    (re.compile(r"/(?:" + "|".join(RESOURCE_SEGMENTS) + r")(?:/.*)?\Z", re.I | re.S), None),
+    # A media file under the DOI's path goes whole; on the DOI's own last segment (Zenodo's
+    # badge, …/10.5281/zenodo.123.svg) only its extension, as with .pdf.
+    (re.compile(rf"/[^/]*\.(?:{_MEDIA})\Z", re.I), None),
+    (re.compile(rf"\.(?:{_MEDIA})\Z", re.I), None),
 )
 # A path's trailing slash, after any URL (resolvers included).
 _TRAILING_SLASH = re.compile(r"/\Z")
 
-_SUFFIX_NONEMPTY = re.compile(r"/.")
+# The separator, literal or percent-encoded (art%3A10.1038%2Fs41586-…/MediaObjects/…), and one
+# character of suffix after it.
+_SUFFIX_NONEMPTY = re.compile(r"(?:/|%2[Ff]).")
+
+# A shields.io badge carries the DOI as its message (spec §4): img.shields.io/badge/DOI-<message>-
+# <colour>[.svg], where "--" is a literal "-" and "__" a literal "_" (shields.io's escapes).
+SHIELDS = re.compile(r"(?i)shields\.io/badge/[^/]*\Z")
+_SHIELDS_COLOUR = re.compile(r"(?<!-)(?:--)*(-[^-]*)\Z")
+_SHIELDS_ESCAPES = re.compile(r"--|__")
+
+# A file store that uses a DOI prefix as a folder (spec §4): /mp4/10.7554/886/<hash>/video.mp4.
+# The would-be suffix is an all-digit segment with more path after it; a DOI path marker before
+# it (/doi/) or a resolver makes it a DOI after all.
+FILE_STORE = re.compile(r"10\.[0-9.]+/[0-9]+/.")
+DOI_PATH_MARKER = re.compile(r"(?i)/doi/")
+
+
+def shields_end(name: str) -> int:
+    """Where a shields.io badge's message ends in `name`: before "-<colour>[.svg]"."""
+    m = _SHIELDS_COLOUR.search(name)
+    return len(name) if m is None else m.start(1)
+
+
+def shields_unescape(name: str) -> str:
+    """A shields.io message as the DOI it carries: "--" is "-", "__" is "_"."""
+    return _SHIELDS_ESCAPES.sub(lambda m: m.group()[0], name)
 
 
 def strip_tails(name: str, url_before: str, publisher: bool = True) -> str:
