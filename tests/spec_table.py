@@ -572,6 +572,75 @@ CLEANING = {
         Row("doi: 10. 1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
         Row("doi: 10.1016/ j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
     ],
+    "pdf_continuation_may_start_with_bracket": [
+        Row(
+            "Psychiatric Research, 12, 189–198. doi:10.1016/0022-3956\n(75)90026-6.\nFountoulakis, K. N.",
+            ["10.1016/0022-3956(75)90026-6"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "doi:10.1002/(SICI)1099-1166(199601)11:1<15::AID-\nGPS262>3.0.CO;2-5.\nTsolaki, M.",
+            ["10.1002/(sici)1099-1166(199601)11:1<15::aid-gps262>3.0.co;2-5"],
+            None,
+            "pdf",
+        ),
+        Row("doi:10.1000/182\n(12) Smith J", ["10.1000/182"], None, "pdf"),
+    ],
+    "pdf_page_number_or_running_header_not_joined": [
+        Row(
+            "and Cognition, 4, 1–32. doi:10.1080/13825589708256633.\n154 A. Sundström et al.\nNilsson, L-G.",
+            ["10.1080/13825589708256633"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "accepted for publication. doi: 10.1088/1674-1137/acb992.\n7\nThe next page",
+            ["10.1088/1674-1137/acb992"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "Neuron 58: 956–66. https://doi.org/10.1016/j.neuron.2008.04.\n026\n54. Atencio CA",
+            ["10.1016/j.neuron.2008.04.026"],
+            None,
+            "pdf",
+        ),
+    ],
+    "pdf_spaces_and_tabs_inside_doi": [
+        Row(
+            "Am J Psychiatry. doi:10.1176/appi. ajp.2010.09121789 and",
+            ["10.1176/appi.ajp.2010.09121789"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "Cancer Discov. doi:10.1158/2159-\t8290.CD-\t21-\t1033. Next",
+            ["10.1158/2159-8290.cd-21-1033"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "doi:10.1002/(SICI)1099-1166(199601)11:1< 15::AID-\nGPS262> 3.0.CO;2-5.",
+            ["10.1002/(sici)1099-1166(199601)11:1<15::aid-gps262>3.0.co;2-5"],
+            None,
+            "pdf",
+        ),
+        Row("Elsevier's prefix is 10.1016/ in every DOI", [], None, "pdf"),
+        Row("see doi:10.1000/182. 2019 was a good year", ["10.1000/182"], None, "pdf"),
+        Row("doi:10.1176/appi. ajp.2010.09121789", ["10.1176/appi"], None, "plain"),
+    ],
+    "pdf_soft_hyphen_at_line_end": [
+        Row("doi:10.1016/j.cell.2010.\u00ad\n01.002 next", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
+    ],
+    "pdf_break_after_mid_token_registrant_name": [
+        Row(
+            "Proc. IPAC. https://doi.org/10.18429/JACoW\n-HP071-WEPTY035\n[5] Next ref",
+            ["10.18429/jacow-hp071-wepty035"],
+            None,
+            "pdf",
+        ),
+    ],
     "plain_no_line_joining": [
         Row("https://doi.org/10.1080/\n09548980902950891", [], None, "plain"),
     ],

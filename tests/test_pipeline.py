@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from extractor.match import find_dois, find_spans
 from extractor.match.jsonstr import JsonStringDecoder
+from extractor.match.pdf import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, read
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
@@ -717,11 +718,12 @@ def test_a_dropped_token_is_passed_over_into_the_next_windows() -> None:
 @pytest.mark.parametrize("lines", [1078, 1200, 2500])
 def test_windows_keep_the_phase_of_joined_pdf_lines(tmp_path: Path, lines: int) -> None:
     """Spec §5: `10.1234/a-` at a line end joins the next line, so a chain of such lines is read
-    five at a time from its start. Issue 15 (streams fuzz target): a window starting inside the
-    chain started it anew, so the DOIs after it were cut at other lines than in the whole text."""
+    MAX_JOINS + 1 at a time from its start. Issue 15 (streams fuzz target): a window starting inside
+    the chain started it anew, so the DOIs after it were cut at other lines than in the whole text."""
     data = ("1031234=10.1234/a-\n" * lines).encode()
     want = [(s.start, s.doi) for s in find_spans(data.decode(), "pdf")]
-    assert len(want) == lines // 5 + (lines % 5 > 0)
+    per = MAX_JOINS + 1
+    assert len(want) == lines // per + (lines % per > 0)
     got = [(h.start, h.doi) for h in hits_in_stream(io.BytesIO(data), "x.txt", "pdf", block_size=4096)]
     assert got == want
     path = tmp_path / "chain.txt"

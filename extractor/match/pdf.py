@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from .canonical import canonical_key
 from .forms import Form
-from .rules import RUN, end_of_name
+from .rules import CLOSE, OPEN, RUN, end_of_name
 
-MAX_JOINS = 4
+MAX_JOINS = 6
 
 _LINEBREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
 _SPACES = re.compile(r"[ \t]{1,2}")
@@ -30,6 +30,23 @@ _STARTS_NEW = re.compile(
     )"""
 )
 _DOI_CHAR_START = re.compile(r"[0-9A-Za-z(\[<_-]")
+# Spec §5: a continuation may start with "(" when the piece ends in an ISSN-like NNNN-NNN[NX]
+# (Elsevier's pre-2000 10.1016/0022-3956 + (75)90026-6) or inside an open bracket of the DOI.
+_ISSN_END = re.compile(r"[0-9]{4}-[0-9]{3}[0-9Xx]\Z")
+# A line that starts with "-" or "_" glued to a letter or digit goes on with a token the layout
+# broke (https://doi.org/10.18429/JACoW + -HP071-WEPTY035): prose never starts a line so.
+_GLUED_DASH = re.compile(r"[-_][0-9A-Za-z]")
+# Spec §5: a page number or running header is not a DOI's rest: a number without a leading zero
+# alone on its line (pypdf and PDFium join pages with a newline) or before a running header
+# ("154 A. Sundström et al."). A DOI's numeric pieces after a "." carry their zeros (…2008.04.
+# + 026).
+_PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,3}(?:[ \t]*(?:\r?\n|\Z)|[ \t]+[A-Z])")
+# Spec §5: spaces and TABs a PDF tool put inside a DOI. The left piece ends inside the DOI: after
+# "-" (10.1158/2159-\t8290.CD-\t21-\t1033), after an abbreviation and "." (appi. ajp.2010…),
+# inside an open bracket (SICI's <15::AID-…); and the right side is no word of prose: it has a
+# digit.
+_ABBREVIATION_DOT = re.compile(r"(?:^|[/.])[a-z]{1,12}\.\Z")
+_SICI_CHECK = re.compile(r"[0-9]\.[0-9]\.CO;[0-9]", re.I)
 _CONTINUATION = re.compile(r"[^\s]*[0-9]")
 _VIEW_TAIL = re.compile(
     r"/(?:abstract|full|pdf|epdf|pdfdirect|fulltext|html|references|suppinfo|citedby|figures|tables|download)/?\Z",
@@ -121,15 +138,57 @@ def _complete_name(s: str) -> str:
     return s[: end_of_name(s, Form.BARE, "")]
 
 
-def _decide(so_far: str, nxt: str, same_line: bool, evidence: Evidence | None) -> tuple[bool, bool]:
-    """(join, uncertain): whether the DOI `so_far` goes on with `nxt`, and whether that was a guess."""
+def _open_bracket(s: str) -> bool:
+    """True when `s` has a bracket opened and not closed (the DOI cannot end inside it)."""
+    depth = 0
+    for ch in s:
+        if ch in OPEN:
+            depth += 1
+        elif ch in CLOSE and depth:
+            depth -= 1
+    return depth > 0
+
+
+def _space_join(so_far: str, nxt: str) -> bool:
+    """Whether a space or TAB after the DOI piece `so_far` is inside the DOI, `nxt` its rest (spec §5)."""
+    if _NEW_ID.match(nxt) or not _DOI_CHAR_START.match(nxt) or not _HAS_DIGIT.search(nxt):
+        return False
+    last = so_far[-1]
+    if last == "/":
+        return True  # "10.1016/ j.cell…": a space right after the prefix
+    if last == "-" or _open_bracket(so_far):
+        return True
+    if last == "." and _ABBREVIATION_DOT.search(so_far.partition("/")[2]):
+        return True
+    return last == ">" and "<" in so_far and _SICI_CHECK.match(nxt) is not None
+
+
+_HAS_DIGIT = re.compile(r"[0-9]")
+# What starts a new identifier rather than a DOI's rest (the reference numbers of _STARTS_NEW
+# are for line starts; mid-line, "21-\t1033." is a DOI's last piece).
+_NEW_ID = re.compile(
+    r"(?i)doi\b|doi[:：]|https?:|www\.|urn:|info:|10\.[0-9]{4,}|p?mid\b|pmid[:：]|pmcid|arxiv|isbn|issn"
+)
+
+
+def _decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") -> tuple[bool, bool]:
+    """(join, uncertain): whether the DOI `so_far`, broken at a line end, goes on with `nxt` on the
+    next line, and whether that was a guess. `line` is that line from `nxt` on (its start)."""
+    if "/" in so_far:
+        if nxt[0] == "(" and (_ISSN_END.search(so_far) or _open_bracket(so_far)):
+            return True, False
+        last = so_far[-1]
+        if last == "\u00ad" and _DOI_CHAR_START.match(nxt) and not _STARTS_NEW.match(nxt):
+            return True, False  # a soft hyphen at a line end: the tool's hyphenation point
+        if last.isalnum() and _GLUED_DASH.match(nxt):
+            return True, False
+        if last == "." and _PAGE_NUMBER.match(line or nxt):
+            return False, False
     if _STARTS_NEW.match(nxt) or not _DOI_CHAR_START.match(nxt):
         return False, False
     suffix = so_far.partition("/")[2]
     if "/" not in so_far or not suffix:
         return True, False  # the break is inside the prefix or right after it: a DOI goes on
-    if same_line:
-        return False, False
     last = so_far[-1]
     if evidence is not None:
         joined = _key(_complete_name(so_far + nxt))
@@ -173,8 +232,8 @@ def _block_starts(line: str) -> list[int]:
     return [m.start() for m in _SEGMENT.finditer(line)]
 
 
-def _continuation(text: str, b: int) -> tuple[int, bool] | None:
-    """Where the rest of a DOI that stops at `b` would start, and whether it is on the same line.
+def _continuation(text: str, b: int) -> int | None:
+    """Where the rest of a DOI that stops at `b` would start.
 
     The DOI stops at a line end, or at a column gap with the other column's text after it. Its
     rest is on the next line, in the DOI's own column: the next line's block that starts where
@@ -209,9 +268,9 @@ def _continuation(text: str, b: int) -> tuple[int, bool] | None:
     for col in reversed(here):
         for c in nxt:
             if abs(c - col) <= _COLUMN_SLACK:
-                return next_start + c, False
+                return next_start + c
     if m is not None and len(here) == 1 and len(nxt) >= 1 and abs(nxt[0] - here[0]) <= _HANGING_INDENT:
-        return next_start + nxt[0], False
+        return next_start + nxt[0]
     return None
 
 
@@ -229,17 +288,21 @@ def join_pieces(
         so_far = "".join(text[a:e] for a, e in pieces)
         cont = _continuation(text, b)
         if cont is None:
-            if not so_far.endswith("/") or so_far.partition("/")[2]:
-                break
-            sm = _SPACES.match(text, b)  # "10.1016/ j.cell…": a space right after the prefix
+            sm = _SPACES.match(text, b)
             if sm is None:
                 break
-            cont = (sm.end(), True)
-        start, same_line = cont
+            # spaces or TABs inside the DOI (spec §5)
+            nm = _NEXT_TOKEN.match(text, sm.end())
+            if nm is None or not _space_join(so_far, nm.group()):
+                break
+            run = RUN.match(text, sm.end()).group()  # type: ignore[union-attr]  # a starred pattern always matches
+            pieces = [*pieces, (sm.end(), sm.end() + len(run))]
+            continue
+        start = cont
         nm = _NEXT_TOKEN.match(text, start)
         if nm is None:
             break
-        join, guess = _decide(so_far, nm.group(), same_line, evidence)
+        join, guess = _decide(so_far, nm.group(), evidence, text[start : start + 8])
         uncertain = uncertain or guess
         if not join:
             break
