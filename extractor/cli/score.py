@@ -109,7 +109,7 @@ def score_doc(row: dict[str, Any], pred: set[str]) -> DocScore:
 
 
 def score_rows(
-    rows: list[dict[str, Any]], by: str | None = "derivation"
+    rows: list[dict[str, Any]], by: str | None = "derivation,tool"
 ) -> tuple[dict[str, Tally], list[DocScore]]:
     tallies: dict[str, Tally] = defaultdict(Tally)
     docs = []
@@ -123,8 +123,9 @@ def score_rows(
         s = score_doc(row, pred)
         docs.append(s)
         keys = [f"genre={row['genre']}", "ALL (micro)"]
-        if by and row.get(by) is not None:
-            keys.append(f"{by}={row[by]}")
+        for key in (by or "").split(","):
+            if key and row.get(key) is not None:
+                keys.append(f"{key}={row[key]}")
         for k in keys:
             t = tallies[k]
             t.docs += 1
@@ -163,7 +164,11 @@ def add_score_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "manifests", nargs="+", help="manifest JSONL files (rows: doc, genre, gold, ignore, derivation)"
     )
-    ap.add_argument("--by", default="derivation", help="extra breakdown key from the manifest rows")
+    ap.add_argument(
+        "--by",
+        default="derivation,tool",
+        help="breakdown keys from the manifest rows, comma-separated (default: derivation,tool — the PDF tool)",
+    )
     ap.add_argument(
         "--errors", type=int, default=50, help="list misses and false positives of up to N documents"
     )

@@ -580,7 +580,7 @@ static const char *const VIEWS[] = {"abstract", "abs", "full", "pdf", "epdf", "p
 static const char *const RXIV[] = {"full", "abstract", "full-text", "article-info", "article-metrics",
                                    "supplementary-material", "full.pdf", "full.pdf+html", "figures-only", NULL};
 
-static const char *const SEGMENTS[] = {"asset", "assets", "mediaobjects", "suppl_file", "email", NULL};
+static const char *const SEGMENTS[] = {"asset", "assets", "mediaobjects", "suppl_file", "email", "figures", "tables", NULL};
 static const char *const MEDIA[] = {"png", "jpg", "jpeg", "gif", "svg", "webp", "tif", "tiff", "bmp", "mp4", "m4v", "mov", "webm", "mp3", NULL};
 
 /* s[0:n] ends with "." and a media extension: the index of that ".", or -1. */
@@ -694,7 +694,7 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
                 return i;
         }
         return -1;
-    case 6: /* /(?:asset|assets|mediaobjects|suppl_file|email)(?:/.*)?\Z */
+    case 6: /* /(?:asset|assets|mediaobjects|suppl_file|email|figures|tables)(?:/.*)?\Z */
         for (i = 0; i < n; i++) {
             if (s[i] != '/')
                 continue;

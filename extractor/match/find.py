@@ -33,10 +33,11 @@ LEFT_WINDOW = 512
 # the same character, and fail the same way; as a required group, each of them re-read the run
 # (quadratic time on "10.10.10…", issue 15).
 _ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)?")
-# In PDF text a space or one line break may sit inside the prefix ("10. 1016/", "10.\n1371/");
+# In PDF text a space or one line break (PDFium's are CRLF) may sit inside the prefix ("10. 1016/",
+# "10.\n1371/");
 # not before another "10.": "1–10. 10.1038/x" is a page range ending in 10, then a DOI (spec §2).
 _ANCHOR_PDF = re.compile(
-    r"10\.(?:(?:[ \t]+(?:\n[ \t]*)?|\n[ \t]*)(?!10\.[0-9]))?([0-9]+(?:\.[0-9]+)*)(?:[ \t]?(/|%2[Ff]|:))?"
+    r"10\.(?:(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)(?!10\.[0-9]))?([0-9]+(?:\.[0-9]+)*)(?:[ \t]?(/|%2[Ff]|:))?"
 )
 
 
@@ -121,7 +122,7 @@ URLISH = re.compile(
     r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)"
 )
 _BROKEN_RESOLVER = re.compile(
-    r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}"
+    r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\r?\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}"
 )
 _PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
 # A token read backwards from the anchor (the window is reversed, so the match is a prefix).

@@ -17,6 +17,7 @@ from .rules import CLOSE, OPEN, RUN, end_of_name
 MAX_JOINS = 6
 
 _LINEBREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
+_BOX_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*\r?\n[ \t]*(?=\S)")
 _SPACES = re.compile(r"[ \t]{1,2}")
 _NEXT_TOKEN = re.compile(r'[^\s"]{1,300}')
 
@@ -53,6 +54,8 @@ _VIEW_TAIL = re.compile(
     re.I,
 )
 _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
+# A word of prose: lower case, or capitalized (showed, The, Alvarez-Ponce).
+_PROSE_WORD = re.compile(r"[A-Z]?[a-z]+(?:-[A-Z]?[a-z]+)*\Z")
 
 
 # pdftotext (default mode) drops the hyphen of a word hyphenated at a line end, which moves the
@@ -68,8 +71,15 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # SICI check: …>3.0.CO;2-O
     (re.compile(r"(>\d\.\d\.CO;\d)([\dA-Z])\Z", re.I), r"\1-\2"),
     # Springer sJJJJJ-YYY-NNNNN-C
-    (re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dX])\Z", re.I), r"\1-\2"),
-    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dX])\Z", re.I), r"\1-\2"),
+    (re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),  # check: digit or letter
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),
+    # Baywood/SAGE (10.2190) ids of four blocks of four: DAC5-TPV6-XUHL-CRMV
+    (
+        re.compile(
+            r"\A(10\.\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\Z", re.I
+        ),
+        r"\1\2-\3-\4-\5",
+    ),
     # Lippincott 00006534-197903000-00011 (under 10.1097, 10.1288 and others)
     (re.compile(r"\A(10\.\d+/\d{8})-?(\d{9})-?(\d{5})\Z"), r"\1-\2-\3"),
     # SICI contribution id: <148::AID-JCLP2270350124>
@@ -200,6 +210,8 @@ def _decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") ->
         word = nxt.rstrip(".,;:)]")
         if _CONTINUATION.match(word) or (last == "." and word == "x"):
             return True, False
+        if last == "-" and not _PROSE_WORD.match(word):
+            return True, False  # a DOI does not end in "-": …-0548- + PDN (APS), an acronym
         return False, True
     if not last.isalnum():
         return False, evidence is None  # the document's own DOIs could still join it
@@ -244,7 +256,7 @@ def _continuation(text: str, b: int) -> int | None:
     after_gap = None  # column of the text after a gap that ends the DOI on its line
     if m is None:
         g = _GAP.match(text, b)
-        if g is None or g.end() >= len(text) or text[g.end()] == "\n":
+        if g is None or g.end() >= len(text) or text[g.end()] in "\r\n":
             return None
         nl = text.find("\n", g.end(), g.end() + _MAX_LINE)
         after_gap = g.end()
@@ -287,6 +299,12 @@ def join_pieces(
         b = pieces[-1][1]
         so_far = "".join(text[a:e] for a, e in pieces)
         cont = _continuation(text, b)
+        if cont is None and so_far[-1] in "-/" and so_far.partition("/")[2]:
+            # pdfminer sets its text boxes apart by a blank line: a DOI that stops in "-" or "/",
+            # which no DOI ends with, goes on in the next box (a column's end broke it)
+            bm = _BOX_BREAK.match(text, b)
+            if bm is not None and not _PAGE_NUMBER.match(text, bm.end()):
+                cont = bm.end()
         if cont is None:
             sm = _SPACES.match(text, b)
             if sm is None:

@@ -44,8 +44,8 @@ RXIV_TAILS = (
 
 # Resources a publisher serves under a DOI's path (spec §4): the tail starts at the first of these
 # segments after the DOI — ACS /asset/images/…, Springer /MediaObjects/…_HTML.png, ACS
-# /suppl_file/…_si_001.pdf, Springer's /email/correspondent/c1/new.
-RESOURCE_SEGMENTS = ("asset", "assets", "mediaobjects", "suppl_file", "email")
+# /suppl_file/…_si_001.pdf, Springer's /email/correspondent/c1/new and /figures/1, /tables/2.
+RESOURCE_SEGMENTS = ("asset", "assets", "mediaobjects", "suppl_file", "email", "figures", "tables")
 # Media files (spec §4): a last path segment with one of these extensions is a figure, video or
 # badge (JOSS's …/status.svg) under the DOI's path, not part of the DOI.
 MEDIA_EXTENSIONS = (
