@@ -161,19 +161,24 @@ def _open_bracket(s: str) -> bool:
 
 def _space_join(so_far: str, nxt: str) -> bool:
     """Whether a space or TAB after the DOI piece `so_far` is inside the DOI, `nxt` its rest (spec §5)."""
-    if _NEW_ID.match(nxt) or not _DOI_CHAR_START.match(nxt) or not _HAS_DIGIT.search(nxt):
-        return False
     last = so_far[-1]
-    if last == "/":
-        return True  # "10.1016/ j.cell…": a space right after the prefix
-    if last == "-" or _open_bracket(so_far):
-        return True
-    if last == "." and _ABBREVIATION_DOT.search(so_far.partition("/")[2]):
-        return True
-    return last == ">" and "<" in so_far and _SICI_CHECK.match(nxt) is not None
+    if last == ">":
+        inside = "<" in so_far and _SICI_CHECK.match(nxt) is not None
+    elif last == ".":
+        inside = _ABBREVIATION_DOT.search(so_far.partition("/")[2]) is not None
+    else:
+        # "10.1016/ j.cell…" (a space right after the prefix), "2159-\t8290", "11:1< 15::AID-"
+        inside = last in "-/" or (_HAS_OPENER.search(so_far) is not None and _open_bracket(so_far))
+    return (
+        inside
+        and _DOI_CHAR_START.match(nxt) is not None
+        and _HAS_DIGIT.search(nxt) is not None
+        and _NEW_ID.match(nxt) is None
+    )
 
 
 _HAS_DIGIT = re.compile(r"[0-9]")
+_HAS_OPENER = re.compile("[" + re.escape(OPEN) + "]")
 # What starts a new identifier rather than a DOI's rest (the reference numbers of _STARTS_NEW
 # are for line starts; mid-line, "21-\t1033." is a DOI's last piece).
 _NEW_ID = re.compile(
@@ -306,6 +311,8 @@ def join_pieces(
             if bm is not None and not _PAGE_NUMBER.match(text, bm.end()):
                 cont = bm.end()
         if cont is None:
+            if so_far[-1] not in "-/.>" and _HAS_OPENER.search(so_far) is None:
+                break  # no space can be inside this DOI (_space_join): the common case, at once
             sm = _SPACES.match(text, b)
             if sm is None:
                 break

@@ -46,6 +46,8 @@ _KEY_VALUE = re.compile(r";(?=[A-Za-z][A-Za-z0-9_-]*[:=])")
 # Spec §4: what a broken text extraction leaves ends a DOI: U+FFFD, private-use code points
 # (the BMP's and planes 15-16), pdfminer's (cid:N).
 DEBRIS = re.compile(r"[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]|\(cid:[0-9]+\)")
+# Both in one search: the first of either is where they end a name.
+_KEY_VALUE_OR_DEBRIS = re.compile(f"{_KEY_VALUE.pattern}|{DEBRIS.pattern}")
 _URL_STOPS = re.compile(r"[?#&]")
 _URN_STOPS = re.compile(r"[?#]")
 
@@ -86,10 +88,7 @@ def first_cut(s: str, form: Form) -> int:
     m = _TAGLIKE.search(s, 0, end)
     if m is not None:
         end = m.start()
-    m = _KEY_VALUE.search(s, 0, end)
-    if m is not None:
-        end = m.start()
-    m = DEBRIS.search(s, 0, end)
+    m = _KEY_VALUE_OR_DEBRIS.search(s, 0, end)
     if m is not None:
         end = m.start()
     return _cut_brackets(s[:end])
