@@ -90,3 +90,14 @@ def test_fast_path_agrees_on_generated_text(pieces: list[str]) -> None:
     for kind in ("plain", "html"):
         fast, full = both(text, kind)
         assert fast == full, text
+
+
+@pytest.mark.parametrize("first", [1, 150, 190, 200, 1900])
+@pytest.mark.parametrize("dots", [0, 3, 30, 700])
+def test_fast_path_sees_a_second_doi_only_where_the_full_rules_do(first: int, dots: int) -> None:
+    """The cmatcher fuzz target: the fast path's lookahead for ",10.NNNN/" was unbounded, so a
+    separator 2,000 characters on (past every window the full rules read) split the name."""
+    text = "10.1234/" + "a" * first + ",10.1234" + ".10" * dots + "/b and more"
+    for kind in ("plain", "html"):
+        fast, full = both(text, kind)
+        assert fast == full, (first, dots)

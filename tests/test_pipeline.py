@@ -1047,3 +1047,59 @@ def test_streamed_record_reads_its_own_text_not_a_nested_one(tmp_path: Path) -> 
         ("r1", "10.1000/own"),
         ("r2", "10.1000/own"),
     ]
+
+
+def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14: gzip through python-isal and JSONL lines through orjson (the fast extra) read
+    every input to the same records as the stdlib — orjson's refusals (lone surrogate escapes,
+    NaN, integers over 64 bits, invalid UTF-8) are read by the stdlib — and a corrupt member is
+    the same rejected input."""
+    from extractor.pipeline import read
+
+    assert read._orjson is not None and read._GzipFile is not gzip.GzipFile  # the fast path is on
+    lines = [
+        b'{"id": "a", "text": "doi:10.1000/1"}',
+        b'{"id": "b", "text": "lone \\ud800 doi:10.1000/2"}',
+        b'{"id": "c", "text": "doi:10.1000/3", "score": NaN}',
+        b'{"id": 123456789012345678901234567890, "text": "doi:10.1000/4"}',
+        b'{"id": "e", "text": "caf\xe9 doi:10.1000/5"}',
+        b'{"id": "f", "text": "doi:10.1000/6", "id": "f2"}',
+        b"[1, 2]",
+        b'{"id": "h", "text": 7}',
+        b'{"id": "i" "text": "broken"}',
+        b'{"id": "j", "text": "\\u00e9t\\u00e9 doi:10.1000/\\u00e9"}',
+    ]
+    f = tmp_path / "r.jsonl.gz"
+    f.write_bytes(gzip.compress(b"\n".join(lines[:5]) + b"\n") + gzip.compress(b"\n".join(lines[5:]) + b"\n"))
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(f.read_bytes()[:-30])
+
+    def read_both() -> list[Any]:
+        got: list[Any] = []
+        for path in (f, bad):
+            try:
+                with read.open_stream(str(path))[0] as stream:
+                    recs = [
+                        (rid, t if isinstance(t, str) else repr(t), n)
+                        for rid, t, n in read.iter_jsonl_records(stream, "text", "id")
+                    ]
+                got.extend(recs)
+            except (EOFError, OSError) as exc:
+                # a truncated input is rejected whole (how far each reader got before it is not
+                # a result: isal reads larger steps)
+                got.append(("error", type(exc).__name__))
+        return got
+
+    fast = read_both()
+    monkeypatch.setattr(read, "_orjson", None)
+    monkeypatch.setattr(read, "_GzipFile", gzip.GzipFile)
+    assert read_both() == fast
+    assert [r[0] for r in fast if r[0] != "error"][:6] == [
+        "a",
+        "b",
+        "c",
+        "123456789012345678901234567890",
+        "e",
+        "f2",
+    ]
+    assert fast[-1] == ("error", "EOFError")

@@ -64,10 +64,16 @@ def anchors(text: str, pdf: bool) -> Iterator[tuple[int, str, str, int]]:
 # then whitespace; after nothing, a label, a URN/info prefix or a DOI resolver. For such a DOI
 # every rule of spec §4 gives that same span, so it is taken at once; anything else goes
 # through the full rules below. tests/test_fast_path.py checks that the two always agree.
+# A second DOI after "," or ";" is looked for within the short window, as the full rules see it:
+# its registrant bounded here, and a name that ends so is taken only when it ends early in that
+# window (FAST_SPLIT_WITHIN); a longer one goes through the full rules (the cmatcher fuzz target
+# found the unbounded lookahead seeing a "/" 2,000 characters on, past every window).
 _FAST = re.compile(
     rf"10\.[0-9]{{4,9}}/[A-Za-z0-9._/:-]{{0,{MAX_DOI_CHARS - 20}}}[A-Za-z0-9]"
-    r"(?=[)\]}>）］｝＞\"'”’»“›」….,:;!?*`]{0,8}(?:\s|\Z)|[,;](?=(?i:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff])))"
+    r"(?=[)\]}>）］｝＞\"'”’»“›」….,:;!?*`]{0,8}(?:\s|\Z)"
+    r"|[,;](?=(?i:doi:)?10\.[0-9]{4,9}(?:\.[0-9]{1,9}){0,4}(?:/|%2[Ff])))"
 )
+FAST_SPLIT_WITHIN = SHORT_WINDOW - 64
 # The text before the anchor, reversed: "/gro.iod//:sptth" is "https://doi.org/".
 _FAST_LEFT_REV = re.compile(
     r"""(?ix)(?:
@@ -279,7 +285,9 @@ class _Scanner:
                     lm = _FAST_LEFT_REV.match(
                         text[p - 1 : p - 29 : -1] if p >= 29 else text[p - 1 :: -1] if p else ""
                     )
-                    if lm is not None:
+                    if lm is not None and (
+                        fm.end() - p < FAST_SPLIT_WITHIN or text[fm.end() : fm.end() + 1] not in (",", ";")
+                    ):
                         end = fm.end()
                         append((p - lm.end(), end, GROUP_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
                         last_end = end

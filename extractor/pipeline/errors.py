@@ -50,7 +50,8 @@ def is_corrupt_input(exc: BaseException) -> bool:
     truncated, corrupt archive) rather than that something is wrong with the program."""
     if isinstance(exc, (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError)):
         return True
-    return type(exc).__module__.split(".")[0] in ("zstandard", "_zstd", "pyarrow")
+    # zstandard's, pyarrow's and python-isal's (igzip_lib.IsalError, a bare Exception) errors
+    return type(exc).__module__.split(".")[0] in ("zstandard", "_zstd", "pyarrow", "isal", "igzip_lib")
 
 
 @contextmanager

@@ -13,8 +13,9 @@ from typing import Any
 from . import remote
 from .decode import HEAD_BYTES, detect_kind, is_binary
 from .errors import StoreError
-from .read import detect_compression, display_name, open_input
+from .read import detect_compression, display_name, open_input, open_stream
 from .units import ScanConfig, ShardSpec
+from .warc import is_warc
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
 
@@ -102,13 +103,16 @@ def expand_inputs(
 
 
 def format_of(path: str, head: bytes) -> str:
-    """The record format of a file: parquet (by magic), jsonl (by name), else text."""
+    """The record format of a file: parquet (by magic), warc (WARC or WET, by its first
+    decompressed bytes), jsonl (by name), else text."""
     name = path.lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst", ".zstd"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     if head.startswith(b"PAR1"):
         return "parquet"
+    if is_warc(head):
+        return "warc"
     if name.endswith((".jsonl", ".ndjson", ".jsonlines")):
         return "jsonl"
     return "text"
@@ -187,8 +191,13 @@ def plan_shards(
                 size, version, ident_path = st.st_size, str(st.st_mtime_ns), os.path.realpath(path)
             with open_input(path) as f:
                 head = f.read(8)
-                fmt = format_of(path, head)
                 comp = detect_compression(head)
+                if comp is not None:
+                    # the format by what the compression holds (a .warc.gz, a .wet.gz)
+                    with open_stream(path)[0] as inner:
+                        fmt = format_of(path, inner.read(8))
+                else:
+                    fmt = format_of(path, head)
                 ident = f"{ident_path}|{size}|{version}|{fmt}"
                 parts: list[tuple[int, int]] | None = None
                 kind = config.kind

@@ -132,6 +132,7 @@ def _streamed_record_chunks(
 def _record_chunks(
     text: str,
     rid: str | None,
+    kind: str | None,
     unit: ShardSpec,
     config: ScanConfig,
     progress: Progress,
@@ -144,7 +145,9 @@ def _record_chunks(
     result.invalid_bytes += bad
     table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
-    reported, too_long = match_record(text.encode("utf-8"), unit.kind, config.allow_other_prefix, table, hits)
+    reported, too_long = match_record(
+        text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits
+    )
     result.too_long += too_long
     result.hits += reported
     progress(0, reported)
@@ -163,7 +166,7 @@ def unit_docs(
             for chunk in _text_chunks(unit, config, progress, result, occ):
                 yield Doc(unit.source, None, 0, chunk)
             return
-        for n, (rid, text) in enumerate(records(unit, config, result, progress)):
+        for n, (rid, text, kind) in enumerate(records(unit, config, result, progress)):
             result.documents += 1
             if isinstance(text, StreamedText):
                 since = len(occ)
@@ -175,7 +178,9 @@ def unit_docs(
                 for chunk in chunks:  # when the id came first, as they come
                     yield Doc(unit.source, text.rid, n, chunk)
                 continue
-            yield Doc(unit.source, rid, n, _record_chunks(text, rid, unit, config, progress, result, occ))
+            yield Doc(
+                unit.source, rid, n, _record_chunks(text, rid, kind, unit, config, progress, result, occ)
+            )
 
 
 def hits_in_stream(

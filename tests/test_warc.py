@@ -1,0 +1,228 @@
+"""WARC and WET input (issue 11): real files written by warcio's writer, read by the scan as a
+user hands them over — each document record a record of its own, its id the target URI."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import run_json, scan_here, table
+
+warcio = pytest.importorskip("warcio")
+pytest.importorskip("fastwarc")
+
+from warcio.statusandheaders import StatusAndHeaders  # noqa: E402
+from warcio.warcwriter import WARCWriter  # noqa: E402
+
+
+def _http(content_type: str, *extra: tuple[str, str]) -> Any:
+    return StatusAndHeaders("200 OK", [("Content-Type", content_type), *extra], protocol="HTTP/1.1")
+
+
+def _chunked(body: bytes) -> bytes:
+    half = len(body) // 2
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in (body[:half], body[half:])) + b"0\r\n\r\n"
+
+
+def write_crawl(path: Path, gzip_records: bool = True) -> None:
+    """A crawl as Common Crawl writes one: warcinfo, a request, responses of several content
+    types and charsets (one chunked, one gzip-encoded), a resource, each record gzipped alone."""
+    with open(path, "wb") as out:
+        w = WARCWriter(out, gzip=gzip_records)
+        w.write_record(w.create_warcinfo_record(path.name, {"software": "tests"}))
+        w.write_record(
+            w.create_warc_record(
+                "https://a.example/page",
+                "request",
+                payload=io.BytesIO(
+                    b"GET /page HTTP/1.1\r\nHost: a.example\r\nX-Doi: 10.9999/request\r\n\r\n"
+                ),
+            )
+        )
+        page = (
+            "<html><head><meta charset='utf-8'></head><body><p>See doi:10.1000/html&amp;x é</p></body></html>"
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://a.example/page",
+                "response",
+                payload=io.BytesIO(page.encode()),
+                http_headers=_http("text/html; charset=utf-8", ("X-Doi", "10.9999/header")),
+            )
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://b.example/latin1",
+                "response",
+                payload=io.BytesIO("<p>café doi:10.1000/latiné</p>".encode("latin-1")),
+                http_headers=_http("text/html; charset=iso-8859-1"),
+            )
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://b.example/declared",
+                "response",
+                payload=io.BytesIO('<meta charset="windows-1252"><p>doi:10.1000/€uro</p>'.encode("cp1252")),
+                http_headers=_http("text/html"),
+            )
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://c.example/chunked",
+                "response",
+                payload=io.BytesIO(_chunked(b"<p>https://doi.org/10.1000/chunked</p>")),
+                http_headers=_http("text/html", ("Transfer-Encoding", "chunked")),
+            )
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://c.example/gzipped",
+                "response",
+                payload=io.BytesIO(gzip.compress(b"plain text 10.1000/gzipped.")),
+                http_headers=_http("text/plain", ("Content-Encoding", "gzip")),
+            )
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://d.example/notes.txt",
+                "resource",
+                payload=io.BytesIO(b"notes: 10.1000/resource"),
+                warc_content_type="text/plain",
+            )
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://e.example/fig.png",
+                "response",
+                payload=io.BytesIO(b"\x89PNG\r\n 10.1000/png"),
+                http_headers=_http("image/png"),
+            )
+        )
+        w.write_record(
+            w.create_warc_record(
+                "https://e.example/paper.pdf",
+                "response",
+                payload=io.BytesIO(b"%PDF-1.4 10.1000/pdf"),
+                http_headers=_http("application/pdf"),
+            )
+        )
+
+
+EXPECTED = [
+    ("https://a.example/page", "10.1000/html&x"),
+    ("https://b.example/declared", "10.1000/€uro"),
+    ("https://b.example/latin1", "10.1000/latiné"),
+    ("https://c.example/chunked", "10.1000/chunked"),
+    ("https://c.example/gzipped", "10.1000/gzipped"),
+    ("https://d.example/notes.txt", "10.1000/resource"),
+]
+
+
+def mentions(out: Path) -> list[tuple[str, str]]:
+    return sorted((m["record"], m["doi"]) for m in table(out, "mentions"))
+
+
+def test_each_document_record_is_a_record_with_its_target_uri(tmp_path: Path) -> None:
+    crawl = tmp_path / "crawl.warc.gz"
+    write_crawl(crawl)
+    out = tmp_path / "out"
+    scan_here([crawl], out)
+    # HTTP headers, the request and warcinfo are never read; charsets from the header or the
+    # page; chunked and gzip-encoded bodies decoded
+    assert mentions(out) == EXPECTED
+    run = run_json(out)
+    assert run["documents"] == 6 and run["invalid_bytes_replaced"] == 0
+    (entry,) = run["skipped_records"]
+    assert entry["records"] == 2
+    assert [f["reason"] for f in entry["first"]] == [
+        "https://e.example/fig.png: content type 'image/png'",
+        "https://e.example/paper.pdf: a PDF (raw PDFs are not read yet)",
+    ]
+
+
+def test_every_packing_reads_the_same(tmp_path: Path) -> None:
+    """Detected by content: uncompressed, gzip per record, the whole file gzipped, any name."""
+    plain = tmp_path / "a" / "crawl.warc"
+    plain.parent.mkdir()
+    write_crawl(plain, gzip_records=False)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "dump.bin.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    for folder in ("a", "b"):
+        out = tmp_path / f"out-{folder}"
+        scan_here([tmp_path / folder], out)
+        assert mentions(out) == EXPECTED, folder
+
+
+def test_wet_conversion_records_are_plain_text(tmp_path: Path) -> None:
+    wet = tmp_path / "CC-MAIN-x.warc.wet.gz"
+    with open(wet, "wb") as f:
+        w = WARCWriter(f, gzip=True)
+        w.write_record(w.create_warcinfo_record(wet.name, {"software": "tests"}))
+        for i in range(3):
+            w.write_record(
+                w.create_warc_record(
+                    f"https://f.example/{i}",
+                    "conversion",
+                    payload=io.BytesIO(f"extracted text https://doi.org/10.1000/wet{i} <b>".encode()),
+                    warc_content_type="text/plain",
+                )
+            )
+    out = tmp_path / "out"
+    scan_here([wet], out, occurrences=True)
+    assert mentions(out) == [(f"https://f.example/{i}", f"10.1000/wet{i}") for i in range(3)]
+    assert {o["form"] for o in table(out, "occurrences")} == {"resolver-url"}
+
+
+def test_a_malformed_record_is_reported_and_what_came_before_is_kept(tmp_path: Path) -> None:
+    good = tmp_path / "good.warc"
+    write_crawl(good, gzip_records=False)
+    data = good.read_bytes()
+    # the third record's Content-Length made too small: its block ends inside its headers
+    at = data.index(b"Content-Length: ", data.index(b"https://b.example/latin1"))
+    end = data.index(b"\r\n", at)
+    bad = tmp_path / "bad.warc"
+    bad.write_bytes(data[:at] + b"Content-Length: 10" + data[end:])
+    out = tmp_path / "out"
+    scan_here([bad], out)
+    assert mentions(out) == [("https://a.example/page", "10.1000/html&x")]
+    run = run_json(out)
+    assert run["rejected"] == []
+    reasons = [f["reason"] for f in run["skipped_records"][0]["first"]]
+    assert any("malformed WARC record" in r and "the rest of the file was not read" in r for r in reasons), (
+        reasons
+    )
+
+
+def test_without_fastwarc_a_warc_is_rejected_with_the_install_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    crawl = tmp_path / "crawl.warc.gz"
+    write_crawl(crawl)
+    (tmp_path / "note.txt").write_text("doi:10.1000/note")
+    monkeypatch.setitem(sys.modules, "fastwarc", None)
+    monkeypatch.setitem(sys.modules, "fastwarc.warc", None)
+    out = tmp_path / "out"
+    scan_here([tmp_path], out)
+    assert [(m["record"], m["doi"]) for m in table(out, "mentions")] == [(None, "10.1000/note")]
+    (rej,) = run_json(out)["rejected"]
+    assert (
+        rej["source"].endswith("crawl.warc.gz")
+        and "pip install" in rej["reason"]
+        and "[warc]" in rej["reason"]
+    )
+
+
+def test_a_deflate_stream_named_warc_is_not_read_as_one(tmp_path: Path) -> None:
+    # a deflate stream that is not gzip is no WARC: read as the text it is not (binary, rejected)
+    f = tmp_path / "x.warc"
+    f.write_bytes(zlib.compress(b"WARC/1.0\r\n" * 100))
+    out = tmp_path / "out"
+    scan_here([f], out)
+    assert json.dumps(run_json(out)["rejected"]).count("x.warc") == 1
