@@ -13,7 +13,7 @@ from typing import Any
 from . import remote
 from .decode import HEAD_BYTES, detect_kind, is_binary
 from .errors import StoreError
-from .read import detect_compression, display_name, open_input, open_stream
+from .read import detect_compression, display_name, field_of, load_json_line, open_input, open_stream
 from .units import ScanConfig, ShardSpec
 from .warc import is_warc
 
@@ -102,9 +102,10 @@ def expand_inputs(
     return files, rejected
 
 
-def format_of(path: str, head: bytes) -> str:
+def format_of(path: str, head: bytes, text_field: str = "text") -> str:
     """The record format of a file: parquet (by magic), warc (WARC or WET, by its first
-    decompressed bytes), jsonl (by name), else text."""
+    decompressed bytes), jsonl (by name, or by a first line that is a JSON object holding the
+    text field: dolma's and datatrove's `*.json.gz`), else text."""
     name = path.lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst", ".zstd"):
         if name.endswith(suffix):
@@ -115,6 +116,14 @@ def format_of(path: str, head: bytes) -> str:
         return "warc"
     if name.endswith((".jsonl", ".ndjson", ".jsonlines")):
         return "jsonl"
+    if head.startswith(b"{"):
+        end = head.find(b"\n")
+        try:
+            first = load_json_line(head if end < 0 else head[:end])
+        except ValueError:  # not JSON, or a line longer than the head
+            return "text"
+        if isinstance(first, dict) and field_of(first, text_field)[0]:
+            return "jsonl"
     return "text"
 
 
@@ -128,6 +137,25 @@ def _line_cut(f: Any, pos: int) -> int:
         i = chunk.find(b"\n")
         if i >= 0:
             return f.tell() - len(chunk) + i + 1
+
+
+# What is read of a file to tell its format: a JSONL record's first line, within reason.
+_FORMAT_HEAD = 1 << 16
+
+
+def _lines_at(f: Any, cuts: list[int]) -> list[int]:
+    """The number of lines before each cut (cuts ascending, each just after a newline)."""
+    out, lines, pos = [], 0, 0
+    f.seek(0)
+    for cut in cuts:
+        while pos < cut:
+            block = f.read(min(8 << 20, cut - pos))
+            if not block:
+                break
+            lines += block.count(b"\n")
+            pos += len(block)
+        out.append(lines)
+    return out
 
 
 MAX_GROUP_FILES = 4096
@@ -190,16 +218,19 @@ def plan_shards(
                     continue
                 size, version, ident_path = st.st_size, str(st.st_mtime_ns), os.path.realpath(path)
             with open_input(path) as f:
-                head = f.read(8)
+                head = f.read(_FORMAT_HEAD)
                 comp = detect_compression(head)
                 if comp is not None:
-                    # the format by what the compression holds (a .warc.gz, a .wet.gz)
+                    # the format by what the compression holds (a .warc.gz, a .json.gz)
                     with open_stream(path)[0] as inner:
-                        fmt = format_of(path, inner.read(8))
+                        fmt = format_of(path, inner.read(_FORMAT_HEAD), config.text_field)
                 else:
-                    fmt = format_of(path, head)
+                    fmt = format_of(path, head, config.text_field)
+                f.seek(0)
+                head = f.read(8)
                 ident = f"{ident_path}|{size}|{version}|{fmt}"
                 parts: list[tuple[int, int]] | None = None
+                line0: list[int] = []
                 kind = config.kind
                 if fmt == "parquet":
                     import pyarrow.parquet as pq  # only for Parquet inputs: start-up is part of every run
@@ -217,6 +248,10 @@ def plan_shards(
                             break
                         cuts.append(c)
                     parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+                    if fmt == "jsonl":
+                        # a record without an id is named by its line (issue 11): each range's
+                        # first line number, one pass over a local file at memchr speed
+                        line0 = [-1] * len(cuts) if remote.is_url(path) else _lines_at(f, cuts)
                     if fmt == "text":  # (a record's kind is decided on its own text)
                         # Decided once for the whole input, on its head, as for an input read
                         # whole: per byte range, one HTML-like line made a range read as HTML.
@@ -244,8 +279,20 @@ def plan_shards(
                 flush()
             continue
         flush()
-        for a, b in parts:
-            specs.append(ShardSpec(len(specs), source, path, fmt, kind, a, b, key_of(f"{ident}|{a}|{b}")))
+        for i, (a, b) in enumerate(parts):
+            specs.append(
+                ShardSpec(
+                    len(specs),
+                    source,
+                    path,
+                    fmt,
+                    kind,
+                    a,
+                    b,
+                    key_of(f"{ident}|{a}|{b}"),
+                    line0=line0[i] if line0 else 0,
+                )
+            )
     flush()
     return specs, rejected, total
 

@@ -212,12 +212,13 @@ class StreamedText:
     """The text field of a record too large to hold, decoded chunk by chunk.
 
     `rid` is the record id when it stands before the text; it is filled in after the text was
-    read when it stands after it.
+    read when it stands after it, and is `line_id` (its line) when the record has none.
     """
 
     def __init__(self, rid: str | None, chunks: Iterator[str]) -> None:
         self.rid = rid
         self.chunks = chunks
+        self.line_id: str | None = None
 
 
 # A JSON string or a bracket: enough to know how deep a key stands.
@@ -290,7 +291,29 @@ def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id
 
 
 class Skipped(str):
-    """Why a record has no text to search (given in place of its text)."""
+    """Why a record has no text to search (given in place of its text); `missing` when the
+    record has no such field at all."""
+
+    missing = False
+
+
+def _missing(why: str) -> Skipped:
+    s = Skipped(why)
+    s.missing = True
+    return s
+
+
+def field_of(obj: dict[str, Any], path: str) -> tuple[bool, Any]:
+    """(found, value) of a field by name, or by dotted path into nested objects (`meta.text`);
+    a key that itself holds the dots is taken first."""
+    if path in obj:
+        return True, obj[path]
+    value: Any = obj
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
 
 
 def iter_jsonl_records(
@@ -344,15 +367,15 @@ def iter_jsonl_records(
         if not isinstance(obj, dict):
             yield None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n
             continue
-        text = obj.get(text_field)
-        rid = obj.get(id_field)
+        has_text, text = field_of(obj, text_field)
+        _, rid = field_of(obj, id_field)
         if type(rid) is float and _orjson is not None:
             # orjson reads an integer over 64 bits as a float; the stdlib keeps its digits
-            rid = json.loads(line.decode("utf-8", "surrogateescape")).get(id_field)
+            rid = field_of(json.loads(line.decode("utf-8", "surrogateescape")), id_field)[1]
         if isinstance(text, str):
             yield (None if rid is None else display_name(str(rid))), text, n
-        elif text_field not in obj:
-            yield None, Skipped(f"no {text_field!r} field"), n
+        elif not has_text:
+            yield None, _missing(f"no {text_field!r} field"), n
         else:
             yield None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n
 
@@ -373,11 +396,16 @@ def records(
     decided on the text, or by --kind); a record with no text is skipped, counted, and named
     (line, row or record, and why) in the result."""
     ranged = spec.fmt == "jsonl" and (spec.start > 0 or spec.stop >= 0)
-    # a byte range of a JSONL file names its lines from the file's first line, counted only
-    # when one is named
-    skipped = SkippedRecords(
-        spec.source, result, (lambda: lines_before(spec.path, spec.start)) if ranged else None
-    )
+    # a byte range of a JSONL file names its lines from the file's first line: counted by the
+    # planner for a local file, else by this shard when one is named
+    base: list[int] = [spec.line0] if spec.line0 >= 0 else []
+
+    def lines_first() -> int:
+        if not base:
+            base.append(lines_before(spec.path, spec.start))
+        return base[0]
+
+    skipped = SkippedRecords(spec.source, result, lines_first if ranged else None)
     try:
         if spec.fmt == "parquet":
             for rid, row_text in _parquet_records(spec, config, result, progress, skipped):
@@ -394,13 +422,28 @@ def records(
                 progress(len(data), 0)
 
             counting = ReadTap(stream, counted)
+            texts = missing = 0
             for rid, text, n in iter_jsonl_records(
                 counting, config.text_field, config.id_field, config.max_record_bytes
             ):
                 if isinstance(text, Skipped):
                     skipped.add("line", n, text)
-                else:
-                    yield rid, text, None
+                    missing += text.missing
+                    continue
+                texts += 1
+                if rid is None:
+                    # never merged with the file's other id-less records (issue 11)
+                    line_id = f"line {n + (lines_first() if ranged else 0)}"
+                    if isinstance(text, StreamedText):
+                        text.line_id = line_id  # its id may still stand after its text
+                    else:
+                        rid = line_id
+                yield rid, text, None
+            if texts == 0 and missing:
+                raise InputError(f"no record has a {config.text_field!r} field")
+    except InputError:
+        skipped.count = 0  # a rejected input contributes nothing, its skipped records neither
+        raise
     finally:
         skipped.close()
 
@@ -434,28 +477,61 @@ def _parquet_records(
 
     # a local file by its path (pyarrow reads it natively); an object through fsspec
     pf = pq.ParquetFile(open_input(spec.path) if remote.is_url(spec.path) else spec.path)
-    names = pf.schema_arrow.names
-    if config.text_field not in names:
+    schema = pf.schema_arrow
+    if not _has_column(schema, config.text_field):
         raise InputError(f"no column {config.text_field!r} in the Parquet file")
-    cols = [config.text_field] + ([config.id_field] if config.id_field in names else [])
+    has_id = _has_column(schema, config.id_field)
+    # a nested field is read by its top column (pyarrow selects struct children by prefix)
+    cols = sorted(
+        {
+            f.split(".")[0] if f not in schema.names else f
+            for f in (config.text_field, config.id_field)
+            if f == config.text_field or has_id
+        }
+    )
     groups = [spec.start] if spec.stop >= 0 else list(range(pf.num_row_groups))
     for g in groups:
         row = sum(pf.metadata.row_group(i).num_rows for i in range(g))
         result.bytes_read += pf.metadata.row_group(g).total_byte_size
         progress(pf.metadata.row_group(g).total_byte_size, 0)
         for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
-            texts = batch.column(config.text_field).to_pylist()
-            ids = (
-                batch.column(config.id_field).to_pylist() if config.id_field in names else [None] * len(texts)
-            )
+            texts = _column(batch, config.text_field).to_pylist()
+            ids = _column(batch, config.id_field).to_pylist() if has_id else [None] * len(texts)
             for rid, text in zip(ids, texts, strict=True):
                 if isinstance(text, str):
-                    yield (None if rid is None else display_name(str(rid))), text
+                    # a row without an id is named by its row (issue 11), never merged
+                    yield (f"row {row}" if rid is None else display_name(str(rid))), text
                 else:
                     skipped.add(
                         "row", row, f"{config.text_field!r} is {'null' if text is None else 'not a string'}"
                     )
                 row += 1
+
+
+def _has_column(schema: Any, path: str) -> bool:
+    """Whether an Arrow schema has a column by name or by dotted path into structs."""
+    if path in schema.names:
+        return True
+    typ: Any = schema
+    for part in path.split("."):
+        names = [f.name for f in typ] if hasattr(typ, "__iter__") else []
+        if part not in names:
+            return False
+        typ = typ.field(part).type if hasattr(typ, "field") else None
+        if typ is None:
+            return False
+    return True
+
+
+def _column(batch: Any, path: str) -> Any:
+    """A batch's column by name or by dotted path into structs (`meta.text`)."""
+    if path in batch.schema.names:
+        return batch.column(path)
+    first, *rest = path.split(".")
+    col = batch.column(first)
+    for part in rest:
+        col = col.field(part)
+    return col
 
 
 def byte_range(path: str, start: int, stop: int) -> BinaryIO:

@@ -174,6 +174,8 @@ def unit_docs(
                 if text.rid is None:
                     # The id stands after the text, so it is known only at its end.
                     chunks = list(chunks)
+                    if text.rid is None:
+                        text.rid = text.line_id
                     occ.set_record(since, text.rid)
                 for chunk in chunks:  # when the id came first, as they come
                     yield Doc(unit.source, text.rid, n, chunk)

@@ -88,6 +88,9 @@ class ShardSpec:
     stop: int = -1
     key: str = ""
     files: tuple[tuple[str, str, str], ...] = ()  # a group of small files: (source, path, fmt)
+    # lines of the file before a JSONL byte range (its records' line numbers); -1: not counted
+    # at planning (an object in a store, read by range only), counted by the shard when needed
+    line0: int = 0
 
     def units(self) -> list[ShardSpec]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
