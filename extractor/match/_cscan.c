@@ -19,7 +19,7 @@
 
 typedef uint32_t cp_t;
 
-enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_SHORT, F_COUNT };
+enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_SHORT, F_PDF_LINK, F_COUNT };
 #define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE || (f) == F_OTHER || (f) == F_PERCENT)
 #define IS_LABELLED(f) ((f) >= F_LABEL && (f) <= F_INFO)
 #define IS_RESOLVER(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE)

@@ -19,6 +19,7 @@ class Form(StrEnum):
     OTHER_URL = "other-url"  # https://publisher.example/doi/abs/10.1000/182, ?doi=10.1000/182
     PERCENT = "percent-encoded"  # 10.1000%2F182, doi%3A10.1000%2F182, info%3Adoi%2F10…
     SHORT_DOI = "short-doi"  # doi:10/abcd, https://doi.org/abcd (spec §1: key 10/abcd)
+    PDF_LINK = "pdf-link"  # a raw PDF's link annotation (/URI action) to a DOI URL
 
     @property
     def is_url(self) -> bool:

@@ -63,7 +63,9 @@ _CONTROL_BYTES = bytes([*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)])
 def is_binary(head: bytes) -> str | None:
     """Why `head` is not text, or None: a PDF, or mostly control bytes."""
     if head.startswith(b"%PDF-"):
-        return "a PDF file, not text: extract its text first (pdftotext)"
+        return (
+            "a PDF file, not text: `doi-extract scan` reads PDFs (the pdf extra), or extract its text first"
+        )
     if not head:
         return None
     sample = head[:HEAD_BYTES]

@@ -114,6 +114,8 @@ def format_of(path: str, head: bytes, text_field: str = "text") -> str:
         return "parquet"
     if is_warc(head):
         return "warc"
+    if head.startswith(b"%PDF-"):
+        return "pdf"
     if name.endswith((".jsonl", ".ndjson", ".jsonlines")):
         return "jsonl"
     if head.startswith(b"{"):

@@ -414,6 +414,9 @@ def records(
         if spec.fmt == "warc":
             yield from _warc_records(spec, config, result, progress, skipped)
             return
+        if spec.fmt == "pdf":
+            yield from _pdf_document(spec, result, progress, skipped)
+            return
         stream = byte_range(spec.path, spec.start, spec.stop) if ranged else open_stream(spec.path)[0]
         with stream:
 
@@ -446,6 +449,33 @@ def records(
         raise
     finally:
         skipped.close()
+
+
+# A raw PDF is read whole (PDFium needs random access); one larger than this is rejected.
+MAX_PDF_BYTES = 1 << 30
+
+
+def _pdf_document(
+    spec: ShardSpec, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[tuple[str | None, str, str | None]]:
+    """A raw PDF file as one document of PDF text (pdffile.py); a stop at the page or time
+    limit is named as a skipped part of it."""
+    from .pdffile import pdf_text
+
+    with open_stream(spec.path)[0] as f:
+        data = f.read(MAX_PDF_BYTES + 1)
+    result.bytes_read += len(data)
+    progress(len(data), 0)
+    if len(data) > MAX_PDF_BYTES:
+        raise InputError(f"a PDF over {MAX_PDF_BYTES >> 20} MiB")
+    text, links, stop = pdf_text(data)
+    if stop is not None:
+        skipped.add("record", 1, stop)
+    yield None, text, "pdf"
+    if links:
+        # its link annotations, one URI a line: searched as links (form pdf-link), counted in
+        # the same document (offsets into this list of URIs)
+        yield None, "\n".join(links), "pdf-link"
 
 
 def _warc_records(

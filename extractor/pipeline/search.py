@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..match import FORMS, Hit, native
+from ..match import FORM_INDEX, FORMS, Form, Hit, find_spans, native
 from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, detect_kind
 from .errors import input_errors
@@ -129,6 +129,19 @@ def _streamed_record_chunks(
     yield from _chunks(source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True)
 
 
+def _link_hits(links: str, table: Mentions, hits: list[CHit] | None) -> int:
+    """A PDF's link URIs (one a line): each DOI found in them counted with the form pdf-link."""
+    form = FORM_INDEX[Form.PDF_LINK]
+    n = 0
+    for s in find_spans(links, "plain"):
+        raw = links[s.start : s.end]
+        table.add(s.doi, s.start, form, raw)
+        if hits is not None:
+            hits.append((s.start, s.end, form, s.doi, raw))
+        n += 1
+    return n
+
+
 def _record_chunks(
     text: str,
     rid: str | None,
@@ -145,9 +158,12 @@ def _record_chunks(
     result.invalid_bytes += bad
     table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
-    reported, too_long = match_record(
-        text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits
-    )
+    if kind == "pdf-link":
+        reported, too_long = _link_hits(text, table, hits), 0
+    else:
+        reported, too_long = match_record(
+            text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits
+        )
     result.too_long += too_long
     result.hits += reported
     progress(0, reported)

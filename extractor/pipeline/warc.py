@@ -51,7 +51,7 @@ def kind_of(content_type: str | None) -> tuple[str | None, str]:
     if media in _PLAIN_TYPES or media.startswith("text/"):
         return "plain", media
     if media == "application/pdf":
-        return None, "a PDF (raw PDFs are not read yet)"
+        return "pdf", media  # a raw PDF: its text extracted (pdffile.py)
     return None, f"content type {media or 'missing'!r}"
 
 
@@ -118,4 +118,18 @@ def iter_warc_records(
             yield uri, None, f"over {max_bytes} bytes", n
             continue
         body = record.reader.read()
+        if content_type and content_type.split(";", 1)[0].strip().lower() == "application/pdf":
+            from .pdffile import pdf_text
+
+            try:
+                text, links, stop = pdf_text(body)
+            except InputError as exc:  # encrypted, broken, images only: this record, not the file
+                yield uri, None, f"a PDF: {exc}", n
+                continue
+            if stop is not None:
+                yield uri, None, f"a PDF, in part: {stop} (the rest of its text searched)", n
+            yield uri, text, "pdf", n
+            if links:
+                yield uri, "\n".join(links), "pdf-link", n
+            continue
         yield uri, decode_body(body, charset, kind), kind, n

@@ -1,0 +1,79 @@
+"""Raw PDF files: their text extracted in the worker with PDFium (pypdfium2, the `pdf` extra),
+then searched by the `pdf` rules (spec §5) as any PDF text is.
+
+Pages are joined by a newline and a form feed, as pdftotext marks them. An encrypted PDF, one
+PDFium cannot open, and one with no text at all (scanned images) are rejected with the reason,
+never fatal; a page limit and a time limit per file keep a hostile PDF from stalling a worker
+(the text read until then is searched, and the stop is reported).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .errors import InputError
+
+INSTALL_HINT = "PDF input needs pypdfium2: pip install 'doi-extractor[pdf]' (or '.[pdf]' in a clone)"
+
+MAX_PAGES = 5000
+MAX_SECONDS = 120.0
+
+
+def _link_uris(doc: Any, page: Any) -> list[str]:
+    """The URIs of a page's link annotations (/URI actions): a DOI the typesetter broke across
+    lines is often whole in its link."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    pos, link, out = ctypes.c_int(0), raw.FPDF_LINK(), []
+    while raw.FPDFLink_Enumerate(page, ctypes.byref(pos), ctypes.byref(link)):
+        action = raw.FPDFLink_GetAction(link)
+        if action and raw.FPDFAction_GetType(action) == raw.PDFACTION_URI:
+            n = raw.FPDFAction_GetURIPath(doc, action, None, 0)
+            if 0 < n <= 1 << 16:
+                buf = ctypes.create_string_buffer(n)
+                raw.FPDFAction_GetURIPath(doc, action, buf, n)
+                out.append(buf.value.decode("utf-8", "replace"))
+    return out
+
+
+def pdf_text(
+    data: bytes, max_pages: int = MAX_PAGES, max_seconds: float = MAX_SECONDS
+) -> tuple[str, list[str], str | None]:
+    """The text of a PDF given as bytes, its link URIs, and why its reading stopped early (None:
+    read whole)."""
+    try:
+        import pypdfium2 as pdfium
+    except ImportError:
+        raise InputError(INSTALL_HINT) from None
+    try:
+        doc: Any = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        msg = str(exc)
+        if "password" in msg.lower() or "security" in msg.lower():
+            raise InputError("an encrypted PDF (it needs a password)") from None
+        raise InputError(f"not a readable PDF ({msg})") from None
+    try:
+        pages, links, stop = [], [], None
+        n = len(doc)
+        if n > max_pages:
+            stop = f"only the first {max_pages} of {n} pages read"
+        began = time.monotonic()
+        for i in range(min(n, max_pages)):
+            if time.monotonic() - began > max_seconds:
+                stop = f"stopped after {i} of {n} pages: over {max_seconds:.0f} s"
+                break
+            page = doc[i]
+            textpage = page.get_textpage()
+            pages.append(textpage.get_text_range())
+            textpage.close()
+            links += _link_uris(doc, page)
+            page.close()
+    finally:
+        doc.close()
+    text = "\n\x0c".join(pages)
+    if not text.strip() and not links:
+        raise InputError(stop or f"a PDF with no text ({n} pages of images only?): it needs OCR first")
+    return text, links, stop
