@@ -67,7 +67,9 @@ def pdf_text(
                 break
             page = doc[i]
             textpage = page.get_textpage()
-            pages.append(textpage.get_text_range())
+            # PDFium writes a hyphen it takes for a hyphenation point at a line end as U+FFFE (a
+            # noncharacter): it is the "-" the page shows, which a DOI keeps (spec §5)
+            pages.append(textpage.get_text_range().replace("\ufffe", "-"))
             textpage.close()
             links += _link_uris(doc, page)
             page.close()
