@@ -261,3 +261,25 @@ def test_score_reads_each_document_as_its_genre_and_reports_per_tool(tmp_path: P
     got = json.loads(p.stdout)
     for key in ("genre=pdf", "tool=pypdf", "tool=pdfminer"):
         assert (got[key]["tp"], got[key]["fp"], got[key]["fn"]) == (2 if key == "genre=pdf" else 1, 0, 0), key
+
+
+def test_find_reads_record_files_as_records(tmp_path: Path) -> None:
+    """Issues 11 and 13: `find` read a JSONL file as bytes, so `\\/`-escaped slashes hid its
+    DOIs (scan found them); record files are read record by record, with each record's id."""
+    f = tmp_path / "r.jsonl"
+    f.write_text(
+        '{"id": "a", "text": "see https:\\/\\/doi.org\\/10.1000\\/182"}\n{"text": "doi:10.1000\\/2"}\n'
+    )
+    assert run("find", str(f)).stdout.decode().split() == ["10.1000/182", "10.1000/2"]
+    rows = [json.loads(x) for x in run("find", "--format", "jsonl", str(f)).stdout.decode().splitlines()]
+    assert [(r["record"], r["doi"], r["raw"]) for r in rows] == [
+        ("a", "10.1000/182", "https://doi.org/10.1000/182"),
+        ("line 2", "10.1000/2", "doi:10.1000/2"),
+    ]
+    tsv = run("find", "--format", "tsv", str(f)).stdout.decode().splitlines()
+    assert [line.split("\t")[5] for line in tsv] == ["a", "line 2"]
+    nested = tmp_path / "n.jsonl"
+    nested.write_text('{"meta": {"body": "doi:10.1000/n"}}\n')
+    assert run("find", "--text-field", "meta.body", str(nested)).stdout.decode().split() == ["10.1000/n"]
+    p = run("find", str(nested))
+    assert p.returncode == 2 and "no record has a 'text' field" in p.stderr.decode()

@@ -5,6 +5,7 @@ image-only PDFs rejected with a reason, never fatal."""
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -135,3 +136,21 @@ def test_without_pypdfium2_a_pdf_is_rejected_with_the_install_hint(
     scan_here([tmp_path], out)
     (rej,) = run_json(out)["rejected"]
     assert "pip install" in rej["reason"] and "[pdf]" in rej["reason"]
+
+
+def test_find_reads_a_raw_pdf_and_a_warc(tmp_path: Path) -> None:
+    """`doi-extract find` takes what scan takes: a PDF's text and links, a WARC's records."""
+    from .test_cli import run
+
+    typeset(tmp_path / "paper.pdf", [REFS], links=("https://doi.org/10.1000/linked",))
+    p = run("find", "--format", "jsonl", str(tmp_path / "paper.pdf"))
+    assert p.returncode == 0, p.stderr
+    got = [(r["doi"], r["form"]) for r in map(json.loads, p.stdout.decode().splitlines())]
+    assert got == [
+        ("10.1038/nature07953", "bare"),
+        ("10.1016/j.cell.2010.01.002", "resolver-url"),
+        ("10.1000/linked", "pdf-link"),
+    ]
+    (tmp_path / "locked.pdf").write_bytes(b"%PDF-1.4 not really")
+    p = run("find", str(tmp_path / "locked.pdf"))
+    assert p.returncode == 2 and "not a readable PDF" in p.stderr.decode()

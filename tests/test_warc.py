@@ -226,3 +226,14 @@ def test_a_deflate_stream_named_warc_is_not_read_as_one(tmp_path: Path) -> None:
     out = tmp_path / "out"
     scan_here([f], out)
     assert json.dumps(run_json(out)["rejected"]).count("x.warc") == 1
+
+
+def test_find_reads_a_warc_record_by_record(tmp_path: Path) -> None:
+    from .test_cli import run
+
+    crawl = tmp_path / "crawl.warc.gz"
+    write_crawl(crawl)
+    p = run("find", "--format", "jsonl", str(crawl))
+    assert p.returncode == 0, p.stderr
+    got = sorted((r["record"], r["doi"]) for r in map(json.loads, p.stdout.decode().splitlines()))
+    assert got == EXPECTED

@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--null", "-0", action="store_true", help="end a file name with NUL, not ':' or a newline")
     f.add_argument("--kind", choices=KINDS, help="input kind (default: detected by name and content)")
     f.add_argument(
+        "--text-field", default="text", help="JSONL/Parquet field holding the text (dotted: meta.text)"
+    )
+    f.add_argument("--id-field", default="id", help="JSONL/Parquet field holding the record id (dotted path)")
+    f.add_argument(
         "--other-prefixes",
         action="store_true",
         help="accept prefixes other than 10. behind an explicit doi: label (spec §2)",

@@ -11,7 +11,7 @@ from typing import TextIO
 from ..pipeline.errors import InputError
 from ..pipeline.inputs import expand_inputs
 from ..pipeline.read import open_stream
-from ..pipeline.search import hits_in_stream
+from ..pipeline.search import hits_in_records, hits_in_stream, input_format
 
 
 def _inputs(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -52,11 +52,21 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
         prefix = source + end_name if named else ""
         count = 0
         try:
+            # record files (JSONL, Parquet, WARC, raw PDFs) are read record by record, as scan
+            # reads them (issues 11, 13); every other input as a stream of text
+            fmt = "text" if path == "-" else input_format(path, args.text_field)
             stream, _comp = open_stream(sys.stdin.buffer if path == "-" else path)
             with stream:
                 seen: set[str] = set()
                 name = None if path == "-" else path
-                for hit in hits_in_stream(stream, name or "", args.kind, args.other_prefixes):
+                found_hits = (
+                    ((None, h) for h in hits_in_stream(stream, name or "", args.kind, args.other_prefixes))
+                    if fmt == "text"
+                    else hits_in_records(
+                        path, fmt, args.kind, args.other_prefixes, args.text_field, args.id_field
+                    )
+                )
+                for record, hit in found_hits:
                     doi, offset, raw = hit.doi, hit.start, hit.raw
                     if args.unique:
                         if doi in seen:
@@ -69,10 +79,15 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                     if args.count:
                         continue
                     if args.format == "tsv":
-                        out.write(f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}\n")
+                        # a record input adds its record id as a sixth column
+                        rec_col = "" if fmt == "text" else "\t" + _tsv(record or "")
+                        out.write(
+                            f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}{rec_col}\n"
+                        )
                     elif args.format == "jsonl":
                         rec = {
                             "source": source,
+                            **({} if fmt == "text" else {"record": record}),
                             "offset": offset,
                             "end": hit.end,
                             "doi": doi,

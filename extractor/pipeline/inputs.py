@@ -142,7 +142,7 @@ def _line_cut(f: Any, pos: int) -> int:
 
 
 # What is read of a file to tell its format: a JSONL record's first line, within reason.
-_FORMAT_HEAD = 1 << 16
+FORMAT_HEAD = 1 << 16
 
 
 def _lines_at(f: Any, cuts: list[int]) -> list[int]:
@@ -220,12 +220,12 @@ def plan_shards(
                     continue
                 size, version, ident_path = st.st_size, str(st.st_mtime_ns), os.path.realpath(path)
             with open_input(path) as f:
-                head = f.read(_FORMAT_HEAD)
+                head = f.read(FORMAT_HEAD)
                 comp = detect_compression(head)
                 if comp is not None:
                     # the format by what the compression holds (a .warc.gz, a .json.gz)
                     with open_stream(path)[0] as inner:
-                        fmt = format_of(path, inner.read(_FORMAT_HEAD), config.text_field)
+                        fmt = format_of(path, inner.read(FORMAT_HEAD), config.text_field)
                 else:
                     fmt = format_of(path, head, config.text_field)
                 f.seek(0)

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..match import FORM_INDEX, FORMS, Form, Hit, find_spans, native
+from ..match import FORM_INDEX, FORMS, Form, Hit, find_dois, find_spans, native
 from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, detect_kind
 from .errors import input_errors
+from .inputs import FORMAT_HEAD, format_of
 from .read import StreamedText, open_stream, records
 from .sinks import OccurrenceSink, drain
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
@@ -201,6 +202,47 @@ def unit_docs(
             )
 
 
+def input_format(path: str, text_field: str = "text") -> str:
+    """The format of an input file as a scan plans it: text, jsonl, parquet, warc or pdf."""
+    with input_errors(), open_stream(path)[0] as inner:
+        return format_of(path, inner.read(FORMAT_HEAD), text_field)
+
+
+def hits_in_records(
+    path: str,
+    fmt: str,
+    kind: str | None,
+    allow_other_prefix: bool = False,
+    text_field: str = "text",
+    id_field: str = "id",
+) -> Iterator[tuple[str | None, Hit]]:
+    """(record id, hit) for every DOI of a record file (JSONL, Parquet, WARC, a raw PDF), read
+    as a scan reads it; a hit's offsets count characters of its record's text (bytes of it for
+    a record too large to hold). Raises InputError for an input that cannot be read."""
+    config = ScanConfig(
+        out="", kind=kind, allow_other_prefix=allow_other_prefix, text_field=text_field, id_field=id_field
+    )
+    with input_errors():
+        for rid, text, rkind in records(
+            ShardSpec(0, path, path, fmt, kind), config, ShardResult(0), no_progress
+        ):
+            if isinstance(text, StreamedText):
+                # read in windows; its id may stand after its text, so its hits wait for it
+                src = StreamSource.of_blocks(clean(t)[0].encode("utf-8") for t in text.chunks if t)
+                got = list(_stream_hits(src, kind or detect_kind(None, src.head), allow_other_prefix))
+                for h in got:
+                    yield (text.rid or text.line_id), h
+                continue
+            text = clean(text)[0]
+            if rkind == "pdf-link":
+                for h in find_dois(text, "plain"):
+                    yield rid, h._replace(form=Form.PDF_LINK)
+                continue
+            k = rkind or kind or detect_kind(None, text[:HEAD_BYTES])
+            for h in find_dois(text, k, allow_other_prefix=allow_other_prefix):
+                yield rid, h
+
+
 def hits_in_stream(
     stream: Any, source: str, kind: str | None, allow_other_prefix: bool = False, block_size: int = 1 << 20
 ) -> Iterator[Hit]:
@@ -209,11 +251,13 @@ def hits_in_stream(
     and the content."""
     with input_errors():
         src = StreamSource(stream, 0, None, block_size)
-        if kind is None:
-            kind = detect_kind(source, src.head)
-        hits: list[CHit] = []
-        match = matcher_for(kind, allow_other_prefix, None, hits)
-        for _ in scan_windows(src, match, ShardResult(0), no_progress):
-            for a, b, f, d, raw in hits:
-                yield Hit(a, b, clean(raw)[0], FORMS[f], d)
-            hits.clear()
+        yield from _stream_hits(src, kind or detect_kind(source, src.head), allow_other_prefix)
+
+
+def _stream_hits(src: StreamSource, kind: str, allow_other_prefix: bool) -> Iterator[Hit]:
+    hits: list[CHit] = []
+    match = matcher_for(kind, allow_other_prefix, None, hits)
+    for _ in scan_windows(src, match, ShardResult(0), no_progress):
+        for a, b, f, d, raw in hits:
+            yield Hit(a, b, clean(raw)[0], FORMS[f], d)
+        hits.clear()
