@@ -3,6 +3,7 @@ all, and invalid UTF-8 made visible as U+FFFD without moving offsets."""
 
 from __future__ import annotations
 
+import codecs
 import re
 
 from .errors import InputError
@@ -60,8 +61,38 @@ def decode_bytes(data: bytes) -> tuple[str, int]:
 _CONTROL_BYTES = bytes([*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)])
 
 
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+_XML_DECL = re.compile(rb"""\A\s*<\?xml[^>]{0,200}?encoding\s*=\s*["']([A-Za-z0-9._:-]{1,40})""")
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,300}?charset\s*=\s*["']?([A-Za-z0-9._:-]{1,40})""", re.I)
+
+
+def declared_encoding(head: bytes) -> str | None:
+    """The encoding a text declares when it is not UTF-8: a UTF-16 or UTF-32 byte order mark, an
+    XML declaration, or an HTML `<meta charset>` in its first 4 KB (issue 11); None for UTF-8,
+    ASCII, an unknown name, or no declaration."""
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            return codec
+    m = _XML_DECL.match(head) or _META_CHARSET.search(head, 0, 4096)
+    if m is None:
+        return None
+    try:
+        name = codecs.lookup(m.group(1).decode("ascii")).name
+    except LookupError:
+        return None
+    return None if name in ("utf-8", "ascii") else name
+
+
 def is_binary(head: bytes) -> str | None:
-    """Why `head` is not text, or None: a PDF, or mostly control bytes."""
+    """Why `head` is not text, or None: a PDF, or mostly control bytes (UTF-16 and UTF-32 with
+    a byte order mark are text)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        return None
     if head.startswith(b"%PDF-"):
         return (
             "a PDF file, not text: `doi-extract scan` reads PDFs (the pdf extra), or extract its text first"

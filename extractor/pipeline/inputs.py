@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from . import remote
-from .decode import HEAD_BYTES, detect_kind, is_binary
+from .decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary
 from .errors import StoreError
 from .read import detect_compression, display_name, field_of, load_json_line, open_input, open_stream
 from .units import ScanConfig, ShardSpec
@@ -228,6 +228,9 @@ def plan_shards(
                         fmt = format_of(path, inner.read(FORMAT_HEAD), config.text_field)
                 else:
                     fmt = format_of(path, head, config.text_field)
+                # a text in UTF-16 or a declared charset is read whole, transcoded (never by
+                # byte ranges, which would cut its characters)
+                transcoded = fmt == "text" and comp is None and declared_encoding(head) is not None
                 f.seek(0)
                 head = f.read(8)
                 ident = f"{ident_path}|{size}|{version}|{fmt}"
@@ -240,7 +243,9 @@ def plan_shards(
                     f.seek(0)
                     n = pq.ParquetFile(f).num_row_groups
                     parts = [(g, g) for g in range(n)] or [(0, -1)]
-                elif fmt in ("text", "jsonl") and comp is None and size > config.shard_size:
+                elif (
+                    fmt in ("text", "jsonl") and comp is None and size > config.shard_size and not transcoded
+                ):
                     # A compressed file stays one shard: a stream can only be decompressed from
                     # its start (gzip, bzip2, xz, zstd frames), so a range would read all before it.
                     cuts = [0]

@@ -7,12 +7,13 @@ with very many DOIs comes in several chunks, so memory stays bounded.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..match import FORM_INDEX, FORMS, Form, Hit, find_dois, find_spans, native
 from ..match.native import CHit, Mentions
-from .decode import HEAD_BYTES, clean, detect_kind
+from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind
 from .errors import input_errors
 from .inputs import FORMAT_HEAD, format_of
 from .read import StreamedText, open_stream, records
@@ -90,6 +91,16 @@ def _text_chunks(
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
     stream, comp = open_stream(spec.path)
     with stream:
+        peek = getattr(stream, "peek", None)
+        encoding = declared_encoding(peek(HEAD_BYTES)[:HEAD_BYTES]) if range_lo == 0 and peek else None
+        if encoding is not None:
+            # UTF-16/32 with a BOM, or a declared charset (issue 11): read as UTF-8 made from it;
+            # offsets then count bytes of that UTF-8 text
+            source = StreamSource.of_blocks(_transcoded(stream, encoding, config.block_size))
+            kind = spec.kind or detect_kind(spec.source, source.head)
+            yield from _chunks(source, kind, config, progress, result, occ, (spec.source, None))
+            result.documents += 1
+            return
         mm = map_file(stream, config.map_min) if comp is None else None
         if mm is not None:
             with mm:
@@ -113,6 +124,18 @@ def _text_chunks(
             )
         if range_lo == 0:
             result.documents += 1
+
+
+def _transcoded(stream: Any, encoding: str, block_size: int) -> Iterator[bytes]:
+    """A stream in a declared encoding as UTF-8 blocks; bytes not of that encoding read as U+FFFD."""
+    dec = codecs.getincrementaldecoder(encoding)("replace")
+    while True:
+        data = stream.read(block_size)
+        text = dec.decode(data, final=not data)
+        if text:
+            yield text.encode("utf-8", "replace")
+        if not data:
+            return
 
 
 def _streamed_record_chunks(
@@ -250,7 +273,12 @@ def hits_in_stream(
     bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
     and the content."""
     with input_errors():
-        src = StreamSource(stream, 0, None, block_size)
+        peek = getattr(stream, "peek", None)
+        encoding = declared_encoding(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek else None
+        if encoding is not None:  # offsets count bytes of the UTF-8 made from it
+            src = StreamSource.of_blocks(_transcoded(stream, encoding, block_size))
+        else:
+            src = StreamSource(stream, 0, None, block_size)
         yield from _stream_hits(src, kind or detect_kind(source, src.head), allow_other_prefix)
 
 
