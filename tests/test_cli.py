@@ -283,3 +283,23 @@ def test_find_reads_record_files_as_records(tmp_path: Path) -> None:
     assert run("find", "--text-field", "meta.body", str(nested)).stdout.decode().split() == ["10.1000/n"]
     p = run("find", str(nested))
     assert p.returncode == 2 and "no record has a 'text' field" in p.stderr.decode()
+
+
+def test_find_line_numbers(tmp_path: Path) -> None:
+    """Issue 13: grep's -n — the line of each hit, in plain, compressed, UTF-16 and long inputs."""
+    text = "one doi:10.1000/1\ntwo\nthree https://doi.org/10.1000/3 and 10.1000/4\n"
+    f = tmp_path / "a.txt"
+    f.write_text(text)
+    want = ["1:10.1000/1", "3:10.1000/3", "3:10.1000/4"]
+    assert run("find", "-n", str(f)).stdout.decode().split() == want
+    assert run("find", "-n", "-", stdin=gzip.compress(text.encode())).stdout.decode().split() == want
+    u = tmp_path / "u.txt"
+    u.write_bytes(text.encode("utf-16"))
+    assert run("find", "-n", str(u)).stdout.decode().split() == want
+    big = tmp_path / "big.txt"
+    big.write_text("filler\n" * 700_000 + text)  # past the first blocks the counter keeps
+    assert run("find", "-n", str(big)).stdout.decode().split() == [
+        f"{700_000 + int(w.split(':')[0])}:{w.split(':', 1)[1]}" for w in want
+    ]
+    both = run("find", "-n", "-H", str(f)).stdout.decode().splitlines()
+    assert both[0] == f"{f}:1:10.1000/1"

@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--files-with-matches", "-l", action="store_true", help="print only the names of inputs holding a DOI"
     )
     f.add_argument("--null", "-0", action="store_true", help="end a file name with NUL, not ':' or a newline")
+    f.add_argument(
+        "--line-number",
+        "-n",
+        action="store_true",
+        help="start each line with the line number of the hit (a record's id for record files)",
+    )
     f.add_argument("--kind", choices=KINDS, help="input kind (default: detected by name and content)")
     f.add_argument(
         "--text-field", default="text", help="JSONL/Parquet field holding the text (dotted: meta.text)"

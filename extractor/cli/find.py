@@ -11,7 +11,7 @@ from typing import TextIO
 from ..pipeline.errors import InputError
 from ..pipeline.inputs import expand_inputs
 from ..pipeline.read import open_stream
-from ..pipeline.search import hits_in_records, hits_in_stream, input_format
+from ..pipeline.search import LineCounter, hits_in_records, hits_in_stream, input_format
 
 
 def _inputs(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -59,8 +59,14 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
             with stream:
                 seen: set[str] = set()
                 name = None if path == "-" else path
+                lines = LineCounter() if args.line_number and fmt == "text" else None
                 found_hits = (
-                    ((None, h) for h in hits_in_stream(stream, name or "", args.kind, args.other_prefixes))
+                    (
+                        (None, h)
+                        for h in hits_in_stream(
+                            stream, name or "", args.kind, args.other_prefixes, lines=lines
+                        )
+                    )
                     if fmt == "text"
                     else hits_in_records(
                         path, fmt, args.kind, args.other_prefixes, args.text_field, args.id_field
@@ -95,6 +101,9 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                             "raw": raw,
                         }
                         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    elif args.line_number:
+                        where = str(lines.line_of(offset)) if lines is not None else (record or "")
+                        out.write(f"{prefix}{where}:{doi}\n")
                     else:
                         out.write(prefix + doi + "\n")
         except BrokenPipeError:

@@ -16,7 +16,7 @@ from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind
 from .errors import input_errors
 from .inputs import FORMAT_HEAD, format_of
-from .read import StreamedText, open_stream, records
+from .read import ReadTap, StreamedText, open_stream, records
 from .sinks import OccurrenceSink, drain
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 from .windows import (
@@ -266,19 +266,58 @@ def hits_in_records(
                 yield rid, h
 
 
+class LineCounter:
+    """Line numbers of byte offsets in a stream read once, in order: the bytes it was fed, kept
+    only for the last few blocks (a hit is reported within a window of where reading is)."""
+
+    KEEP = 16
+
+    def __init__(self) -> None:
+        self.blocks: list[tuple[int, int, bytes]] = []  # (offset, lines before it, bytes)
+        self.offset = 0
+        self.lines = 0
+
+    def feed(self, data: bytes) -> None:
+        if data:
+            self.blocks.append((self.offset, self.lines, bytes(data)))
+            self.offset += len(data)
+            self.lines += data.count(b"\n")
+            if len(self.blocks) > self.KEEP:
+                del self.blocks[0]
+
+    def tap(self, blocks: Iterator[bytes]) -> Iterator[bytes]:
+        """The blocks, each fed on its way."""
+        for data in blocks:
+            self.feed(data)
+            yield data
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line of a byte offset fed lately."""
+        for start, before, data in reversed(self.blocks):
+            if start <= offset:
+                return before + data.count(b"\n", 0, offset - start) + 1
+        raise ValueError(f"offset {offset} is behind the lines kept")
+
+
 def hits_in_stream(
-    stream: Any, source: str, kind: str | None, allow_other_prefix: bool = False, block_size: int = 1 << 20
+    stream: Any,
+    source: str,
+    kind: str | None,
+    allow_other_prefix: bool = False,
+    block_size: int = 1 << 20,
+    lines: LineCounter | None = None,
 ) -> Iterator[Hit]:
     """Every DOI in a binary stream, read in bounded windows, as a Hit whose offsets count
     bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
-    and the content."""
+    and the content. `lines`, when given, is fed the bytes searched (for line numbers)."""
     with input_errors():
         peek = getattr(stream, "peek", None)
         encoding = declared_encoding(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek else None
         if encoding is not None:  # offsets count bytes of the UTF-8 made from it
-            src = StreamSource.of_blocks(_transcoded(stream, encoding, block_size))
+            blocks = _transcoded(stream, encoding, block_size)
+            src = StreamSource.of_blocks(blocks if lines is None else lines.tap(blocks))
         else:
-            src = StreamSource(stream, 0, None, block_size)
+            src = StreamSource(stream if lines is None else ReadTap(stream, lines.feed), 0, None, block_size)
         yield from _stream_hits(src, kind or detect_kind(source, src.head), allow_other_prefix)
 
 
