@@ -323,16 +323,44 @@ def _recoverable(doi: str, text: str) -> bool:
     return d in squashed or d in urllib.parse.unquote(squashed)
 
 
+def _fresh_genres(out: str) -> None:
+    """Empty genre folders under `out` (a corpus is remade whole)."""
+    for genre in ("plain", "html", "pdf"):
+        shutil.rmtree(os.path.join(out, genre), ignore_errors=True)
+        os.makedirs(os.path.join(out, genre))
+
+
+def _add_doc(
+    out: str,
+    rows: list[dict[str, object]],
+    name: str,
+    text: str,
+    genre: str,
+    derivation: str,
+    gold: list[str],
+) -> None:
+    """Write a document under `out` and its manifest row (gold as canonical DOIs)."""
+    with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+        f.write(text)
+    rows.append(
+        {"doc": name, "genre": genre, "derivation": derivation, "gold": sorted({canonical(g) for g in gold})}
+    )
+
+
+def _write_manifest(out: str, rows: list[dict[str, object]]) -> None:
+    with open(os.path.join(out, "manifest.jsonl"), "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
 def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> None:
     rng = random.Random(seed)
     records = load_records()
     rng.shuffle(records)
     pool = records[:2000]
     docs = records[2000:]
-    for genre in ("plain", "html", "pdf"):
-        shutil.rmtree(os.path.join(out, genre), ignore_errors=True)
-        os.makedirs(os.path.join(out, genre))
-    rows = []
+    _fresh_genres(out)
+    rows: list[dict[str, object]] = []
     i = 0
     for _ in range(n_plain):
         rec = docs[i]
@@ -344,32 +372,12 @@ def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) ->
             text += t
             gold += g
         i += n - 1
-        name = f"plain/medline-{rec.pmid}.txt"
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
-        rows.append(
-            {
-                "doc": name,
-                "genre": "plain",
-                "derivation": "medline-plain",
-                "gold": sorted({canonical(g) for g in gold}),
-            }
-        )
+        _add_doc(out, rows, f"plain/medline-{rec.pmid}.txt", text, "plain", "medline-plain", gold)
     for _ in range(n_html):
         rec = docs[i]
         i += 1
         text, gold, _visible = html_document(rec, pool, rng)
-        name = f"html/medline-{rec.pmid}.html"
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
-        rows.append(
-            {
-                "doc": name,
-                "genre": "html",
-                "derivation": "medline-html",
-                "gold": sorted({canonical(g) for g in gold}),
-            }
-        )
+        _add_doc(out, rows, f"html/medline-{rec.pmid}.html", text, "html", "medline-html", gold)
     pdf_dir = os.path.join(out, ".pdf")
     os.makedirs(pdf_dir, exist_ok=True)
     made_pdf = 0
@@ -408,9 +416,7 @@ def make_labelled(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) ->
                 }
             )
     shutil.rmtree(pdf_dir, ignore_errors=True)
-    with open(os.path.join(out, "manifest.jsonl"), "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    _write_manifest(out, rows)
     print(f"make_corpus: {len(rows)} labelled documents ({made_pdf} rendered to PDF) in {out}")
 
 
@@ -544,7 +550,7 @@ def _lines(pdf: object, text: str, width: float) -> list[str]:
     return lines
 
 
-def _render_pdf(path: str, header: str, refs: list[str], rng: random.Random) -> None:
+def _render_pdf(path: str, header: str, refs: list[str]) -> None:
     """A typeset reference list in two columns with page numbers and running headers (fpdf2):
     long DOIs and URLs break inside the column after "/", "." or "-", as a journal's layout
     engine breaks them."""
@@ -622,40 +628,18 @@ def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> No
     records = load_records()
     rng.shuffle(records)
     pool, docs = records[:2000], records[2000:]
-    for genre in ("plain", "html", "pdf"):
-        shutil.rmtree(os.path.join(out, genre), ignore_errors=True)
-        os.makedirs(os.path.join(out, genre))
+    _fresh_genres(out)
     rows: list[dict[str, object]] = []
     i = 0
     for k in range(n_plain):
         recs = docs[i : i + rng.randint(8, 20)]
         i += len(recs)
         text, gold = reference_list(recs, pool, rng)
-        name = f"plain/refs-{k:03d}.txt"
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
-        rows.append(
-            {
-                "doc": name,
-                "genre": "plain",
-                "derivation": "medline-reference-list",
-                "gold": sorted({canonical(g) for g in gold}),
-            }
-        )
+        _add_doc(out, rows, f"plain/refs-{k:03d}.txt", text, "plain", "medline-reference-list", gold)
     for k in range(n_html):
         text, gold = resource_page(docs[i], pool, rng)
         i += 1
-        name = f"html/page-{k:03d}.html"
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
-        rows.append(
-            {
-                "doc": name,
-                "genre": "html",
-                "derivation": "medline-resource-page",
-                "gold": sorted({canonical(g) for g in gold}),
-            }
-        )
+        _add_doc(out, rows, f"html/page-{k:03d}.html", text, "html", "medline-resource-page", gold)
     tools_seen: set[str] = set()
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(n_pdf):
@@ -672,7 +656,7 @@ def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> No
             first = recs[0].authors[0].split()[0] if recs[0].authors else "Anonymous"
             pdf_path = os.path.join(tmp, f"refs-{k:03d}.pdf")
             try:
-                _render_pdf(pdf_path, f"{first[:1]}. {first} et al.", refs, rng)
+                _render_pdf(pdf_path, f"{first[:1]}. {first} et al.", refs)
             except ImportError:
                 print("make_corpus: fpdf2 missing (pip install fpdf2); no PDF genre made", file=sys.stderr)
                 break
@@ -692,9 +676,9 @@ def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> No
                 corrupted = {
                     v
                     for g in lost
-                    for i, ch in enumerate(g)
+                    for at, ch in enumerate(g)
                     if ch == "-"
-                    for v in [g[:i] + g[i + 1 :]]
+                    for v in [g[:at] + g[at + 1 :]]
                     if _recoverable(v, ptext)
                 }
                 rows.append(
@@ -707,9 +691,7 @@ def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> No
                         "ignore": sorted(lost | corrupted),
                     }
                 )
-    with open(os.path.join(out, "manifest.jsonl"), "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    _write_manifest(out, rows)
     print(
         f"make_corpus: {len(rows)} labelled documents in {out} (PDF tools: {', '.join(sorted(tools_seen)) or 'none'})"
     )

@@ -31,6 +31,14 @@ def _chunked(body: bytes) -> bytes:
     return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in (body[:half], body[half:])) + b"0\r\n\r\n"
 
 
+def _response(w: Any, uri: str, body: bytes, content_type: str, *headers: tuple[str, str]) -> None:
+    w.write_record(
+        w.create_warc_record(
+            uri, "response", payload=io.BytesIO(body), http_headers=_http(content_type, *headers)
+        )
+    )
+
+
 def write_crawl(path: Path, gzip_records: bool = True) -> None:
     """A crawl as Common Crawl writes one: warcinfo, a request, responses of several content
     types and charsets (one chunked, one gzip-encoded), a resource, each record gzipped alone."""
@@ -49,46 +57,21 @@ def write_crawl(path: Path, gzip_records: bool = True) -> None:
         page = (
             "<html><head><meta charset='utf-8'></head><body><p>See doi:10.1000/html&amp;x é</p></body></html>"
         )
-        w.write_record(
-            w.create_warc_record(
-                "https://a.example/page",
-                "response",
-                payload=io.BytesIO(page.encode()),
-                http_headers=_http("text/html; charset=utf-8", ("X-Doi", "10.9999/header")),
-            )
+        _response(
+            w,
+            "https://a.example/page",
+            page.encode(),
+            "text/html; charset=utf-8",
+            ("X-Doi", "10.9999/header"),
         )
-        w.write_record(
-            w.create_warc_record(
-                "https://b.example/latin1",
-                "response",
-                payload=io.BytesIO("<p>café doi:10.1000/latiné</p>".encode("latin-1")),
-                http_headers=_http("text/html; charset=iso-8859-1"),
-            )
-        )
-        w.write_record(
-            w.create_warc_record(
-                "https://b.example/declared",
-                "response",
-                payload=io.BytesIO('<meta charset="windows-1252"><p>doi:10.1000/€uro</p>'.encode("cp1252")),
-                http_headers=_http("text/html"),
-            )
-        )
-        w.write_record(
-            w.create_warc_record(
-                "https://c.example/chunked",
-                "response",
-                payload=io.BytesIO(_chunked(b"<p>https://doi.org/10.1000/chunked</p>")),
-                http_headers=_http("text/html", ("Transfer-Encoding", "chunked")),
-            )
-        )
-        w.write_record(
-            w.create_warc_record(
-                "https://c.example/gzipped",
-                "response",
-                payload=io.BytesIO(gzip.compress(b"plain text 10.1000/gzipped.")),
-                http_headers=_http("text/plain", ("Content-Encoding", "gzip")),
-            )
-        )
+        latin = "<p>café doi:10.1000/latiné</p>".encode("latin-1")
+        _response(w, "https://b.example/latin1", latin, "text/html; charset=iso-8859-1")
+        declared = '<meta charset="windows-1252"><p>doi:10.1000/€uro</p>'.encode("cp1252")
+        _response(w, "https://b.example/declared", declared, "text/html")
+        chunked = _chunked(b"<p>https://doi.org/10.1000/chunked</p>")
+        _response(w, "https://c.example/chunked", chunked, "text/html", ("Transfer-Encoding", "chunked"))
+        gzipped = gzip.compress(b"plain text 10.1000/gzipped.")
+        _response(w, "https://c.example/gzipped", gzipped, "text/plain", ("Content-Encoding", "gzip"))
         w.write_record(
             w.create_warc_record(
                 "https://d.example/notes.txt",
@@ -97,22 +80,8 @@ def write_crawl(path: Path, gzip_records: bool = True) -> None:
                 warc_content_type="text/plain",
             )
         )
-        w.write_record(
-            w.create_warc_record(
-                "https://e.example/fig.png",
-                "response",
-                payload=io.BytesIO(b"\x89PNG\r\n 10.1000/png"),
-                http_headers=_http("image/png"),
-            )
-        )
-        w.write_record(
-            w.create_warc_record(
-                "https://e.example/paper.pdf",
-                "response",
-                payload=io.BytesIO(b"%PDF-1.4 10.1000/pdf"),
-                http_headers=_http("application/pdf"),
-            )
-        )
+        _response(w, "https://e.example/fig.png", b"\x89PNG\r\n 10.1000/png", "image/png")
+        _response(w, "https://e.example/paper.pdf", b"%PDF-1.4 10.1000/pdf", "application/pdf")
 
 
 EXPECTED = [

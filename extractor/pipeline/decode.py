@@ -79,13 +79,18 @@ def declared_encoding(head: bytes) -> str | None:
         if head.startswith(bom):
             return codec
     m = _XML_DECL.match(head) or _META_CHARSET.search(head, 0, 4096)
-    if m is None:
+    name = codec_name(m.group(1).decode("ascii")) if m else None
+    return None if name in ("utf-8", "ascii") else name
+
+
+def codec_name(name: str | None) -> str | None:
+    """Python's name of a charset (`ISO-8859-1` → `iso8859-1`), or None for an unknown one."""
+    if not name:
         return None
     try:
-        name = codecs.lookup(m.group(1).decode("ascii")).name
+        return codecs.lookup(name).name
     except LookupError:
         return None
-    return None if name in ("utf-8", "ascii") else name
 
 
 def is_binary(head: bytes) -> str | None:

@@ -13,7 +13,15 @@ from typing import Any
 from . import remote
 from .decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary
 from .errors import StoreError
-from .read import detect_compression, display_name, field_of, load_json_line, open_input, open_stream
+from .read import (
+    detect_compression,
+    display_name,
+    field_of,
+    lines_at,
+    load_json_line,
+    open_input,
+    open_stream,
+)
 from .units import ScanConfig, ShardSpec
 from .warc import is_warc
 
@@ -145,21 +153,6 @@ def _line_cut(f: Any, pos: int) -> int:
 FORMAT_HEAD = 1 << 16
 
 
-def _lines_at(f: Any, cuts: list[int]) -> list[int]:
-    """The number of lines before each cut (cuts ascending, each just after a newline)."""
-    out, lines, pos = [], 0, 0
-    f.seek(0)
-    for cut in cuts:
-        while pos < cut:
-            block = f.read(min(8 << 20, cut - pos))
-            if not block:
-                break
-            lines += block.count(b"\n")
-            pos += len(block)
-        out.append(lines)
-    return out
-
-
 MAX_GROUP_FILES = 4096
 
 
@@ -231,8 +224,6 @@ def plan_shards(
                 # a text in UTF-16 or a declared charset is read whole, transcoded (never by
                 # byte ranges, which would cut its characters)
                 transcoded = fmt == "text" and comp is None and declared_encoding(head) is not None
-                f.seek(0)
-                head = f.read(8)
                 ident = f"{ident_path}|{size}|{version}|{fmt}"
                 parts: list[tuple[int, int]] | None = None
                 line0: list[int] = []
@@ -258,7 +249,7 @@ def plan_shards(
                     if fmt == "jsonl":
                         # a record without an id is named by its line (issue 11): each range's
                         # first line number, one pass over a local file at memchr speed
-                        line0 = [-1] * len(cuts) if remote.is_url(path) else _lines_at(f, cuts)
+                        line0 = [-1] * len(cuts) if remote.is_url(path) else lines_at(f, cuts)
                     if fmt == "text":  # (a record's kind is decided on its own text)
                         # Decided once for the whole input, on its head, as for an input read
                         # whole: per byte range, one HTML-like line made a range read as HTML.

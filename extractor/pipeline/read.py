@@ -291,16 +291,11 @@ def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id
 
 
 class Skipped(str):
-    """Why a record has no text to search (given in place of its text); `missing` when the
-    record has no such field at all."""
-
-    missing = False
+    """Why a record has no text to search (given in place of its text)."""
 
 
-def _missing(why: str) -> Skipped:
-    s = Skipped(why)
-    s.missing = True
-    return s
+class MissingField(Skipped):
+    """A record without the text field at all (a file none of whose records has it is rejected)."""
 
 
 def field_of(obj: dict[str, Any], path: str) -> tuple[bool, Any]:
@@ -375,7 +370,7 @@ def iter_jsonl_records(
         if isinstance(text, str):
             yield (None if rid is None else display_name(str(rid))), text, n
         elif not has_text:
-            yield None, _missing(f"no {text_field!r} field"), n
+            yield None, MissingField(f"no {text_field!r} field"), n
         else:
             yield None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n
 
@@ -431,7 +426,7 @@ def records(
             ):
                 if isinstance(text, Skipped):
                     skipped.add("line", n, text)
-                    missing += text.missing
+                    missing += isinstance(text, MissingField)
                     continue
                 texts += 1
                 if rid is None:
@@ -597,17 +592,25 @@ class _Limited(io.RawIOBase):
         super().close()
 
 
-def lines_before(path: str, offset: int) -> int:
-    """How many lines end before byte `offset` of a file."""
-    n = 0
-    with open_input(path) as f:
-        while offset > 0:
-            block = f.read(min(offset, 1 << 20))
+def lines_at(f: Any, offsets: list[int]) -> list[int]:
+    """How many lines end before each byte offset (ascending) of a seekable file: one pass."""
+    out, lines, pos = [], 0, 0
+    f.seek(0)
+    for offset in offsets:
+        while pos < offset:
+            block = f.read(min(8 << 20, offset - pos))
             if not block:
                 break
-            n += block.count(b"\n")
-            offset -= len(block)
-    return n
+            lines += block.count(b"\n")
+            pos += len(block)
+        out.append(lines)
+    return out
+
+
+def lines_before(path: str, offset: int) -> int:
+    """How many lines end before byte `offset` of a file."""
+    with open_input(path) as f:
+        return lines_at(f, [offset])[0]
 
 
 class SkippedRecords:

@@ -11,7 +11,7 @@ import codecs
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..match import FORM_INDEX, FORMS, Form, Hit, find_dois, find_spans, native
+from ..match import FORM_INDEX, FORMS, Form, Hit, find_dois, native
 from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind
 from .errors import input_errors
@@ -91,12 +91,9 @@ def _text_chunks(
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
     stream, comp = open_stream(spec.path)
     with stream:
-        peek = getattr(stream, "peek", None)
-        encoding = declared_encoding(peek(HEAD_BYTES)[:HEAD_BYTES]) if range_lo == 0 and peek else None
-        if encoding is not None:
-            # UTF-16/32 with a BOM, or a declared charset (issue 11): read as UTF-8 made from it;
-            # offsets then count bytes of that UTF-8 text
-            source = StreamSource.of_blocks(_transcoded(stream, encoding, config.block_size))
+        blocks = _transcoded(stream, config.block_size) if range_lo == 0 else None
+        if blocks is not None:
+            source = StreamSource.of_blocks(blocks)
             kind = spec.kind or detect_kind(spec.source, source.head)
             yield from _chunks(source, kind, config, progress, result, occ, (spec.source, None))
             result.documents += 1
@@ -126,8 +123,16 @@ def _text_chunks(
             result.documents += 1
 
 
-def _transcoded(stream: Any, encoding: str, block_size: int) -> Iterator[bytes]:
-    """A stream in a declared encoding as UTF-8 blocks; bytes not of that encoding read as U+FFFD."""
+def _transcoded(stream: Any, block_size: int) -> Iterator[bytes] | None:
+    """A stream's UTF-8 blocks when it declares another encoding — UTF-16/32 with a BOM, an XML or
+    HTML charset (issue 11) — else None (UTF-8 text, read as it is). Offsets then count bytes of
+    that UTF-8; bytes not of the encoding read as U+FFFD."""
+    peek = getattr(stream, "peek", None)
+    encoding = declared_encoding(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek else None
+    return None if encoding is None else _decoded_blocks(stream, encoding, block_size)
+
+
+def _decoded_blocks(stream: Any, encoding: str, block_size: int) -> Iterator[bytes]:
     dec = codecs.getincrementaldecoder(encoding)("replace")
     while True:
         data = stream.read(block_size)
@@ -148,20 +153,30 @@ def _streamed_record_chunks(
 ) -> Iterator[Chunk]:
     """A record too large to hold: its text is read in windows, like a file; offsets count
     characters."""
-    source = StreamSource.of_blocks(clean(t)[0].encode("utf-8") for t in text.chunks if t)
+    source = _streamed_source(text)
     kind = unit.kind or detect_kind(None, source.head)
     yield from _chunks(source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True)
 
 
+def _streamed_source(text: StreamedText) -> StreamSource:
+    """A record too large to hold as a source of windows: its text, cleaned, in UTF-8."""
+    return StreamSource.of_blocks(clean(t)[0].encode("utf-8") for t in text.chunks if t)
+
+
+def _link_dois(links: str) -> Iterator[Hit]:
+    """The DOIs of a PDF's link URIs (one a line), with the form pdf-link."""
+    for h in find_dois(links, "plain"):
+        yield h._replace(form=Form.PDF_LINK)
+
+
 def _link_hits(links: str, table: Mentions, hits: list[CHit] | None) -> int:
-    """A PDF's link URIs (one a line): each DOI found in them counted with the form pdf-link."""
+    """A PDF's link URIs counted into a mention table (and listed), as a record's hits are."""
     form = FORM_INDEX[Form.PDF_LINK]
     n = 0
-    for s in find_spans(links, "plain"):
-        raw = links[s.start : s.end]
-        table.add(s.doi, s.start, form, raw)
+    for h in _link_dois(links):
+        table.add(h.doi, h.start, form, h.raw)
         if hits is not None:
-            hits.append((s.start, s.end, form, s.doi, raw))
+            hits.append((h.start, h.end, form, h.doi, h.raw))
         n += 1
     return n
 
@@ -251,15 +266,15 @@ def hits_in_records(
         ):
             if isinstance(text, StreamedText):
                 # read in windows; its id may stand after its text, so its hits wait for it
-                src = StreamSource.of_blocks(clean(t)[0].encode("utf-8") for t in text.chunks if t)
+                src = _streamed_source(text)
                 got = list(_stream_hits(src, kind or detect_kind(None, src.head), allow_other_prefix))
                 for h in got:
                     yield (text.rid or text.line_id), h
                 continue
             text = clean(text)[0]
             if rkind == "pdf-link":
-                for h in find_dois(text, "plain"):
-                    yield rid, h._replace(form=Form.PDF_LINK)
+                for h in _link_dois(text):
+                    yield rid, h
                 continue
             k = rkind or kind or detect_kind(None, text[:HEAD_BYTES])
             for h in find_dois(text, k, allow_other_prefix=allow_other_prefix):
@@ -311,10 +326,8 @@ def hits_in_stream(
     bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
     and the content. `lines`, when given, is fed the bytes searched (for line numbers)."""
     with input_errors():
-        peek = getattr(stream, "peek", None)
-        encoding = declared_encoding(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek else None
-        if encoding is not None:  # offsets count bytes of the UTF-8 made from it
-            blocks = _transcoded(stream, encoding, block_size)
+        blocks = _transcoded(stream, block_size)
+        if blocks is not None:
             src = StreamSource.of_blocks(blocks if lines is None else lines.tap(blocks))
         else:
             src = StreamSource(stream if lines is None else ReadTap(stream, lines.feed), 0, None, block_size)

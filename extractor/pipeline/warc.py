@@ -14,21 +14,20 @@ FastWARC over warcio: on gzipped WARCs it reads about 4× as fast (111 vs 29 MB/
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from .decode import HEAD_BYTES, codec_name, declared_encoding
 from .errors import InputError
 
 INSTALL_HINT = "WARC input needs FastWARC: pip install 'doi-extractor[warc]' (or '.[warc]' in a clone)"
 
 WARC_MAGIC = (b"WARC/1.0", b"WARC/1.1", b"WARC/0.1", b"WARC/0.9")
 
-# Content types read, by kind (spec terms); a PDF is text only once extracted (not here yet).
+# Content types read, by kind (spec terms); a PDF's text is extracted (pdffile.py).
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/xml", "application/xml"})
 _PLAIN_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown", "application/json", "text/csv"})
-_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9._:-]{1,40})""", re.I)
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9._:-]{1,40})", re.I)
 
 
@@ -55,23 +54,13 @@ def kind_of(content_type: str | None) -> tuple[str | None, str]:
     return None, f"content type {media or 'missing'!r}"
 
 
-def _codec(name: str | None) -> str | None:
-    if not name:
-        return None
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
-
-
 def decode_body(body: bytes, charset: str | None, kind: str) -> str:
     """A document's text: by the charset its HTTP header names, else the one an HTML page
-    declares, else UTF-8; bytes that are not of that charset read as U+FFFD (counted where the
-    text is searched), never dropped."""
-    codec = _codec(charset)
+    declares (decode.declared_encoding, as for a file), else UTF-8; bytes that are not of that
+    charset read as U+FFFD (counted where the text is searched), never dropped."""
+    codec = codec_name(charset)
     if codec is None and kind == "html":
-        mm = _META_CHARSET.search(body, 0, 4096)
-        codec = _codec(mm.group(1).decode("ascii")) if mm else None
+        codec = declared_encoding(body[:HEAD_BYTES])
     if codec is None or codec == "utf-8":
         return body.decode("utf-8", "surrogateescape")
     return body.decode(codec, "replace")
