@@ -303,3 +303,20 @@ def test_find_line_numbers(tmp_path: Path) -> None:
     ]
     both = run("find", "-n", "-H", str(f)).stdout.decode().splitlines()
     assert both[0] == f"{f}:1:10.1000/1"
+
+
+def test_find_tsv_header_names_the_columns_of_one_rectangular_table(tmp_path: Path) -> None:
+    """Issue 13: TSV with an optional header; text files and record files in one table."""
+    f = tmp_path / "a.txt"
+    f.write_text("x https://doi.org/10.1000/182\n")
+    r = tmp_path / "r.jsonl"
+    r.write_text('{"id": "a", "text": "doi:10.1000/2"}\n')
+    lines = run("find", "--format", "tsv", "--header", str(f), str(r)).stdout.decode().splitlines()
+    rows = [line.split("\t") for line in lines]
+    assert rows[0] == ["source", "offset", "doi", "form", "raw", "record"]
+    assert rows[1:] == [
+        [str(f), "2", "10.1000/182", "resolver-url", "https://doi.org/10.1000/182", ""],
+        [str(r), "0", "10.1000/2", "doi-label", "doi:10.1000/2", "a"],
+    ]
+    # without --header the rows are as before: a record column for record files only
+    assert len(run("find", "--format", "tsv", str(f)).stdout.decode().split("\t")) == 5

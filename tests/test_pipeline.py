@@ -25,13 +25,16 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from extractor.engines.inprocess import InProcessEngine
 from extractor.match import find_dois, find_spans
 from extractor.match.jsonstr import JsonStringDecoder
 from extractor.match.pdf import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, read
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
+from extractor.pipeline.output import output_folder
 from extractor.pipeline.parts import shard_paths
+from extractor.pipeline.run import Observer, run_scan
 from extractor.pipeline.search import hits_in_stream, unit_docs
 from extractor.pipeline.shard import run_shard, work
 from extractor.pipeline.sinks import OccurrenceSink
@@ -1103,3 +1106,43 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
         "f2",
     ]
     assert fast[-1] == ("error", "EOFError")
+
+
+class _Tally(Observer):
+    def planned(self, total_bytes: int, shards: int, resumed: int) -> None:
+        self.total, self.read = total_bytes, 0
+
+    def progress(self, nbytes: int, nhits: int) -> None:
+        self.read += nbytes
+
+
+@pytest.mark.parametrize("name", ["t.txt.gz", "t.txt.bz2", "t.txt.zst", "t.jsonl.gz", "t.txt", "t.parquet"])
+def test_progress_counts_bytes_as_stored_and_ends_at_the_total(tmp_path: Path, name: str) -> None:
+    """Issue 13: the planner's total is the files' sizes, but a compressed input reported the
+    bytes it decompressed to, so the bar ran past 100 % and vanished."""
+    lines = [f"see doi:10.1000/{i} and some words around it" for i in range(20_000)]
+    f = tmp_path / name
+    if name.endswith(".parquet"):
+        pq.write_table(pa.table({"text": lines}), f, row_group_size=5_000)
+    else:
+        data = (
+            "".join(json.dumps({"text": t}) + "\n" for t in lines)
+            if ".jsonl" in name
+            else "".join(t + "\n" for t in lines)
+        ).encode()
+        if name.endswith(".gz"):
+            data = gzip.compress(data)
+        elif name.endswith(".bz2"):
+            data = bz2.compress(data)
+        elif name.endswith(".zst"):
+            data = zstandard.ZstdCompressor().compress(data)
+        f.write_bytes(data)
+    tally = _Tally()
+    with output_folder(str(tmp_path / "out"), False), InProcessEngine(retry_sleep=0) as engine:
+        report = run_scan([str(f)], ScanConfig(out=str(tmp_path / "out")), engine, tally)
+    assert report.summary["hits"] == 20_000
+    assert tally.total == f.stat().st_size
+    if name.endswith(".parquet"):  # row groups as stored; the footer is not read as text
+        assert 0.9 * tally.total < tally.read <= tally.total
+    else:
+        assert tally.read == tally.total

@@ -37,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="plain: one DOI a line; tsv/jsonl add source, offset, form and raw text",
     )
     f.add_argument(
+        "--header",
+        action="store_true",
+        help="with --format tsv: a first line naming the columns, and a record column on every row",
+    )
+    f.add_argument(
         "--recursive",
         "-r",
         action="store_true",

@@ -47,6 +47,9 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
     several = len(items) > 1 or len(paths) > 1 or bool(args.recursive)
     named = args.with_filename if args.with_filename is not None else several
     end_name = "\0" if args.null else ":"
+    if args.header and args.format == "tsv" and not (args.count or args.files_with_matches):
+        # with a header every row has the record column (empty for a text file): one table
+        out.write("source\toffset\tdoi\tform\traw\trecord\n")
     for path in paths:
         source = "(standard input)" if path == "-" else path
         prefix = source + end_name if named else ""
@@ -86,7 +89,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                         continue
                     if args.format == "tsv":
                         # a record input adds its record id as a sixth column
-                        rec_col = "" if fmt == "text" else "\t" + _tsv(record or "")
+                        rec_col = "" if fmt == "text" and not args.header else "\t" + _tsv(record or "")
                         out.write(
                             f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}{rec_col}\n"
                         )

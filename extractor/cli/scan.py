@@ -168,6 +168,8 @@ class ProgressDisplay(Observer):
 
     def shard_done(self, result: ShardResult) -> None:
         self.files += 1
+        if self.bar is not None:  # the last shard's count is shown too (issue 13)
+            self.bar.set_postfix_str(f"files {self.files}/{self.files_total} DOIs {self.hits}")
 
     def rejected(self, source: str, reason: str) -> None:
         self.input_line(f"rejected {source}: {reason}")

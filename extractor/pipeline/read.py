@@ -100,6 +100,34 @@ def open_stream(path: str | BinaryIO) -> tuple[BinaryIO, str | None]:
     return io.BufferedReader(ZstdReader(raw), buffer_size=1 << 16), comp
 
 
+class DiskProgress:
+    """Progress in bytes of a compressed file as stored: the planner's total is the files' sizes,
+    so a decompressed stream reports how far its file has been read, not what it gave (issue 13:
+    a gzip input's bar ran past 100 %)."""
+
+    def __init__(self, raw: BinaryIO, progress: Progress) -> None:
+        self._raw = raw
+        self._progress = progress
+        self._done = 0
+
+    def __call__(self, nbytes: int, nhits: int) -> None:
+        pos = self._raw.tell()
+        self._progress(max(0, pos - self._done), nhits)
+        self._done = max(pos, self._done)
+
+
+def open_counted(path: str, progress: Progress) -> tuple[BinaryIO, BinaryIO, str | None, Progress]:
+    """An input's file, its decompressed stream, the compression found, and `progress` counting
+    bytes of the file (DiskProgress when compressed); the caller closes both streams."""
+    raw = open_input(path)
+    try:
+        stream, comp = open_stream(raw)
+    except BaseException:
+        raw.close()
+        raise
+    return raw, stream, comp, (progress if comp is None else DiskProgress(raw, progress))
+
+
 class ZstdReader(io.RawIOBase):
     """A zstd stream of one or more frames, in bounded steps, raising EOFError when the last
     frame is cut short.
@@ -412,12 +440,16 @@ def records(
         if spec.fmt == "pdf":
             yield from _pdf_document(spec, result, progress, skipped)
             return
-        stream = byte_range(spec.path, spec.start, spec.stop) if ranged else open_stream(spec.path)[0]
-        with stream:
+        if ranged:
+            raw = stream = byte_range(spec.path, spec.start, spec.stop)
+            disk = progress
+        else:
+            raw, stream, _comp, disk = open_counted(spec.path, progress)
+        with raw, stream:
 
             def counted(data: bytes) -> None:
                 result.bytes_read += len(data)
-                progress(len(data), 0)
+                disk(len(data), 0)
 
             counting = ReadTap(stream, counted)
             texts = missing = 0
@@ -517,8 +549,10 @@ def _parquet_records(
     groups = [spec.start] if spec.stop >= 0 else list(range(pf.num_row_groups))
     for g in groups:
         row = sum(pf.metadata.row_group(i).num_rows for i in range(g))
-        result.bytes_read += pf.metadata.row_group(g).total_byte_size
-        progress(pf.metadata.row_group(g).total_byte_size, 0)
+        meta = pf.metadata.row_group(g)
+        result.bytes_read += meta.total_byte_size
+        # progress in bytes as stored, as the planner's total counts them
+        progress(sum(meta.column(c).total_compressed_size for c in range(meta.num_columns)), 0)
         for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
             texts = _column(batch, config.text_field).to_pylist()
             ids = _column(batch, config.id_field).to_pylist() if has_id else [None] * len(texts)

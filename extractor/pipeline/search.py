@@ -16,7 +16,7 @@ from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind
 from .errors import input_errors
 from .inputs import FORMAT_HEAD, format_of
-from .read import ReadTap, StreamedText, open_stream, records
+from .read import ReadTap, StreamedText, open_counted, open_stream, records
 from .sinks import OccurrenceSink, drain
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 from .windows import (
@@ -89,8 +89,8 @@ def _text_chunks(
     """
     range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
-    stream, comp = open_stream(spec.path)
-    with stream:
+    raw, stream, comp, progress = open_counted(spec.path, progress)
+    with raw, stream:
         blocks = _transcoded(stream, config.block_size) if range_lo == 0 else None
         if blocks is not None:
             source = StreamSource.of_blocks(blocks)
