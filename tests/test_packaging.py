@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -70,6 +72,7 @@ def test_the_sdist_holds_what_its_tests_read(dist: Path) -> None:
         "ARCHITECTURE.md",
         "tests/spec_table.py",
         "tests/accuracy_floors.json",
+        "constraints-min.txt",
     } <= names
     assert not [n for n in names if n.endswith((".so", ".pyc")) or n.startswith("fuzz/crashes/")]
     assert f"Version: {extractor.__version__}\n" in meta
@@ -84,3 +87,30 @@ def test_the_wheel_ships_type_hints_and_the_license(dist: Path) -> None:
     assert {"extractor/py.typed", "extractor/match/_cscan.pyi"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not [n for n in names if n.startswith(("tests/", "fuzz/"))]
+
+
+def test_the_pythons_declared_are_the_pythons_tested_and_built() -> None:
+    """Issue 13: the classifiers, the wheels cibuildwheel builds and the CPythons scripts/test
+    runs the suite on name the same versions, from requires-python's floor up."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    floor = meta["project"]["requires-python"].removeprefix(">=")
+    classified = sorted(
+        c.rsplit(" ", 1)[1]
+        for c in meta["project"]["classifiers"]
+        if c.startswith("Programming Language :: Python :: 3.")
+    )
+    built = sorted(f"3.{b[3:].split('-')[0]}" for b in meta["tool"]["cibuildwheel"]["build"].split())
+    script = (ROOT / "scripts" / "_other_pythons.sh").read_text()
+    others = re.search(r"for v in ([0-9. ]+); do", script)
+    assert others is not None
+    tested = sorted([floor, *others.group(1).split()])
+    assert classified == built == tested and classified[0] == floor
+    # the floors the minimum-versions run installs are the ones declared
+    pins = dict(
+        line.split("==")
+        for line in (ROOT / "constraints-min.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    )
+    for dep in meta["project"]["dependencies"]:
+        name, low = dep.split(">=")
+        assert pins[name] == low or pins[name].startswith(low + "."), (name, pins[name], low)

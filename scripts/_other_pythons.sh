@@ -1,0 +1,51 @@
+# Part of scripts/test: the portable core of the suite on every other CPython this machine has
+# (3.12, 3.13: pyenv's or the system's), and on Python 3.11 with the lowest dependency versions
+# pyproject.toml declares (constraints-min.txt) — issue 13. Each in its own venv, made once.
+# Usage: . scripts/_other_pythons.sh   (from scripts/test, with ROOT set)
+set -euo pipefail
+# The tests that exercise what differs between Pythons and dependency versions: the matcher and
+# its C port, the CLI, record readers (JSONL, Parquet, compressed), encodings and whole scans.
+CORE=(tests/test_spec.py tests/test_cli.py tests/test_records.py tests/test_encodings.py
+      tests/test_scan.py -k "not killed and not demo and not ctrl_c")
+
+core_run() {  # core_run NAME PYTHON [pip args…]
+  local name="$1" py="$2"
+  shift 2
+  local venv="$ROOT/.venv-$name" log
+  log="$(mktemp)"
+  if [ ! -x "$venv/bin/python" ]; then
+    "$py" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1
+  fi
+  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" -e "$ROOT" \
+      "pytest>=7" "hypothesis>=6" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+  echo "== $name: $("$venv/bin/python" -c 'import sys, pyarrow, zstandard, tqdm; print(sys.version.split()[0], "pyarrow", pyarrow.__version__, "zstandard", zstandard.__version__, "tqdm", tqdm.__version__)')"
+  (cd "$ROOT" && PATH="$venv/bin:$PATH" "$venv/bin/python" -m pytest -q -p no:cacheprovider "${CORE[@]}")
+}
+
+find_python() {  # find_python 3.12: an interpreter of that version, or nothing
+  local v="$1" py
+  # pyenv's shims answer only for the selected versions: its own installs are asked directly
+  if command -v pyenv >/dev/null; then
+    for py in "$(pyenv root)"/versions/"$v".*/bin/python"$v"; do
+      if [ -x "$py" ]; then echo "$py"; return; fi
+    done
+  fi
+  py="$(command -v "python$v" || true)"
+  if [ -n "$py" ] && "$py" -c 'import sys' 2>/dev/null; then echo "$py"; fi
+}
+
+for v in 3.12 3.13; do
+  py="$(find_python "$v")"
+  if [ -n "$py" ]; then
+    core_run "py$v" "$py"
+  else
+    echo "== python$v: not on this machine, not tested"
+  fi
+done
+core_run min "${PYTHON:-python3}" -c "$ROOT/constraints-min.txt"
