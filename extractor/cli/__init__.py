@@ -88,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("scan", help="extract DOIs from a whole corpus into deduplicated Parquet")
     add_scan_arguments(s)
 
+    sm = sub.add_parser(
+        "summary", help="what a finished scan found: top DOIs, prefixes, forms, rejected inputs"
+    )
+    from .summary import add_summary_arguments
+
+    add_summary_arguments(sm)
+
     sc = sub.add_parser("score", help="score the extractor against a labelled corpus manifest")
     from .score import add_score_arguments
 
@@ -141,6 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .scan import cmd_scan
 
             return cmd_scan(args)
+        if args.command == "summary":
+            from .summary import cmd_summary
+
+            return cmd_summary(args, sys.stdout)
         if args.command == "score":
             from .score import cmd_score
 

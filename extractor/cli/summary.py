@@ -1,0 +1,106 @@
+"""`doi-extract summary OUT`: what a finished scan found, as text, JSON or a one-page HTML report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from ..pipeline.summary import NotAnOutput, Summary, run_line, size_text, summarize
+
+
+def add_summary_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("out", help="the output folder of a scan (or its URL in object storage)")
+    ap.add_argument("--top", type=int, default=10, help="how many DOIs and prefixes to list (default 10)")
+    ap.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    ap.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write a one-page HTML report with charts (needs the report extra)",
+    )
+
+
+def cmd_summary(args: argparse.Namespace, out: TextIO) -> int:
+    """Print the summary of OUT: exit 0, or 2 when OUT is not a finished scan's output."""
+    if args.top < 0:
+        print("doi-extract summary: --top must not be negative", file=sys.stderr)
+        return 2
+    try:
+        summary = summarize(args.out, args.top)
+    except (NotAnOutput, OSError) as exc:
+        print(f"doi-extract summary: {exc}", file=sys.stderr)
+        return 2
+    if args.html:
+        try:
+            from .report import write_report
+        except ImportError:
+            print(
+                "doi-extract summary: --html needs matplotlib, the report extra: pip install 'doi-extractor[report]' (in a clone: '.[report]')",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            write_report(summary, args.html)
+        except OSError as exc:
+            print(f"doi-extract summary: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    if args.json:
+        out.write(json.dumps(summary.as_dict(), ensure_ascii=False, default=str) + "\n")
+    else:
+        out.write(render_text(summary))
+    return 0
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
+    """Rows as aligned text: numbers right, the last column (a name) left."""
+    cells = [[str(r[c]) for c in columns] for r in rows]
+    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    lines = [
+        "  "
+        + "  ".join(
+            c.rjust(w) if i < len(columns) - 1 else c
+            for i, (c, w) in enumerate(zip(columns, widths, strict=True))
+        )
+    ]
+    for row in cells:
+        lines.append(
+            "  "
+            + "  ".join(
+                v.rjust(w) if i < len(columns) - 1 else v
+                for i, (v, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+    return lines
+
+
+def render_text(s: Summary) -> str:
+    """The summary as a terminal page."""
+    run = s.run
+    lines = [
+        f"{s.out}: {run.get('documents', 0)} documents, {size_text(run)} of input, {run.get('hits', 0)} DOI "
+        f"hits, {run.get('distinct_dois', 0)} distinct DOIs in {run.get('mentions', 0)} (document, DOI) mentions",
+    ]
+    if run_line(run):
+        lines.append("  " + run_line(run))
+    if s.top_dois:
+        lines += ["", "Most cited DOIs (by documents citing them):"]
+        lines += _table(s.top_dois, ["documents", "occurrences", "doi"])
+    if s.prefixes:
+        lines += ["", f"Registrant prefixes ({s.prefixes_total} in all; by distinct DOIs):"]
+        lines += _table(s.prefixes, ["dois", "mentions", "prefix"])
+    if s.forms:
+        lines += ["", "Display forms (mentions holding each):"]
+        lines += _table(s.forms, ["mentions", "form"])
+    if any(b["dois"] for b in s.documents_per_doi):
+        lines += ["", "Documents per DOI:"]
+        lines += _table(s.documents_per_doi, ["dois", "documents"])
+    rejected = run.get("rejected", [])
+    lines += ["", f"Rejected inputs: {len(rejected) or 'none'}"]
+    lines += [f"  {r.get('source')}: {r.get('reason')}" for r in rejected[:20]]
+    if len(rejected) > 20:
+        lines.append(f"  … and {len(rejected) - 20} more (in _run.json)")
+    skipped = run.get("records_skipped", 0)
+    if skipped:
+        lines.append(f"Records skipped (no text): {skipped}")
+    return "\n".join(lines) + "\n"
