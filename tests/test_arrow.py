@@ -36,7 +36,7 @@ def expected(texts: Sequence[str | None], ids: Sequence[object], kind: str | Non
             continue
         k = kind or detect_kind(None, t.encode())
         rows += [
-            {"id": rid, "offset": h.start, "raw": h.raw, "form": h.form.value, "doi": h.doi}
+            {"id": rid, "char_offset": h.start, "raw": h.raw, "form": h.form.value, "doi": h.doi}
             for h in find_dois(t, k)
         ]
     return rows
@@ -112,11 +112,17 @@ def test_extract_batch_equals_the_occurrences_of_a_scan(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps({"id": f"r{i}", "text": t}) + "\n" for i, t in enumerate(TEXTS)))
     scan_here([path], tmp_path / "out", occurrences=True)
     occ = [
-        {"id": r["record"], "offset": r["offset"], "raw": r["raw"], "form": r["form"], "doi": r["doi"]}
+        {
+            "id": r["record"],
+            "char_offset": r["char_offset"],
+            "raw": r["raw"],
+            "form": r["form"],
+            "doi": r["doi"],
+        }
         for r in table(tmp_path / "out", "occurrences")
     ]
     got = extract_batch(pa.record_batch({"id": [f"r{i}" for i in range(len(TEXTS))], "text": TEXTS}))
-    key = lambda r: (r["id"], r["offset"])  # noqa: E731
+    key = lambda r: (r["id"], r["char_offset"])  # noqa: E731
     assert sorted(got.to_pylist(), key=key) == sorted(occ, key=key)
 
 

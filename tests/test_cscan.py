@@ -125,7 +125,7 @@ def test_c_matcher_agrees_on_cuts_near_its_first_window(
 def test_mentions_table_aggregates_per_document() -> None:
     data = b"a 10.1000/182 b doi:10.1000/182 c https://doi.org/10.1000/ABC d 10.1000/abc."
     table = native.Mentions()
-    hits: list[tuple[int, int, int, str, str]] = []
+    hits: list[tuple[int, int, int, str, str, int | None]] = []
     reported, last_end, too_long = native.scan(data, 0, len(data), 0, len(data), 100, table, hits)
     assert (reported, too_long, len(table)) == (4, 0, 2)
     assert [h[:2] for h in hits] == [
@@ -134,8 +134,9 @@ def test_mentions_table_aggregates_per_document() -> None:
         (134, 161),
         (164, 175),
     ]  # offsets + base, as in the table
-    dois, counts, offsets, raws, masks, bounds = table.take()
+    dois, counts, offsets, raws, masks, lines, bounds = table.take()
     assert dois == ["10.1000/182", "10.1000/abc"]
+    assert lines == [None, None] and {h[5] for h in hits} == {None}  # lines not asked for
     assert counts == [2, 2]
     assert offsets == [102, 134]
     assert raws == ["10.1000/182", "https://doi.org/10.1000/ABC"]
@@ -158,10 +159,26 @@ def test_mentions_come_grouped_by_bucket() -> None:
 
 def test_window_and_range_select_the_hits_reported() -> None:
     data = b"10.1000/1 10.1000/2 10.1000/3"
-    hits: list[tuple[int, int, int, str, str]] = []
+    hits: list[tuple[int, int, int, str, str, int | None]] = []
     reported, last_end, _ = native.scan(data, 5, 25, 12, 40, 0, None, hits)
-    assert hits == [(20, 29, 0, "10.1000/3", "10.1000/3")]  # starts in [5, 25) and in [12, 40)
+    assert hits == [(20, 29, 0, "10.1000/3", "10.1000/3", None)]  # starts in [5, 25) and in [12, 40)
     assert reported == 1 and last_end == len(data)  # the end of the last hit in the window
+
+
+def test_lines_of_hits_are_counted_from_a_given_byte_and_newline_count() -> None:
+    """Issue 13: a text file's hits carry their 1-based line — `line_base` newlines before byte
+    `line_from` — in the hits and, for each DOI's first offset, in the table."""
+    data = b"x\n\n10.1000/a here\nand 10.1000/b\n\n\nhttps://doi.org/10.1000/a\n"
+    table = native.Mentions()
+    hits: list[tuple[int, int, int, str, str, int | None]] = []
+    native.scan(data, 0, len(data), 0, len(data), 0, table, hits, line_base=10, line_from=2)
+    # the newline at byte 1 is before line_from (in line_base), the one at byte 2 counted
+    assert [(h[3], h[5]) for h in hits] == [("10.1000/a", 12), ("10.1000/b", 13), ("10.1000/a", 16)]
+    dois, _counts, _offsets, _raws, _masks, lines, _bounds = table.take()
+    assert dict(zip(dois, lines, strict=True)) == {"10.1000/a": 12, "10.1000/b": 13}
+    for a, b in ((0, len(data)), (3, 20), (5, 5), (-4, 99)):
+        assert native.newlines(data, a, b) == data[max(a, 0) : b].count(b"\n")
+    assert native.newlines(b"\n" * 100 + b"x" * 33) == 100  # past the 16-byte steps
 
 
 def test_invalid_bytes_are_counted_like_the_decoder() -> None:

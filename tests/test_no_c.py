@@ -112,6 +112,15 @@ def test_invalid_bytes_in_python_equals_c(data: bytes, start: int, stop: int) ->
 
 
 @needs_c
+@given(
+    st.binary(max_size=80).map(lambda b: b.replace(b"\x01", b"\n")), st.integers(-2, 90), st.integers(-1, 90)
+)
+@settings(max_examples=1000, deadline=None)
+def test_newlines_in_python_equals_c(data: bytes, start: int, stop: int) -> None:
+    assert native._newlines(data, start, stop) == native.newlines(data, start, stop)
+
+
+@needs_c
 @given(st.lists(st.sampled_from([*_TEXT_PIECES, "é", "😀", "x"]), max_size=8), st.integers(1, 40))
 @settings(max_examples=500, deadline=None)
 def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
@@ -126,18 +135,21 @@ def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["10.1/a", "10.1/b", "10.2/é", "10.3/c"]), st.integers(0, 50), st.integers(0, 9)
+            st.sampled_from(["10.1/a", "10.1/b", "10.2/é", "10.3/c"]),
+            st.integers(0, 50),
+            st.integers(0, 9),
+            st.integers(-1, 9),
         ),
         max_size=30,
     ),
     st.integers(1, 5),
 )
 @settings(max_examples=500, deadline=None)
-def test_the_python_mention_table_equals_c(adds: list[tuple[str, int, int]], buckets: int) -> None:
+def test_the_python_mention_table_equals_c(adds: list[tuple[str, int, int, int]], buckets: int) -> None:
     c, py = native.Mentions(), native.PyMentions()
-    for doi, offset, form in adds:
+    for doi, offset, form, line in adds:
         for table_ in (c, py):
-            table_.add(doi, offset, form, f"raw{offset}")
+            table_.add(doi, offset, form, f"raw{offset}", line)  # line -1: none (a record's text)
     assert len(c) == len(py)
     assert c.take(buckets) == py.take(buckets)
-    assert len(py) == 0 and json.dumps(py.take(1)) == json.dumps(([], [], [], [], [], [0, 0]))
+    assert len(py) == 0 and json.dumps(py.take(1)) == json.dumps(([], [], [], [], [], [], [0, 0]))

@@ -12,6 +12,7 @@ import json
 import lzma
 import os
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -61,7 +62,7 @@ def test_same_text_in_every_compression_format(tmp_path: Path) -> None:
     by_source: dict[str, set[tuple[str, int, int]]] = {}
     for m in table(out, "mentions"):
         by_source.setdefault(os.path.basename(m["source"]), set()).add(
-            (m["doi"], m["count"], m["first_offset"])
+            (m["doi"], m["count"], m["first_byte_offset"])
         )
     assert len(by_source) == 6
     expected = by_source["plain.txt"]
@@ -98,7 +99,7 @@ def test_line_longer_than_read_block(tmp_path: Path) -> None:
     assert set(rows) == {"10.1000/in-the-middle", "10.1000/at-end"}
     raw = f.read_bytes()
     for m in rows.values():
-        assert raw[m["first_offset"] :].startswith(m["first_raw"].encode())
+        assert raw[m["first_byte_offset"] :].startswith(m["first_raw"].encode())
 
 
 def test_doi_straddling_a_shard_cut_found_exactly_once(tmp_path: Path) -> None:
@@ -213,7 +214,7 @@ def test_jsonl_and_parquet_records(tmp_path: Path) -> None:
     ]
     out2 = tmp_path / "out2"
     scan_here([pqf], out2, text_field="content", id_field="doc_id")
-    assert [(m["record"], m["doi"], m["first_offset"]) for m in table(out2, "mentions")] == [
+    assert [(m["record"], m["doi"], m["first_char_offset"]) for m in table(out2, "mentions")] == [
         ("p1", "10.1000/182", 0)
     ]
 
@@ -308,7 +309,17 @@ def test_output_schema_is_explicit(tmp_path: Path) -> None:
     files = sorted((out / "mentions").glob("part-*.parquet"))
     assert files
     schema = pq.read_schema(files[0])
-    assert schema.names == ["source", "record", "doi", "count", "first_offset", "first_raw", "forms"]
+    assert schema.names == [
+        "source",
+        "record",
+        "doi",
+        "count",
+        "first_byte_offset",
+        "first_char_offset",
+        "first_line",
+        "first_raw",
+        "forms",
+    ]
     assert schema.field("forms").type == pa.list_(pa.string())
     assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "ZSTD"
     row = next(
@@ -733,7 +744,7 @@ def test_windows_keep_the_phase_of_joined_pdf_lines(tmp_path: Path, lines: int) 
     path.write_bytes(data)
     out = tmp_path / "out"
     scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10)
-    occ = sorted((r["offset"], r["doi"]) for r in table(out, "occurrences"))
+    occ = sorted((r["byte_offset"], r["doi"]) for r in table(out, "occurrences"))
     assert occ == want
 
 
@@ -753,7 +764,7 @@ def test_windows_resume_by_anchor_where_url_hits_overlap(tmp_path: Path, kind: s
     path.write_bytes(data)
     out = tmp_path / "out"
     scan_here([path], out, kind=kind, occurrences=True, map_min=0, map_window=32 << 10, shard_size=9000)
-    assert sorted((r["offset"], r["doi"]) for r in table(out, "occurrences")) == want
+    assert sorted((r["byte_offset"], r["doi"]) for r in table(out, "occurrences")) == want
 
 
 def _markup(n: int) -> bytes:
@@ -1146,3 +1157,55 @@ def test_progress_counts_bytes_as_stored_and_ends_at_the_total(tmp_path: Path, n
         assert 0.9 * tally.total < tally.read <= tally.total
     else:
         assert tally.read == tally.total
+
+
+@pytest.mark.parametrize("kind", ["plain", "html", "pdf"])
+def test_lines_and_offsets_by_unit_whatever_the_shards(tmp_path: Path, kind: str) -> None:
+    """Issue 13: a text file's hits carry their line (first_line in mentions/, line in
+    occurrences/) and a byte offset; a record's a character offset and no line. A file cut into
+    byte ranges gives every range's lines from the file's first line, as one shard does."""
+    rng = random.Random(13)
+    lines = []
+    for i in range(3000):
+        words = " ".join(
+            rng.choice(["cites", "the", "work", "of", "ünïcode", "😀"]) for _ in range(rng.randrange(0, 12))
+        )
+        lines.append(f"{words} doi:10.1234/l{i} {words}" if i % 3 == 0 else words)
+    data = ("\n".join(lines) + "\n").encode()
+    name = {"plain": "t.txt", "html": "t.html", "pdf": "t.pdf.txt"}[kind]
+    f = tmp_path / name
+    f.write_bytes(data if kind != "html" else b"<html><body>\n" + data + b"</body></html>\n")
+    raw = f.read_bytes()
+    want = {m.start(): raw[: m.start()].count(b"\n") + 1 for m in re.finditer(rb"doi:10\.1234/l\d+", raw)}
+    outs = {}
+    for shard_size in (1 << 30, 20_000):
+        out = tmp_path / f"out{shard_size}"
+        scan_here([f], out, occurrences=True, shard_size=shard_size, map_min=0, map_window=16 << 10)
+        assert run_json(out)["shards"] == (1 if shard_size > 1e6 else pytest.approx(len(raw) / 20_000, abs=2))
+        occ = table(out, "occurrences")
+        assert {r["byte_offset"]: r["line"] for r in occ} == want
+        assert all(r["char_offset"] is None for r in occ)
+        mentions = table(out, "mentions")
+        assert {m["first_byte_offset"]: m["first_line"] for m in mentions} == want
+        assert all(m["first_char_offset"] is None for m in mentions)
+        outs[shard_size] = (occ, mentions)
+    assert outs[1 << 30] == outs[20_000]
+    # a record's text: character offsets, no line
+    rec = tmp_path / "r.jsonl"
+    rec.write_text(json.dumps({"id": "a", "text": "é\nline two doi:10.1000/182"}) + "\n")
+    out = tmp_path / "rec"
+    scan_here([rec], out, occurrences=True)
+    (m,) = table(out, "mentions")
+    assert (m["first_char_offset"], m["first_byte_offset"], m["first_line"]) == (11, None, None)
+    (o,) = table(out, "occurrences")
+    assert (o["char_offset"], o["byte_offset"], o["line"]) == (11, None, None)
+
+
+def test_lines_of_a_compressed_and_a_utf16_file(tmp_path: Path) -> None:
+    text = "".join(f"line {i}: doi:10.1000/{i}\n" if i % 7 == 0 else f"line {i}\n" for i in range(5000))
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "b.txt").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    out = tmp_path / "out"
+    scan_here([tmp_path / "a.txt.gz", tmp_path / "b.txt"], out, block_size=4096)
+    for m in table(out, "mentions"):
+        assert m["first_line"] == int(m["doi"].split("/")[1]) + 1, m

@@ -101,7 +101,7 @@ def _upload(env: dict[str, str], bucket: str, src: Path) -> None:
 def _rows(out: Path) -> Counter[tuple[Any, ...]]:
     """Mentions without the source's spelling (a local path here, a URL there)."""
     return Counter(
-        (Path(m["source"]).name, m["record"], m["doi"], m["count"], m["first_offset"], m["first_raw"])
+        (Path(m["source"]).name, m["record"], m["doi"], m["count"], m["first_byte_offset"], m["first_raw"])
         for m in table(out, "mentions")
     )
 

@@ -30,6 +30,9 @@ def _work(spec: ShardSpec, config: ScanConfig) -> ShardResult:
 
 
 class DaskEngine:
+    """Shards and merges as tasks of a Dask distributed cluster: its scheduler's address, or
+    "local" to start a LocalCluster of `workers` processes (the dask extra)."""
+
     name = "dask"
 
     def __init__(self, address: str, workers: int = 2) -> None:

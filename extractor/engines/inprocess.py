@@ -14,6 +14,9 @@ R = TypeVar("R")
 
 
 class InProcessEngine:
+    """One shard after another in this process: no process start-up (--workers 1, tests,
+    library use)."""
+
     name = "in-process"
     workers = 1
 

@@ -90,6 +90,9 @@ def _outcome(fut: Future[ShardResult], spec: ShardSpec, deaths: dict[int, int]) 
 
 
 class LocalEngine:
+    """A local process pool of `workers` processes forked from a preloaded server; a worker
+    killed by the system is replaced and its shard redone."""
+
     name = "local"
 
     def __init__(self, workers: int, buckets: int = 16) -> None:

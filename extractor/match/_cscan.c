@@ -970,7 +970,7 @@ static uint64_t fnv1a(const char *u, Py_ssize_t n)
 typedef struct {
     PyObject_HEAD
     PyObject *dois, *raws; /* lists, by row */
-    int64_t *counts, *offsets;
+    int64_t *counts, *offsets, *lines; /* lines: 1-based line of the first offset, or -1 */
     int32_t *masks;
     uint64_t *hashes;      /* FNV-1a of the key bytes, by row (also the bucket hash) */
     Py_ssize_t *koff;      /* key bytes of each row in the arena */
@@ -1013,6 +1013,7 @@ static void Mentions_dealloc(Mentions *m)
     Py_XDECREF(m->raws);
     PyMem_Free(m->counts);
     PyMem_Free(m->offsets);
+    PyMem_Free(m->lines);
     PyMem_Free(m->masks);
     PyMem_Free(m->hashes);
     PyMem_Free(m->koff);
@@ -1079,7 +1080,7 @@ static PyObject *raw_or_doi(const Buf *B, Py_ssize_t s, Py_ssize_t e, PyObject *
     return raw_get(B, s, e, given);
 }
 
-static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t offset, int form, const Buf *B,
+static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t offset, int64_t line, int form, const Buf *B,
                         Py_ssize_t s, Py_ssize_t e, PyObject *given)
 {
     if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
@@ -1098,6 +1099,7 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
                 if (raw == NULL)
                     return -1;
                 m->offsets[r] = offset;
+                m->lines[r] = line;
                 PyList_SetItem(m->raws, r, raw);
             }
             return 0;
@@ -1107,6 +1109,7 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     if (m->n == m->cap) {
         Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
         if (grow((void **)&m->counts, cap, sizeof(int64_t)) < 0 || grow((void **)&m->offsets, cap, sizeof(int64_t)) < 0 ||
+            grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 ||
             grow((void **)&m->masks, cap, sizeof(int32_t)) < 0 || grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
             grow((void **)&m->koff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->klen, cap, sizeof(Py_ssize_t)) < 0)
             return -1;
@@ -1137,12 +1140,13 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     m->hashes[r] = h;
     m->counts[r] = 1;
     m->offsets[r] = offset;
+    m->lines[r] = line;
     m->masks[r] = 1 << form;
     m->slots[i] = r;
     return 0;
 }
 
-/* take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, bounds): the rows
+/* take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, first_lines, bounds): the rows
  * grouped by the hash bucket of their DOI (bucket_of), in first-seen order within a bucket;
  * bucket b's rows are [bounds[b], bounds[b + 1]). The table is emptied. */
 static PyObject *Mentions_take(Mentions *m, PyObject *args)
@@ -1158,8 +1162,8 @@ static PyObject *Mentions_take(Mentions *m, PyObject *args)
     Py_ssize_t *of = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
     Py_ssize_t *at = PyMem_Calloc((size_t)buckets + 1, sizeof(Py_ssize_t));
     PyObject *dois = PyList_New(n), *raws = PyList_New(n), *counts = PyList_New(n), *offsets = PyList_New(n),
-             *masks = PyList_New(n), *bounds = PyList_New(buckets + 1), *out = NULL;
-    if (!of || !at || !dois || !raws || !counts || !offsets || !masks || !bounds) {
+             *masks = PyList_New(n), *lines = PyList_New(n), *bounds = PyList_New(buckets + 1), *out = NULL;
+    if (!of || !at || !dois || !raws || !counts || !offsets || !masks || !lines || !bounds) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1188,13 +1192,17 @@ static PyObject *Mentions_take(Mentions *m, PyObject *args)
         PyList_SET_ITEM(counts, j, a);
         PyList_SET_ITEM(offsets, j, b);
         PyList_SET_ITEM(masks, j, c);
+        PyObject *l = m->lines[i] < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(m->lines[i]);
+        if (l == NULL)
+            goto done;
+        PyList_SET_ITEM(lines, j, l);
         PyObject *d = PyList_GET_ITEM(m->dois, i), *r = PyList_GET_ITEM(m->raws, i);
         Py_INCREF(d);
         Py_INCREF(r);
         PyList_SET_ITEM(dois, j, d);
         PyList_SET_ITEM(raws, j, r);
     }
-    out = Py_BuildValue("(OOOOOO)", dois, counts, offsets, raws, masks, bounds);
+    out = Py_BuildValue("(OOOOOOO)", dois, counts, offsets, raws, masks, lines, bounds);
     if (out != NULL && mentions_clear(m) < 0)
         Py_CLEAR(out);
 done:
@@ -1205,17 +1213,18 @@ done:
     Py_XDECREF(counts);
     Py_XDECREF(offsets);
     Py_XDECREF(masks);
+    Py_XDECREF(lines);
     Py_XDECREF(bounds);
     return out;
 }
 
-/* add(doi, offset, form, raw): count one hit found by the Python matcher (HTML, PDF text). */
+/* add(doi, offset, form, raw, line=-1): count one hit found by the Python matcher (HTML, PDF text). */
 static PyObject *Mentions_add(Mentions *m, PyObject *args)
 {
     PyObject *doi, *raw;
-    long long offset;
+    long long offset, line = -1;
     int form;
-    if (!PyArg_ParseTuple(args, "ULiU", &doi, &offset, &form, &raw))
+    if (!PyArg_ParseTuple(args, "ULiU|L", &doi, &offset, &form, &raw, &line))
         return NULL;
     if (form < 0 || form >= F_COUNT) {
         PyErr_SetString(PyExc_ValueError, "form index out of range");
@@ -1223,16 +1232,16 @@ static PyObject *Mentions_add(Mentions *m, PyObject *args)
     }
     Py_ssize_t kn;
     const char *kb = PyUnicode_AsUTF8AndSize(doi, &kn);
-    if (kb == NULL || mentions_add(m, kb, kn, (int64_t)offset, form, NULL, 0, 0, raw) < 0)
+    if (kb == NULL || mentions_add(m, kb, kn, (int64_t)offset, line < 0 ? -1 : (int64_t)line, form, NULL, 0, 0, raw) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef Mentions_methods[] = {
     {"add", (PyCFunction)Mentions_add, METH_VARARGS,
-     "add(doi, offset, form, raw): count one hit of `doi` (canonical) at `offset`, form index `form`."},
+     "add(doi, offset, form, raw, line=-1): count one hit of `doi` (canonical) at `offset` (on 1-based `line`, -1 for none), form index `form`."},
     {"take", (PyCFunction)Mentions_take, METH_VARARGS,
-     "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, bounds), grouped by bucket; empties the table."},
+     "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, first_lines, bounds), grouped by bucket; empties the table."},
     {NULL}};
 static PySequenceMethods Mentions_seq = {.sq_length = (lenfunc)Mentions_len};
 static PyTypeObject MentionsType = {
@@ -1297,7 +1306,27 @@ typedef struct {
     Mentions *mentions;
     PyObject *hits;
     Py_ssize_t reported, last_end, too_long;
+    int64_t line_base;  /* newlines before byte lb0 of the data; -1: no line numbers */
+    Py_ssize_t lb;      /* newlines are counted up to this byte ... */
+    int64_t lc;         /* ... and there are lc of them from lb0 to it */
 } Sink;
+
+/* How many newlines bytes [a, b) of the data hold: 16 bytes a step where SSE2 is (this runs
+ * over every byte of a text file, for its line numbers). */
+static Py_ssize_t count_newlines(const unsigned char *d, Py_ssize_t a, Py_ssize_t b)
+{
+    Py_ssize_t n = 0;
+#ifdef __SSE2__
+    const __m128i nl = _mm_set1_epi8('\n');
+    while (a + 16 <= b) {
+        n += __builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(d + a)), nl)));
+        a += 16;
+    }
+#endif
+    for (; a < b; a++)
+        n += d[a] == '\n';
+    return n;
+}
 
 /* Decode the run (characters up to whitespace, '"' or a control) from byte q into s[a:],
  * until it has `want` characters; returns how many it has. */
@@ -1361,13 +1390,27 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
         for (Py_ssize_t i = start; i < end; i++)
             to += (B->b[i] & 0xC0) != 0x80;
     }
+    int64_t line = -1;
+    if (k->line_base >= 0) {
+        /* hits come in order but for a URL holding the hit before it: count back then */
+        if (start >= k->lb)
+            k->lc += count_newlines(B->b, k->lb, start);
+        else
+            k->lc -= count_newlines(B->b, start, k->lb);
+        k->lb = start;
+        line = k->line_base + k->lc + 1;
+    }
     int rc = 0;
     if (k->mentions != NULL)
-        rc = mentions_add(k->mentions, kb, kn, k->base + at, form, B, start, end, NULL);
+        rc = mentions_add(k->mentions, kb, kn, k->base + at, line, form, B, start, end, NULL);
     if (rc == 0 && k->hits != NULL) {
         PyObject *doi = PyUnicode_DecodeUTF8(kb, kn, "strict");
         PyObject *raw = doi == NULL ? NULL : raw_or_doi(B, start, end, NULL, kb, kn, doi);
-        PyObject *t = raw == NULL ? NULL : Py_BuildValue("(LLiOO)", (long long)(k->base + at), (long long)(k->base + to), form, doi, raw);
+        PyObject *ln = line < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(line);
+        PyObject *t = raw == NULL || ln == NULL ? NULL
+                                                : Py_BuildValue("(LLiOOO)", (long long)(k->base + at), (long long)(k->base + to),
+                                                                form, doi, raw, ln);
+        Py_XDECREF(ln);
         rc = (t == NULL || PyList_Append(k->hits, t) < 0) ? -1 : 0;
         Py_XDECREF(doi);
         Py_XDECREF(raw);
@@ -1694,14 +1737,22 @@ static int scan(const Buf *B, Sink *k)
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"data", "lo", "hi", "rlo", "rhi", "base", "mentions", "hits", "chars", NULL};
+    static char *kwlist[] = {"data", "lo", "hi", "rlo", "rhi", "base", "mentions", "hits", "chars", "line_base", "line_from", NULL};
     Py_buffer view;
     Sink k = {0};
     PyObject *mentions = Py_None, *hits = Py_None;
-    long long base = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnn|LOOp", kwlist, &view, &k.lo, &k.hi, &k.rlo, &k.rhi, &base, &mentions,
-                                     &hits, &k.chars))
+    long long base = 0, line_base = -1;
+    Py_ssize_t line_from = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnn|LOOpLn", kwlist, &view, &k.lo, &k.hi, &k.rlo, &k.rhi, &base, &mentions,
+                                     &hits, &k.chars, &line_base, &line_from))
         return NULL;
+    if (line_base >= 0 && (line_from < 0 || line_from > view.len)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "line_from out of range");
+        return NULL;
+    }
+    k.line_base = line_base < 0 ? -1 : (int64_t)line_base;
+    k.lb = line_from;
     if (mentions != Py_None && !PyObject_TypeCheck(mentions, &MentionsType)) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_TypeError, "mentions must be a Mentions table or None");
@@ -1721,6 +1772,22 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
     if (rc < 0)
         return NULL;
     return Py_BuildValue("(nnn)", k.reported, k.last_end, k.too_long);
+}
+
+/* newlines(data, start, stop) -> how many newline bytes [start, stop) hold (line numbers). */
+static PyObject *py_newlines(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t start = 0, stop = -1;
+    if (!PyArg_ParseTuple(args, "y*|nn", &view, &start, &stop))
+        return NULL;
+    if (stop < 0 || stop > view.len)
+        stop = view.len;
+    if (start < 0)
+        start = 0;
+    Py_ssize_t n = start < stop ? count_newlines(view.buf, start, stop) : 0;
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(n);
 }
 
 /* invalid_bytes(data, start, stop) -> (count, next): the bytes that are not valid UTF-8 (each
@@ -1869,10 +1936,13 @@ static PyObject *py_tables(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS,
-     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False) -> (reported, last_end, too_long)\n"
+     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1, line_from=0)\n"
+     "-> (reported, last_end, too_long)\n"
      "Find the DOIs of UTF-8 plain text `data`; those starting in [lo, hi) and [rlo, rhi) are counted in\n"
-     "`mentions` and/or appended to `hits` as (start, end, form index, doi, raw), offsets + base; with `chars`,\n"
-     "offsets count characters of valid UTF-8 (a record's text) instead of bytes."},
+     "`mentions` and/or appended to `hits` as (start, end, form index, doi, raw, line), offsets + base; with `chars`,\n"
+     "offsets count characters of valid UTF-8 (a record's text) instead of bytes. With line_base >= 0 (the\n"
+     "newlines before byte line_from), each hit's 1-based line is counted; else the line is None."},
+    {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
     {"bucket_of", py_bucket_of, METH_VARARGS, "bucket_of(doi, buckets): a stable hash bucket."},

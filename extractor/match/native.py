@@ -30,8 +30,9 @@ except ImportError:  # built without a C compiler (setup.py: the extension is op
 HAVE_C = _cscan is not None
 MATCHER = "C" if HAVE_C else "Python (the C extension was not built)"
 
-# A hit as the C matcher reports it: (start, end, index in FORMS, canonical DOI, raw text).
-CHit = tuple[int, int, int, str, str]
+# A hit as the C matcher reports it: (start, end, index in FORMS, canonical DOI, raw text, 1-based
+# line or None when lines are not counted).
+CHit = tuple[int, int, int, str, str, int | None]
 
 _MASK64 = (1 << 64) - 1
 
@@ -48,24 +49,26 @@ class PyMentions:
     same order, as _cscan.Mentions (rows first-seen within each bucket)."""
 
     def __init__(self) -> None:
-        self._rows: dict[str, list[Any]] = {}  # doi -> [count, first offset, form mask, first raw]
+        self._rows: dict[
+            str, list[Any]
+        ] = {}  # doi -> [count, first offset, form mask, first raw, first line]
 
     def __len__(self) -> int:
         return len(self._rows)
 
-    def add(self, doi: str, offset: int, form: int, raw: str, /) -> None:
+    def add(self, doi: str, offset: int, form: int, raw: str, line: int = -1, /) -> None:
         row = self._rows.get(doi)
         if row is None:
-            self._rows[doi] = [1, offset, 1 << form, raw]
+            self._rows[doi] = [1, offset, 1 << form, raw, None if line < 0 else line]
             return
         row[0] += 1
         row[2] |= 1 << form
         if offset < row[1]:
-            row[1], row[3] = offset, raw
+            row[1], row[3], row[4] = offset, raw, None if line < 0 else line
 
     def take(
         self, buckets: int = 1, /
-    ) -> tuple[list[str], list[int], list[int], list[str], list[int], list[int]]:
+    ) -> tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]:
         if buckets < 1:
             raise ValueError("buckets must be positive")
         groups: list[list[tuple[str, list[Any]]]] = [[] for _ in range(buckets)]
@@ -82,6 +85,7 @@ class PyMentions:
             [r[1] for _, r in rows],
             [r[3] for _, r in rows],
             [r[2] for _, r in rows],
+            [r[4] for _, r in rows],
             bounds,
         )
 
@@ -115,6 +119,14 @@ def _invalid_bytes(data: Any, start: int = 0, stop: int = -1, /) -> tuple[int, i
     return bad, stop
 
 
+def _newlines(data: Any, start: int = 0, stop: int = -1, /) -> int:
+    n = len(data)
+    if stop < 0 or stop > n:
+        stop = n
+    start = max(0, start)
+    return bytes(data[start:stop]).count(b"\n") if start < stop else 0
+
+
 def _bucket_of(doi: str, buckets: int, /) -> int:
     if buckets < 1:
         raise ValueError("buckets must be positive")
@@ -136,10 +148,13 @@ if _cscan is not None:
     scan: Any = _cscan.scan
     # (data, start, stop) -> (invalid bytes, next start)
     invalid_bytes: Any = _cscan.invalid_bytes
+    # (data, start, stop) -> newline bytes in data[start:stop] (line numbers of text files)
+    newlines: Any = _cscan.newlines
 else:
     Mentions = PyMentions
     scan = None
     invalid_bytes = _invalid_bytes
+    newlines = _newlines
 
 
 def bucket_of(doi: str, buckets: int) -> int:
@@ -167,7 +182,7 @@ def find_spans_utf8(data: bytes) -> list[Span]:
         return [Span(_byte_at(text, s.start), _byte_at(text, s.end), s.form, s.doi) for s in spans]
     hits: list[CHit] = []
     _cscan.scan(data, 0, len(data), 0, len(data), 0, None, hits)
-    return [Span(s, e, FORMS[f], d) for s, e, f, d, _raw in hits]
+    return [Span(s, e, FORMS[f], d) for s, e, f, d, _raw, _line in hits]
 
 
 def _byte_at(text: str, i: int) -> int:

@@ -27,7 +27,7 @@ def batch_schema(id_type: pa.DataType = _STRING) -> pa.Schema:
     return pa.schema(
         [
             pa.field("id", id_type),
-            pa.field("offset", pa.int64(), nullable=False),
+            pa.field("char_offset", pa.int64(), nullable=False),
             pa.field("raw", pa.string(), nullable=False),
             pa.field("form", pa.string(), nullable=False),
             pa.field("doi", pa.string(), nullable=False),
@@ -62,14 +62,14 @@ def extract_batch(
     ids = batch.column(id) if id is not None else None
     id_type = ids.type if ids is not None else pa.int64()
     rows: list[int] = []
-    cols: dict[str, list[Any]] = {"offset": [], "raw": [], "form": [], "doi": []}
+    cols: dict[str, list[Any]] = {"char_offset": [], "raw": [], "form": [], "doi": []}
     for row, data in enumerate(texts):
         if data is None:
             continue
         hits = _hits(data, kind, allow_other_prefix)
         rows += [row] * len(hits)
-        for at, _end, form, doi, raw in hits:
-            cols["offset"].append(at)
+        for at, _end, form, doi, raw, _line in hits:
+            cols["char_offset"].append(at)
             cols["raw"].append(raw)
             cols["form"].append(FORMS[form].value)
             cols["doi"].append(doi)
@@ -78,7 +78,7 @@ def extract_batch(
     else:
         id_col = ids.take(pa.array(rows, pa.int64()))
     return pa.Table.from_arrays(
-        [id_col, *(pa.array(cols[k], pa.int64() if k == "offset" else pa.string()) for k in cols)],
+        [id_col, *(pa.array(cols[k], pa.int64() if k == "char_offset" else pa.string()) for k in cols)],
         schema=batch_schema(id_type),
     )
 

@@ -12,15 +12,19 @@ from ..match import FORMS, forms_of
 from .write import DOIS_SCHEMA, MENTIONS_SCHEMA
 
 
-def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
+def merge_bucket(table: pa.Table, line_bases: dict[int, int] | None = None) -> tuple[pa.Table, pa.Table]:
     """Merge the partial mention rows of one bucket into final mentions and DOI rows.
 
     Partial rows of the same (source, record, doi) — a file split into byte ranges, or a
-    document's mentions given in chunks — merge into one: counts added, the first offset and
-    its raw text kept, forms united, the earliest (shard, doc) kept as the row's place. Output
-    order depends only on that place (shard, document, offset), never on how many workers ran.
+    document's mentions given in chunks — merge into one: counts added, the first offset, its
+    line and raw text kept, forms united, the earliest (shard, doc) kept as the row's place.
+    Output order depends only on that place (shard, document, offset), never on how many
+    workers ran. `line_bases` shifts the lines of a byte range's shard (counted from the
+    range's start) by the newlines of the ranges before it.
     """
     import pyarrow.compute as pc  # here, not at the top: a shard worker starts sooner without it
+
+    table = shift_lines(table, "first_line", line_bases)
 
     rec_key = pc.if_else(
         pc.is_null(table["record"]), "n", pc.binary_join_element_wise("r", table["record"], "")
@@ -51,10 +55,12 @@ def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     for b in bits:
         mask = pc.bit_wise_or(mask, pc.multiply(pc.cast(g[f"_f{b}_any"], pa.int32()), 1 << b))
     first = order.take(g["_row_min"])  # the row of the table with each group's first offset
+    first_line = table["first_line"].take(first)
     g = pa.table(
         {
             "_place": g["_place_min"],
             "first_offset": table["first_offset"].take(first),
+            "first_line": first_line,
             "doi": g["doi"],
             "_first": first,
             "_rec": g["_rec"],
@@ -74,7 +80,8 @@ def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
             record,
             g["doi"],
             g["count"],
-            g["first_offset"],
+            *offset_columns(g["first_offset"], g["first_line"]),
+            g["first_line"],
             table["first_raw"].take(g["_first"]),
             names.take(pc.index_in(g["_mask"], masks)),
         ],
@@ -96,6 +103,32 @@ def merge_bucket(table: pa.Table) -> tuple[pa.Table, pa.Table]:
         schema=DOIS_SCHEMA,
     ).sort_by([("doi", "ascending")])
     return mentions, dois
+
+
+def offset_columns(
+    offsets: pa.ChunkedArray, lines: pa.ChunkedArray
+) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
+    """One offset column as two, by unit: bytes where the hit has a line (a text file), else
+    characters (a record's text)."""
+    import pyarrow.compute as pc
+
+    in_file = pc.is_valid(lines)
+    none = pa.scalar(None, pa.int64())
+    return pc.if_else(in_file, offsets, none), pc.if_else(in_file, none, offsets)
+
+
+def shift_lines(table: pa.Table, column: str, line_bases: dict[int, int] | None) -> pa.Table:
+    """The lines of rows from the shards in `line_bases` (a byte range after a file's first,
+    whose lines were counted from its start) shifted by the newlines before the range."""
+    if not line_bases:
+        return table
+    import pyarrow.compute as pc
+
+    shards = pa.array(sorted(line_bases), pa.int64())
+    bases = pa.array([line_bases[k] for k in sorted(line_bases)], pa.int64())
+    add = pc.fill_null(bases.take(pc.index_in(table["shard"], shards)), 0)
+    i = table.schema.get_field_index(column)
+    return table.set_column(i, table.schema.field(i), pc.add(table[column], add))
 
 
 def _row_numbers(n: int) -> pa.Array:

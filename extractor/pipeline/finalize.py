@@ -12,10 +12,18 @@ from typing import Any, Protocol, TypeVar
 
 import pyarrow as pa
 
-from .dedupe import merge_bucket
+from .dedupe import merge_bucket, offset_columns
 from .parts import PART_EXT, PART_OPTIONS, PartRef, completed_parts, part_batches, read_part
 from .units import ScanConfig, ShardResult, ShardSpec
-from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow, write_table
+from .write import (
+    DOIS_SCHEMA,
+    MENTIONS_SCHEMA,
+    OCCURRENCES_SCHEMA,
+    PARTIAL_OCCURRENCES_SCHEMA,
+    PARTIAL_SCHEMA,
+    write_arrow,
+    write_table,
+)
 
 R = TypeVar("R")
 
@@ -38,16 +46,23 @@ def _publish(out: str, name: str, tmpdir: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def merge_bucket_files(files: list[PartRef], dest_mentions: str, dest_dois: str) -> tuple[int, int]:
+def merge_bucket_files(
+    files: list[PartRef], dest_mentions: str, dest_dois: str, line_bases: dict[int, int] | None = None
+) -> tuple[int, int]:
     """Merge one bucket's partial rows into its mentions and DOI part files; row counts."""
     return _merge_into(
-        pa.concat_tables([read_part(ref) for ref in files]).cast(PARTIAL_SCHEMA), dest_mentions, dest_dois
+        pa.concat_tables([read_part(ref) for ref in files]).cast(PARTIAL_SCHEMA),
+        dest_mentions,
+        dest_dois,
+        line_bases,
     )
 
 
-def _merge_into(table: pa.Table, dest_mentions: str, dest_dois: str) -> tuple[int, int]:
+def _merge_into(
+    table: pa.Table, dest_mentions: str, dest_dois: str, line_bases: dict[int, int] | None
+) -> tuple[int, int]:
     """Merge partial rows into a mentions and a DOI part file; their row counts."""
-    mentions, dois = merge_bucket(table)
+    mentions, dois = merge_bucket(table, line_bases)
     del table
     write_arrow(dest_mentions, mentions)
     write_arrow(dest_dois, dois)
@@ -55,7 +70,14 @@ def _merge_into(table: pa.Table, dest_mentions: str, dest_dois: str) -> tuple[in
 
 
 def merge_split_bucket(
-    files: list[PartRef], bucket: int, buckets: int, ways: int, dest_mentions: str, dest_dois: str, spill: str
+    files: list[PartRef],
+    bucket: int,
+    buckets: int,
+    ways: int,
+    dest_mentions: str,
+    dest_dois: str,
+    spill: str,
+    line_bases: dict[int, int] | None = None,
 ) -> tuple[int, int]:
     """Merge a bucket too large to hold in `ways` pieces: its rows are first written out by the
     finer bucket of their DOI (hash mod buckets × ways, whose remainder mod `buckets` is this
@@ -88,6 +110,7 @@ def merge_split_bucket(
                 _read_spill(path),
                 dest_mentions.removesuffix(".parquet") + stem,
                 dest_dois.removesuffix(".parquet") + stem,
+                line_bases,
             )
             rows[0] += n_mentions
             rows[1] += n_dois
@@ -111,13 +134,32 @@ def _read_spill(path: str) -> pa.Table:
         return pa.ipc.open_file(source).read_all()
 
 
+def line_bases(specs: list[ShardSpec], done: dict[int, ShardResult]) -> dict[int, int]:
+    """For each byte range of a text file after its first, the newlines of the ranges before it
+    (a shard counts its lines from its range's start: the merge adds these)."""
+    ranges: dict[str, list[ShardSpec]] = {}
+    for s in specs:
+        if s.fmt == "text" and not s.files and (s.start > 0 or s.stop >= 0):
+            ranges.setdefault(s.path, []).append(s)
+    bases: dict[int, int] = {}
+    for parts in ranges.values():
+        before = 0
+        for s in sorted(parts, key=lambda s: s.start):
+            if before:
+                bases[s.index] = before
+            before += done[s.index].newlines if s.index in done else 0
+    return bases
+
+
 def finalize(
     out: str, specs: list[ShardSpec], done: dict[int, ShardResult], config: ScanConfig, engine: Mapper
 ) -> dict[str, int]:
     """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
     dois/, and gather occurrences/; the datasets are published when complete."""
     counts = {"mentions": 0, "dois": 0, "occurrences": 0}
-    parts = [completed_parts(out, s) for s in specs if s.index in done and done[s.index].error is None]
+    ok = [s for s in specs if s.index in done and done[s.index].error is None]
+    parts = [completed_parts(out, s) for s in ok]
+    bases = line_bases(specs, done)
     staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
     spill = os.path.join(out, f".spill.tmp-{os.getpid()}")
     try:
@@ -133,9 +175,9 @@ def finalize(
             )
             ways = -(-sum(f.rows for f in files) // config.merge_rows)
             if ways > 1:
-                big.append((files, b, config.buckets, ways, *dests, spill))
+                big.append((files, b, config.buckets, ways, *dests, spill, bases))
             else:
-                jobs.append((files, *dests))
+                jobs.append((files, *dests, bases))
         results = engine.map(merge_bucket_files, jobs) + engine.map(merge_split_bucket, big)
         for n_mentions, n_dois in results:
             counts["mentions"] += n_mentions
@@ -144,17 +186,30 @@ def finalize(
             write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
             write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
         if config.occurrences:
+            import pyarrow.compute as pc
             import pyarrow.parquet as pq
 
             staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
             i = 0
-            for p in parts:
+            for spec, p in zip(ok, parts, strict=True):
                 for path in p[1] if p is not None else []:
-                    t = pq.read_table(path, schema=OCCURRENCES_SCHEMA)
+                    t = pq.read_table(path, schema=PARTIAL_OCCURRENCES_SCHEMA)
                     counts["occurrences"] += t.num_rows
                     if t.num_rows:
+                        line = pc.add(t["line"], bases.get(spec.index, 0))
                         pq.write_table(
-                            t,
+                            pa.Table.from_arrays(
+                                [
+                                    t["source"],
+                                    t["record"],
+                                    *offset_columns(t["offset"], line),
+                                    line,
+                                    t["raw"],
+                                    t["form"],
+                                    t["doi"],
+                                ],
+                                schema=OCCURRENCES_SCHEMA,
+                            ),
                             os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"),
                             compression="zstd",
                         )

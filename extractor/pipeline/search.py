@@ -176,7 +176,7 @@ def _link_hits(links: str, table: Mentions, hits: list[CHit] | None) -> int:
     for h in _link_dois(links):
         table.add(h.doi, h.start, form, h.raw)
         if hits is not None:
-            hits.append((h.start, h.end, form, h.doi, h.raw))
+            hits.append((h.start, h.end, form, h.doi, h.raw, None))
         n += 1
     return n
 
@@ -338,6 +338,6 @@ def _stream_hits(src: StreamSource, kind: str, allow_other_prefix: bool) -> Iter
     hits: list[CHit] = []
     match = matcher_for(kind, allow_other_prefix, None, hits)
     for _ in scan_windows(src, match, ShardResult(0), no_progress):
-        for a, b, f, d, raw in hits:
+        for a, b, f, d, raw, _line in hits:
             yield Hit(a, b, clean(raw)[0], FORMS[f], d)
         hits.clear()

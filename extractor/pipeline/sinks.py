@@ -15,34 +15,46 @@ from ..match.native import CHit, Mentions
 from .decode import clean
 from .parts import ShardPaths, write_part
 from .units import Chunk
-from .write import OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
+from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
 
 
 class OccurrenceSink:
-    """Every hit as an occurrence row, written as numbered Parquet files when they grow."""
+    """Every hit as an occurrence row, written as numbered Parquet files when they grow (one
+    offset column and the line; finalize.py gives the offset its unit's column and the line the
+    newlines of the ranges before the shard's)."""
 
     def __init__(self, paths: ShardPaths, flush_rows: int) -> None:
         self.paths = paths
         self.flush_rows = flush_rows
         self.files = 0
-        self.cols: dict[str, list[Any]] = {k: [] for k in OCCURRENCES_SCHEMA.names}
+        self.cols: dict[str, list[Any]] = {k: [] for k in PARTIAL_OCCURRENCES_SCHEMA.names}
 
     def __len__(self) -> int:
         return len(self.cols["doi"])
 
-    def add(self, source: str, rid: str | None, offset: int, raw: str, form: str, doi: str) -> None:
+    def add(
+        self,
+        source: str,
+        rid: str | None,
+        offset: int,
+        raw: str,
+        form: str,
+        doi: str,
+        line: int | None = None,
+    ) -> None:
         cols = self.cols
         cols["source"].append(source)
         cols["record"].append(rid)
         cols["offset"].append(offset)
+        cols["line"].append(line)
         cols["raw"].append(raw)
         cols["form"].append(form)
         cols["doi"].append(doi)
 
     def add_c_hits(self, hits: list[CHit], source: str, rid: str | None) -> None:
         """The C matcher's hits (their raw text may hold lone surrogates from invalid bytes)."""
-        for a, _b, f, d, raw in hits:
-            self.add(source, rid, a, clean(raw)[0], FORMS[f].value, d)
+        for a, _b, f, d, raw, line in hits:
+            self.add(source, rid, a, clean(raw)[0], FORMS[f].value, d, line)
 
     def set_record(self, since: int, rid: str | None) -> None:
         """Give the rows from row `since` on their record id (known only after the record's text)."""
@@ -68,7 +80,8 @@ class OccurrenceSink:
         if not self.cols["doi"]:
             return
         write_arrow(
-            self.paths.occurrence_file(self.files), pa.Table.from_pydict(self.cols, schema=OCCURRENCES_SCHEMA)
+            self.paths.occurrence_file(self.files),
+            pa.Table.from_pydict(self.cols, schema=PARTIAL_OCCURRENCES_SCHEMA),
         )
         for col in self.cols.values():
             col.clear()
@@ -122,7 +135,7 @@ class PartWriter:
     def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk) -> None:
         """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
         bucket: bucket b's rows are one slice)."""
-        dois, counts, offsets, raws, forms, bounds = chunk
+        dois, counts, offsets, raws, forms, lines, bounds = chunk
         n = len(dois)
         if not n:
             return
@@ -138,6 +151,7 @@ class PartWriter:
                     pa.array(dois, pa.string()),
                     pa.array(counts, pa.int64()),
                     pa.array(offsets, pa.int64()),
+                    pa.array(lines, pa.int64()),
                     pa.array(raws, pa.string()),
                     pa.array(forms, pa.int32()),
                 ],
@@ -153,6 +167,7 @@ class PartWriter:
         cols["doi"] += dois
         cols["count"] += counts
         cols["first_offset"] += offsets
+        cols["first_line"] += lines
         cols["first_raw"] += raws
         cols["forms"] += forms
         for b in filled:

@@ -13,7 +13,7 @@ from .. import __version__
 
 # The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
 # under another layout is not reused, it is redone.
-PARTS_FORMAT = 3
+PARTS_FORMAT = 4  # 4: the first line of each mention and occurrence (issue 13)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +110,7 @@ class ShardResult:
     invalid_bytes: int = 0
     too_long: int = 0
     skipped_records: int = 0
+    newlines: int = 0  # in the bytes the shard owns: the line numbers of later ranges start after them
     skipped: list[dict[str, Any]] = field(default_factory=list)  # per input: count, first few
     error: str | None = None
     rejected: list[dict[str, str]] = field(default_factory=list)
@@ -124,9 +125,9 @@ def no_progress(nbytes: int, nhits: int) -> None:
 
 
 # The distinct DOIs of (part of) one document as columns — DOI, count, first offset, first raw
-# text, display forms (a bit mask of match.FORMS indices) — grouped by the hash bucket of the
-# DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
-Chunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int]]
+# text, display forms (a bit mask of match.FORMS indices), first line (None for a record's
+# text) — grouped by the hash bucket of the DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
+Chunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]
 
 
 @dataclass(slots=True)

@@ -31,6 +31,8 @@ BYTE_RESERVE = 4 * (MAX_DOI_CHARS + 4 * 400)
 BYTE_LEFT = 4 * 1024
 # Byte-range shards read this much before their range, for the left context of the first hit.
 RANGE_OVERLAP = 4096
+# The least window a memory map is read in (a smaller one cannot move past its held-back end).
+MIN_WINDOW = 2 * (BYTE_RESERVE + BYTE_LEFT)
 
 
 class Matcher(Protocol):
@@ -39,10 +41,21 @@ class Matcher(Protocol):
     there (the window before read them; a URL hit may start before `lo`, its anchor not); returns
     (reported, end of the last hit or dropped token, candidates too long). A token dropped as
     too long (spec §4) ends at the window's end when its end is not in the window: the rest is
-    passed over too. (HTML, read in views, counts the hits that start in [lo, cut).)"""
+    passed over too. (HTML, read in views, counts the hits that start in [lo, cut).) With
+    `line_base` >= 0 — the newlines before byte `line_from` of `data` — each hit gets its 1-based
+    line; -1 for none (a record's text)."""
 
     def __call__(
-        self, data: Any, lo: int, cut: int, rlo: int, rhi: int, base: int, chars: bool
+        self,
+        data: Any,
+        lo: int,
+        cut: int,
+        rlo: int,
+        rhi: int,
+        base: int,
+        chars: bool,
+        line_base: int = -1,
+        line_from: int = 0,
     ) -> tuple[int, int, int]: ...
 
 
@@ -54,9 +67,30 @@ class CMatcher:
         self.hits = hits
 
     def __call__(
-        self, data: Any, lo: int, cut: int, rlo: int, rhi: int, base: int, chars: bool
+        self,
+        data: Any,
+        lo: int,
+        cut: int,
+        rlo: int,
+        rhi: int,
+        base: int,
+        chars: bool,
+        line_base: int = -1,
+        line_from: int = 0,
     ) -> tuple[int, int, int]:
-        return native.scan(data, lo, cut, rlo, rhi, base, self.table, self.hits, chars=chars)
+        return native.scan(
+            data,
+            lo,
+            cut,
+            rlo,
+            rhi,
+            base,
+            self.table,
+            self.hits,
+            chars=chars,
+            line_base=line_base,
+            line_from=line_from,
+        )
 
 
 class PythonMatcher:
@@ -75,7 +109,16 @@ class PythonMatcher:
         self.hits = hits
 
     def __call__(
-        self, data: Any, lo: int, cut: int, rlo: int, rhi: int, base: int, chars: bool
+        self,
+        data: Any,
+        lo: int,
+        cut: int,
+        rlo: int,
+        rhi: int,
+        base: int,
+        chars: bool,
+        line_base: int = -1,
+        line_from: int = 0,
     ) -> tuple[int, int, int]:
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
@@ -106,6 +149,7 @@ class PythonMatcher:
             if lo <= at < cut:
                 last_end = max(last_end, upto)
         reported = 0
+        counted, newlines = line_from, 0  # newlines in data[line_from:counted]
         for s, b in chosen:
             if not rlo <= b < rhi:
                 continue
@@ -113,13 +157,22 @@ class PythonMatcher:
             at = base + (s.start if chars else b)
             rawtext = text[s.start : s.end]
             form = FORM_INDEX[s.form]
+            line = -1
+            if line_base >= 0:
+                # in order, but for a URL holding the hit before it: counted back then
+                if b >= counted:
+                    newlines += native.newlines(data, counted, b)
+                else:
+                    newlines -= native.newlines(data, b, counted)
+                counted = b
+                line = line_base + newlines + 1
             if self.table is not None:
-                self.table.add(s.doi, at, form, rawtext)
+                self.table.add(s.doi, at, form, rawtext, line)
             if self.hits is not None:
                 size = (
                     s.end - s.start if chars else len(raw[s.start : s.end].encode("utf-8", "surrogateescape"))
                 )
-                self.hits.append((at, at + size, form, s.doi, rawtext))
+                self.hits.append((at, at + size, form, s.doi, rawtext, None if line < 0 else line))
         return reported, last_end, stats.too_long
 
 
@@ -164,6 +217,9 @@ class MappedSource:
         self.current: memoryview | None = None  # the window handed out last
         self.start = start
         self.stop = stop
+        # a window must reach past the bytes held back at its end and the left context kept
+        # for the next, or the next would start where it did: smaller ones never advanced
+        window = max(window, MIN_WINDOW)
         self.max_size = window
         self.size = min(window, self.PACE_MIN)
         self.dropped = 0
@@ -278,8 +334,10 @@ def scan_windows(
 
     Only hits starting in [range_lo, range_hi) are counted: a byte-range shard owns those, and
     reads on past its range so that a hit across the cut is complete. With `chars` (valid
-    UTF-8: a record's text), offsets count characters, not bytes. Bytes read and invalid bytes
-    are counted for the bytes the shard owns.
+    UTF-8: a record's text), offsets count characters, not bytes; else (a text file) each hit
+    gets its line, counted from the range's first line (a later range's lines are shifted by the
+    newlines of the ranges before it when the shards are merged: result.newlines counts those
+    the shard owns). Bytes read and invalid bytes are counted for the bytes the shard owns.
     """
     pos = source.start  # the window's first byte
     units = 0 if chars else pos  # the same, in the units of the offsets reported
@@ -287,6 +345,8 @@ def scan_windows(
     counted = max(pos, range_lo)  # owned bytes are counted from here (invalid bytes, progress)
     owned_to = range_hi
     skipping = False  # the last window ended inside a token dropped as too long
+    lines = not chars
+    line_pos, line_count = max(pos, range_lo), 0  # newlines in [range_lo, line_pos)
     while True:
         buf, last = source.window(pos)
         n = len(buf)
@@ -304,7 +364,9 @@ def scan_windows(
         rhi = n + 1 if range_hi is None else range_hi - pos
         if skipping:  # a token dropped as too long ran into this window: passed over to its end
             done = token_end(buf, done)
-        reported, last_end, too_long = match(buf, done, cut, rlo, rhi, units, chars)
+        reported, last_end, too_long = match(
+            buf, done, cut, rlo, rhi, units, chars, line_count if lines else -1, line_pos - pos
+        )
         result.hits += reported
         result.too_long += too_long
         result.bytes_read += gained
@@ -315,7 +377,15 @@ def scan_windows(
                 keep += 1
             done = max(cut, last_end, done) - keep
             units += len(bytes(buf[:keep]).decode("utf-8")) if chars else keep
+            if lines and pos + keep > line_pos:
+                if owned_to is not None and line_pos <= owned_to < pos + keep:  # the owned range ends here
+                    result.newlines += line_count + native.newlines(buf, line_pos - pos, owned_to - pos)
+                line_count += native.newlines(buf, line_pos - pos, keep)
+                line_pos = pos + keep
             pos += keep
+        elif lines and (owned_to is None or line_pos <= owned_to):
+            end = n if owned_to is None else min(n, owned_to - pos)
+            result.newlines += line_count + native.newlines(buf, line_pos - pos, end)
         progress(gained, reported)
         yield reported
         if last:

@@ -9,13 +9,18 @@ from typing import Any
 
 import pyarrow as pa
 
+# Offsets in the unit of what was searched, each unit its own column (issue 13): bytes of a text
+# file (decompressed; its line too), characters of a record's text (JSONL, Parquet, WARC, a raw
+# PDF's text); the other column is null.
 MENTIONS_SCHEMA = pa.schema(
     [
         pa.field("source", pa.string(), nullable=False),
         pa.field("record", pa.string()),
         pa.field("doi", pa.string(), nullable=False),
         pa.field("count", pa.int64(), nullable=False),
-        pa.field("first_offset", pa.int64(), nullable=False),
+        pa.field("first_byte_offset", pa.int64()),
+        pa.field("first_char_offset", pa.int64()),
+        pa.field("first_line", pa.int64()),
         pa.field("first_raw", pa.string(), nullable=False),
         pa.field("forms", pa.list_(pa.string()), nullable=False),
     ]
@@ -32,20 +37,41 @@ OCCURRENCES_SCHEMA = pa.schema(
     [
         pa.field("source", pa.string(), nullable=False),
         pa.field("record", pa.string()),
-        pa.field("offset", pa.int64(), nullable=False),
+        pa.field("byte_offset", pa.int64()),
+        pa.field("char_offset", pa.int64()),
+        pa.field("line", pa.int64()),
         pa.field("raw", pa.string(), nullable=False),
         pa.field("form", pa.string(), nullable=False),
         pa.field("doi", pa.string(), nullable=False),
     ]
 )
 # What a shard writes per hash bucket: a mention row plus where it stands in the run's order,
-# with its display forms as a bit mask of match.FORMS indices (merged with OR).
+# its one offset (bytes when it has a line, else characters), its line counted from the shard's
+# range, and its display forms as a bit mask of match.FORMS indices (merged with OR).
 PARTIAL_SCHEMA = pa.schema(
     [
         pa.field("shard", pa.int64(), nullable=False),
         pa.field("doc", pa.int64(), nullable=False),
-        *[f for f in MENTIONS_SCHEMA if f.name != "forms"],
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("record", pa.string()),
+        pa.field("doi", pa.string(), nullable=False),
+        pa.field("count", pa.int64(), nullable=False),
+        pa.field("first_offset", pa.int64(), nullable=False),
+        pa.field("first_line", pa.int64()),
+        pa.field("first_raw", pa.string(), nullable=False),
         pa.field("forms", pa.int32(), nullable=False),
+    ]
+)
+# A shard's occurrence files, in the same terms.
+PARTIAL_OCCURRENCES_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("record", pa.string()),
+        pa.field("offset", pa.int64(), nullable=False),
+        pa.field("line", pa.int64()),
+        pa.field("raw", pa.string(), nullable=False),
+        pa.field("form", pa.string(), nullable=False),
+        pa.field("doi", pa.string(), nullable=False),
     ]
 )
 
