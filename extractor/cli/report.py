@@ -75,6 +75,20 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _section(
+    ident: str, title: str, rows: list[dict[str, Any]], columns: list[str], axis: str, horizontal: bool = True
+) -> list[str]:
+    """One section of the page: its chart (the first column's values, labelled by the last
+    column) above its table. `title` is markup."""
+    chart = _chart([str(r[columns[-1]]) for r in rows], [r[columns[0]] for r in rows], axis, horizontal)
+    return [
+        f'<section id="{ident}"><h2>{title}</h2>',
+        f"<figure>{chart}</figure>",
+        _table(rows, columns),
+        "</section>",
+    ]
+
+
 def render_html(s: Summary) -> str:
     """The report as one HTML page."""
     run = s.run
@@ -91,50 +105,29 @@ def render_html(s: Summary) -> str:
         f'<p class="muted">{e(run_line(run))}</p>',
     ]
     if s.top_dois:
-        parts += [
-            '<section id="top-dois"><h2>Most cited DOIs</h2>',
-            "<figure>"
-            + _chart(
-                [d["doi"] for d in s.top_dois], [d["documents"] for d in s.top_dois], "documents citing it"
-            )
-            + "</figure>",
-            _table(s.top_dois, ["documents", "occurrences", "doi"]),
-            "</section>",
-        ]
+        parts += _section(
+            "top-dois",
+            "Most cited DOIs",
+            s.top_dois,
+            ["documents", "occurrences", "doi"],
+            "documents citing it",
+        )
     if s.prefixes:
-        parts += [
-            f'<section id="prefixes"><h2>Registrant prefixes <span class="muted">({s.prefixes_total:,} in all)</span></h2>',
-            "<figure>"
-            + _chart([p["prefix"] for p in s.prefixes], [p["dois"] for p in s.prefixes], "distinct DOIs")
-            + "</figure>",
-            _table(s.prefixes, ["dois", "mentions", "prefix"]),
-            "</section>",
-        ]
+        title = f'Registrant prefixes <span class="muted">({s.prefixes_total:,} in all)</span>'
+        parts += _section("prefixes", title, s.prefixes, ["dois", "mentions", "prefix"], "distinct DOIs")
     if s.forms:
-        parts += [
-            '<section id="forms"><h2>Display forms</h2>',
-            "<figure>"
-            + _chart(
-                [f["form"] for f in s.forms], [f["mentions"] for f in s.forms], "mentions holding the form"
-            )
-            + "</figure>",
-            _table(s.forms, ["mentions", "form"]),
-            "</section>",
-        ]
+        parts += _section(
+            "forms", "Display forms", s.forms, ["mentions", "form"], "mentions holding the form"
+        )
     if any(b["dois"] for b in s.documents_per_doi):
-        parts += [
-            '<section id="documents-per-doi"><h2>Documents per DOI</h2>',
-            "<figure>"
-            + _chart(
-                [b["documents"] for b in s.documents_per_doi],
-                [b["dois"] for b in s.documents_per_doi],
-                "distinct DOIs",
-                horizontal=False,
-            )
-            + "</figure>",
-            _table(s.documents_per_doi, ["dois", "documents"]),
-            "</section>",
-        ]
+        parts += _section(
+            "documents-per-doi",
+            "Documents per DOI",
+            s.documents_per_doi,
+            ["dois", "documents"],
+            "distinct DOIs",
+            horizontal=False,
+        )
     rejected = run.get("rejected", [])
     parts.append(f'<section id="rejected"><h2>Rejected inputs: {len(rejected) or "none"}</h2>')
     if rejected:
