@@ -88,7 +88,7 @@ def test_the_page_limit_stops_a_long_pdf_and_says_so(tmp_path: Path) -> None:
     from extractor.pipeline.pdffile import pdf_text
 
     data = typeset(tmp_path / "long.pdf", [f"page {i}: doi:10.1000/p{i}" for i in range(5)])
-    text, links, stop = pdf_text(data, max_pages=2)
+    text, links, stop, _info = pdf_text(data, max_pages=2)
     assert "10.1000/p1" in text and "10.1000/p2" not in text and links == []
     assert stop == "only the first 2 of 5 pages read"
     with pytest.raises(InputError, match="stopped after 0 of 5 pages: over -1 s"):

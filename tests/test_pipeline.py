@@ -1095,7 +1095,7 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
                 with read.open_stream(str(path))[0] as stream:
                     recs = [
                         (rid, t if isinstance(t, str) else repr(t), n)
-                        for rid, t, n in read.iter_jsonl_records(stream, "text", "id")
+                        for rid, t, n, _meta in read.iter_jsonl_records(stream, "text", "id")
                     ]
                 got.extend(recs)
             except (EOFError, OSError) as exc:

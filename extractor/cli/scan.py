@@ -17,6 +17,7 @@ from ..engines import make_engine
 from ..match import KINDS
 from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.errors import Fatal, StoreError
+from ..pipeline.provenance import meta_fields
 from ..pipeline.publish import default_stage, publish
 from ..pipeline.remote import is_url
 
@@ -74,6 +75,16 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         "--text-field", default="text", help="record field/column holding the text (JSONL, Parquet)"
     )
     ap.add_argument("--id-field", default="id", help="record field/column holding the record id")
+    ap.add_argument(
+        "--meta-field",
+        action="append",
+        default=[],
+        metavar="[NAME=]FIELD",
+        help="copy a field of the citing record into a column of mentions/ (repeatable): a JSONL/"
+        "Parquet field (dotted: metadata.url), a WARC header (WARC-Date, WARC-Record-ID) or a PDF's "
+        "information entry (Title); the column is NAME, else the field in lower case with _ for "
+        "other characters",
+    )
     ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
     ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
     ap.add_argument(
@@ -237,12 +248,18 @@ def cmd_scan(args: argparse.Namespace) -> int:
     elif args.stage is not None:
         say("doi-extract scan: --stage is for an output in object storage (-o s3://…)")
         return 2
+    try:
+        meta = meta_fields(args.meta_field)
+    except ValueError as exc:
+        say(f"doi-extract scan: --meta-field {exc}")
+        return 2
     config = ScanConfig(
         out=os.path.abspath(out),
         buckets=args.buckets,
         occurrences=args.occurrences,
         text_field=args.text_field,
         id_field=args.id_field,
+        meta_fields=meta,
         allow_other_prefix=args.other_prefixes,
         kind=args.kind,
         shard_size=args.shard_size,

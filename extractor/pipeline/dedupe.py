@@ -6,13 +6,17 @@ in one process's memory is deduplicated bucket by bucket (datatrove's exact-dedu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pyarrow as pa
 
 from ..match import FORMS, forms_of
-from .write import DOIS_SCHEMA, MENTIONS_SCHEMA
+from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, with_meta
 
 
-def merge_bucket(table: pa.Table, line_bases: dict[int, int] | None = None) -> tuple[pa.Table, pa.Table]:
+def merge_bucket(
+    table: pa.Table, line_bases: dict[int, int] | None = None, meta: Sequence[str] = ()
+) -> tuple[pa.Table, pa.Table]:
     """Merge the partial mention rows of one bucket into final mentions and DOI rows.
 
     Partial rows of the same (source, record, doi) — a file split into byte ranges, or a
@@ -20,7 +24,8 @@ def merge_bucket(table: pa.Table, line_bases: dict[int, int] | None = None) -> t
     line and raw text kept, forms united, the earliest (shard, doc) kept as the row's place.
     Output order depends only on that place (shard, document, offset), never on how many
     workers ran. `line_bases` shifts the lines of a byte range's shard (counted from the
-    range's start) by the newlines of the ranges before it.
+    range's start) by the newlines of the ranges before it. The provenance columns `meta` are
+    taken from the row with the first offset (a record's rows all hold its values).
     """
     import pyarrow.compute as pc  # here, not at the top: a shard worker starts sooner without it
 
@@ -84,8 +89,9 @@ def merge_bucket(table: pa.Table, line_bases: dict[int, int] | None = None) -> t
             g["first_line"],
             table["first_raw"].take(g["_first"]),
             names.take(pc.index_in(g["_mask"], masks)),
+            *(table[name].take(g["_first"]) for name in meta),
         ],
-        schema=MENTIONS_SCHEMA,
+        schema=with_meta(MENTIONS_SCHEMA, meta),
     )
     per_doi = pa.table(
         {"doi": mentions["doi"], "count": mentions["count"], "_row": _row_numbers(mentions.num_rows)}

@@ -21,6 +21,7 @@ from .write import (
     OCCURRENCES_SCHEMA,
     PARTIAL_OCCURRENCES_SCHEMA,
     PARTIAL_SCHEMA,
+    with_meta,
     write_arrow,
     write_table,
 )
@@ -47,22 +48,31 @@ def _publish(out: str, name: str, tmpdir: str) -> None:
 
 
 def merge_bucket_files(
-    files: list[PartRef], dest_mentions: str, dest_dois: str, line_bases: dict[int, int] | None = None
+    files: list[PartRef],
+    dest_mentions: str,
+    dest_dois: str,
+    line_bases: dict[int, int] | None = None,
+    meta: Sequence[str] = (),
 ) -> tuple[int, int]:
     """Merge one bucket's partial rows into its mentions and DOI part files; row counts."""
     return _merge_into(
-        pa.concat_tables([read_part(ref) for ref in files]).cast(PARTIAL_SCHEMA),
+        pa.concat_tables([read_part(ref) for ref in files]).cast(with_meta(PARTIAL_SCHEMA, meta)),
         dest_mentions,
         dest_dois,
         line_bases,
+        meta,
     )
 
 
 def _merge_into(
-    table: pa.Table, dest_mentions: str, dest_dois: str, line_bases: dict[int, int] | None
+    table: pa.Table,
+    dest_mentions: str,
+    dest_dois: str,
+    line_bases: dict[int, int] | None,
+    meta: Sequence[str] = (),
 ) -> tuple[int, int]:
     """Merge partial rows into a mentions and a DOI part file; their row counts."""
-    mentions, dois = merge_bucket(table, line_bases)
+    mentions, dois = merge_bucket(table, line_bases, meta)
     del table
     write_arrow(dest_mentions, mentions)
     write_arrow(dest_dois, dois)
@@ -78,6 +88,7 @@ def merge_split_bucket(
     dest_dois: str,
     spill: str,
     line_bases: dict[int, int] | None = None,
+    meta: Sequence[str] = (),
 ) -> tuple[int, int]:
     """Merge a bucket too large to hold in `ways` pieces: its rows are first written out by the
     finer bucket of their DOI (hash mod buckets × ways, whose remainder mod `buckets` is this
@@ -88,11 +99,12 @@ def merge_split_bucket(
     os.makedirs(spill, exist_ok=True)
     paths = [os.path.join(spill, f"{bucket:05d}-{w:03d}{PART_EXT}") for w in range(ways)]
     written = [0] * ways
-    writers = [pa.ipc.new_file(p, PARTIAL_SCHEMA, options=PART_OPTIONS) for p in paths]
+    schema = with_meta(PARTIAL_SCHEMA, meta)
+    writers = [pa.ipc.new_file(p, schema, options=PART_OPTIONS) for p in paths]
     try:
         for ref in files:
             for batch in part_batches(ref):
-                batch = batch.cast(PARTIAL_SCHEMA)
+                batch = batch.cast(schema)
                 fine = _finer_buckets(batch["doi"], buckets, ways)
                 for w in range(ways):
                     piece = batch.filter(pc.equal(fine, w))
@@ -111,6 +123,7 @@ def merge_split_bucket(
                 dest_mentions.removesuffix(".parquet") + stem,
                 dest_dois.removesuffix(".parquet") + stem,
                 line_bases,
+                meta,
             )
             rows[0] += n_mentions
             rows[1] += n_dois
@@ -174,16 +187,21 @@ def finalize(
                 os.path.join(staging["dois"], f"part-{b:05d}.parquet"),
             )
             ways = -(-sum(f.rows for f in files) // config.merge_rows)
+            meta = config.meta_columns
             if ways > 1:
-                big.append((files, b, config.buckets, ways, *dests, spill, bases))
+                big.append((files, b, config.buckets, ways, *dests, spill, bases, meta))
             else:
-                jobs.append((files, *dests, bases))
+                jobs.append((files, *dests, bases, meta))
         results = engine.map(merge_bucket_files, jobs) + engine.map(merge_split_bucket, big)
         for n_mentions, n_dois in results:
             counts["mentions"] += n_mentions
             counts["dois"] += n_dois
         if not jobs and not big:  # nothing found: still a dataset with its schema, so that readers work
-            write_table(os.path.join(staging["mentions"], "part-00000.parquet"), {}, MENTIONS_SCHEMA)
+            write_table(
+                os.path.join(staging["mentions"], "part-00000.parquet"),
+                {},
+                with_meta(MENTIONS_SCHEMA, config.meta_columns),
+            )
             write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
         if config.occurrences:
             import pyarrow.compute as pc

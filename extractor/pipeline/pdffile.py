@@ -10,7 +10,7 @@ never fatal; a page limit and a time limit per file keep a hostile PDF from stal
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InputError
 
@@ -18,6 +18,17 @@ INSTALL_HINT = "PDF input needs pypdfium2: pip install 'doi-extractor[pdf]' (or 
 
 MAX_PAGES = 5000
 MAX_SECONDS = 120.0
+
+
+class PdfText(NamedTuple):
+    """What is read of a PDF: its pages' text, its link URIs, why reading stopped early (None:
+    read whole), and its document information (Title, Author, CreationDate, …; empty ones left
+    out), which provenance fields may name."""
+
+    text: str
+    links: list[str]
+    stop: str | None
+    info: dict[str, str]
 
 
 def _link_uris(doc: Any, page: Any) -> list[str]:
@@ -39,11 +50,9 @@ def _link_uris(doc: Any, page: Any) -> list[str]:
     return out
 
 
-def pdf_text(
-    data: bytes, max_pages: int = MAX_PAGES, max_seconds: float = MAX_SECONDS
-) -> tuple[str, list[str], str | None]:
-    """The text of a PDF given as bytes, its link URIs, and why its reading stopped early (None:
-    read whole)."""
+def pdf_text(data: bytes, max_pages: int = MAX_PAGES, max_seconds: float = MAX_SECONDS) -> PdfText:
+    """The text of a PDF given as bytes, its link URIs, why its reading stopped early, and its
+    document information."""
     try:
         import pypdfium2 as pdfium
     except ImportError:
@@ -57,6 +66,7 @@ def pdf_text(
         raise InputError(f"not a readable PDF ({msg})") from None
     try:
         pages, links, stop = [], [], None
+        info = {k: v for k, v in doc.get_metadata_dict(skip_empty=True).items() if isinstance(v, str)}
         n = len(doc)
         if n > max_pages:
             stop = f"only the first {max_pages} of {n} pages read"
@@ -78,4 +88,4 @@ def pdf_text(
     text = "\n\x0c".join(pages)
     if not text.strip() and not links:
         raise InputError(stop or f"a PDF with no text ({n} pages of images only?): it needs OCR first")
-    return text, links, stop
+    return PdfText(text, links, stop, info)

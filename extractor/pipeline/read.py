@@ -12,12 +12,13 @@ import io
 import json
 import lzma
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from ..match.jsonstr import JsonStringDecoder
 from . import remote
 from .errors import InputError
+from .provenance import Meta, field_of, from_headers, from_record, meta_value
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 
 # gzip through python-isal's igzip when it is installed (the `fast` extra): the same format and
@@ -243,10 +244,11 @@ class StreamedText:
     read when it stands after it, and is `line_id` (its line) when the record has none.
     """
 
-    def __init__(self, rid: str | None, chunks: Iterator[str]) -> None:
+    def __init__(self, rid: str | None, chunks: Iterator[str], meta: Meta = ()) -> None:
         self.rid = rid
         self.chunks = chunks
         self.line_id: str | None = None
+        self.meta = meta  # provenance fields found before the text (after it: see _stream_string)
 
 
 # A JSON string or a bracket: enough to know how deep a key stands.
@@ -270,25 +272,44 @@ def _top_level_key(line: bytes, field_re: re.Pattern[bytes], depth: int = 0) -> 
     return None
 
 
-def _id_in(data: bytes, id_field: str, depth: int = 0) -> str | None:
-    """The record id in a piece of a long record's line: the record's own key, not a nested
-    object's (`depth` is how deep `data` starts: 1 for the rest of the line after the text)."""
+def _value_in(data: bytes, field: str, depth: int = 0) -> Any:
+    """A string or number field of a long record, in a piece of its line: the record's own key,
+    not a nested object's (`depth` is how deep `data` starts: 1 for the rest of the line after
+    the text); None when it is not there."""
     key = re.compile(
-        rb'"' + re.escape(id_field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})'
+        rb'"' + re.escape(field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})'
     )
     m = _top_level_key(data, key, depth)
     if m is None:
         return None
     try:
-        value = json.loads(m.group(1))
+        return json.loads(m.group(1))
     except ValueError:
         return None
-    return display_name(str(value))
 
 
-def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id_field: str) -> Iterator[str]:
+def _id_in(data: bytes, id_field: str, depth: int = 0) -> str | None:
+    """The record id in a piece of a long record's line (see _value_in)."""
+    value = _value_in(data, id_field, depth)
+    return None if value is None else display_name(str(value))
+
+
+def _meta_in(data: bytes, fields: Sequence[tuple[str, str]], depth: int = 0) -> Meta:
+    """Provenance fields in a piece of a long record's line (each by its name as one key)."""
+    return tuple(meta_value(_value_in(data, path, depth)) for _, path in fields)
+
+
+def _stream_string(
+    line: bytes,
+    start: int,
+    buf: BinaryIO,
+    rec: StreamedText,
+    id_field: str,
+    fields: Sequence[tuple[str, str]] = (),
+) -> Iterator[str]:
     """Decoded text of a JSON string whose inside starts at line[start:], reading on from `buf`;
-    then the rest of the record's line is read past (an id found there is kept)."""
+    then the rest of the record's line is read past (an id and provenance fields found there
+    fill those not found before the text)."""
     dec = codecs.getincrementaldecoder("utf-8")("replace")
     js = JsonStringDecoder()
     view = memoryview(line)
@@ -316,6 +337,9 @@ def _stream_string(line: bytes, start: int, buf: BinaryIO, rec: StreamedText, id
             tail = (tail + more)[-(1 << 20) :]
     if rec.rid is None:
         rec.rid = _id_in(tail, id_field, depth=1)
+    if None in rec.meta:
+        after = _meta_in(tail, fields, depth=1)
+        rec.meta = tuple(a if a is not None else b for a, b in zip(rec.meta, after, strict=True))
 
 
 class Skipped(str):
@@ -326,27 +350,20 @@ class MissingField(Skipped):
     """A record without the text field at all (a file none of whose records has it is rejected)."""
 
 
-def field_of(obj: dict[str, Any], path: str) -> tuple[bool, Any]:
-    """(found, value) of a field by name, or by dotted path into nested objects (`meta.text`);
-    a key that itself holds the dots is taken first."""
-    if path in obj:
-        return True, obj[path]
-    value: Any = obj
-    for part in path.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return False, None
-        value = value[part]
-    return True, value
-
-
 def iter_jsonl_records(
-    stream: BinaryIO | io.RawIOBase, text_field: str, id_field: str, max_line: int = 16 << 20
-) -> Iterator[tuple[str | None, str | StreamedText | Skipped, int]]:
-    """(record id, text, line number) for each line of a JSONL stream.
+    stream: BinaryIO | io.RawIOBase,
+    text_field: str,
+    id_field: str,
+    max_line: int = 16 << 20,
+    fields: Sequence[tuple[str, str]] = (),
+) -> Iterator[tuple[str | None, str | StreamedText | Skipped, int, Meta]]:
+    """(record id, text, line number, provenance) for each line of a JSONL stream; provenance
+    holds the values of `fields` (provenance.py).
 
     A line longer than `max_line` bytes is not held whole: its text field is given as a
-    StreamedText, decoded piece by piece (the caller reads it before the next record). A line
-    that is not a JSON object, or has no string in its text field, gives (None, Skipped(why), n).
+    StreamedText, decoded piece by piece (the caller reads it before the next record; its
+    provenance is the StreamedText's). A line that is not a JSON object, or has no string in its
+    text field, gives (None, Skipped(why), n, ()).
     """
     buf: Any = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)
     n = 0
@@ -363,12 +380,13 @@ def iter_jsonl_records(
                     more = buf.readline(1 << 20)
                     if not more or more.endswith(b"\n"):
                         break
-                yield None, Skipped(f"over {max_line} bytes with no top-level {text_field!r} string"), n
+                yield None, Skipped(f"over {max_line} bytes with no top-level {text_field!r} string"), n, ()
                 continue
-            rec = StreamedText(_id_in(line[: m.start()], id_field), iter(()))
-            rec.chunks = _stream_string(line, m.end(), buf, rec, id_field)
-            del line
-            yield rec.rid, rec, n
+            head = line[: m.start()]
+            rec = StreamedText(_id_in(head, id_field), iter(()), _meta_in(head, fields))
+            rec.chunks = _stream_string(line, m.end(), buf, rec, id_field, fields)
+            del line, head
+            yield rec.rid, rec, n, rec.meta
             for _ in rec.chunks:  # make sure the record was read to its end
                 pass
             continue
@@ -382,13 +400,13 @@ def iter_jsonl_records(
             try:
                 obj = json.loads(line.decode("utf-8", "surrogateescape"))
             except ValueError:
-                yield None, Skipped("not valid JSON"), n
+                yield None, Skipped("not valid JSON"), n, ()
                 continue
         except ValueError:
-            yield None, Skipped("not valid JSON"), n
+            yield None, Skipped("not valid JSON"), n, ()
             continue
         if not isinstance(obj, dict):
-            yield None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n
+            yield None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n, ()
             continue
         has_text, text = field_of(obj, text_field)
         _, rid = field_of(obj, id_field)
@@ -396,11 +414,11 @@ def iter_jsonl_records(
             # orjson reads an integer over 64 bits as a float; the stdlib keeps its digits
             rid = field_of(json.loads(line.decode("utf-8", "surrogateescape")), id_field)[1]
         if isinstance(text, str):
-            yield (None if rid is None else display_name(str(rid))), text, n
+            yield (None if rid is None else display_name(str(rid))), text, n, from_record(obj, fields)
         elif not has_text:
-            yield None, MissingField(f"no {text_field!r} field"), n
+            yield None, MissingField(f"no {text_field!r} field"), n, ()
         else:
-            yield None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n
+            yield None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n, ()
 
 
 def _json_type(value: object) -> str:
@@ -414,10 +432,11 @@ def _json_type(value: object) -> str:
 
 def records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress
-) -> Iterator[tuple[str | None, str | StreamedText, str | None]]:
-    """(record id, text, kind) for each record of a JSONL, Parquet or WARC shard (kind None:
-    decided on the text, or by --kind); a record with no text is skipped, counted, and named
-    (line, row or record, and why) in the result."""
+) -> Iterator[tuple[str | None, str | StreamedText, str | None, Meta]]:
+    """(record id, text, kind, provenance) for each record of a JSONL, Parquet, WARC or PDF
+    shard (kind None: decided on the text, or by --kind; provenance: the values of
+    config.meta_fields); a record with no text is skipped, counted, and named (line, row or
+    record, and why) in the result."""
     ranged = spec.fmt == "jsonl" and (spec.start > 0 or spec.stop >= 0)
     # a byte range of a JSONL file names its lines from the file's first line: counted by the
     # planner for a local file, else by this shard when one is named
@@ -431,14 +450,14 @@ def records(
     skipped = SkippedRecords(spec.source, result, lines_first if ranged else None)
     try:
         if spec.fmt == "parquet":
-            for rid, row_text in _parquet_records(spec, config, result, progress, skipped):
-                yield rid, row_text, None
+            for rid, row_text, meta in _parquet_records(spec, config, result, progress, skipped):
+                yield rid, row_text, None, meta
             return
         if spec.fmt == "warc":
             yield from _warc_records(spec, config, result, progress, skipped)
             return
         if spec.fmt == "pdf":
-            yield from _pdf_document(spec, result, progress, skipped)
+            yield from _pdf_document(spec, config, result, progress, skipped)
             return
         if ranged:
             raw = stream = byte_range(spec.path, spec.start, spec.stop)
@@ -453,8 +472,8 @@ def records(
 
             counting = ReadTap(stream, counted)
             texts = missing = 0
-            for rid, text, n in iter_jsonl_records(
-                counting, config.text_field, config.id_field, config.max_record_bytes
+            for rid, text, n, meta in iter_jsonl_records(
+                counting, config.text_field, config.id_field, config.max_record_bytes, config.meta_fields
             ):
                 if isinstance(text, Skipped):
                     skipped.add("line", n, text)
@@ -468,7 +487,7 @@ def records(
                         text.line_id = line_id  # its id may still stand after its text
                     else:
                         rid = line_id
-                yield rid, text, None
+                yield rid, text, None, meta
             if texts == 0 and missing:
                 raise InputError(f"no record has a {config.text_field!r} field")
     except InputError:
@@ -483,10 +502,11 @@ MAX_PDF_BYTES = 1 << 30
 
 
 def _pdf_document(
-    spec: ShardSpec, result: ShardResult, progress: Progress, skipped: SkippedRecords
-) -> Iterator[tuple[str | None, str, str | None]]:
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[tuple[str | None, str, str | None, Meta]]:
     """A raw PDF file as one document of PDF text (pdffile.py); a stop at the page or time
-    limit is named as a skipped part of it."""
+    limit is named as a skipped part of it. Provenance fields name entries of its document
+    information (Title, Author, CreationDate, …)."""
     from .pdffile import pdf_text
 
     with open_stream(spec.path)[0] as f:
@@ -495,27 +515,31 @@ def _pdf_document(
     progress(len(data), 0)
     if len(data) > MAX_PDF_BYTES:
         raise InputError(f"a PDF over {MAX_PDF_BYTES >> 20} MiB")
-    text, links, stop = pdf_text(data)
-    if stop is not None:
-        skipped.add("record", 1, stop)
-    yield None, text, "pdf"
-    if links:
+    got = pdf_text(data)
+    if got.stop is not None:
+        skipped.add("record", 1, got.stop)
+    meta = from_headers(got.info, fields=config.meta_fields)
+    yield None, got.text, "pdf", meta
+    if got.links:
         # its link annotations, one URI a line: searched as links (form pdf-link), counted in
         # the same document (offsets into this list of URIs)
-        yield None, "\n".join(links), "pdf-link"
+        yield None, "\n".join(got.links), "pdf-link", meta
 
 
 def _warc_records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
-) -> Iterator[tuple[str | None, str, str | None]]:
-    """The documents of a WARC or WET file (warc.py), its compressed bytes counted as read."""
+) -> Iterator[tuple[str | None, str, str | None, Meta]]:
+    """The documents of a WARC or WET file (warc.py), its compressed bytes counted as read;
+    provenance fields name headers of the record (WARC, then HTTP)."""
     from .warc import iter_warc_records
 
     # FastWARC reads a seekable stream itself (it panics on one that cannot seek): the bytes
     # read are counted from its position, record by record
     with open_input(spec.path) as raw:
         done = 0
-        for uri, text, kind, n in iter_warc_records(raw, config.max_record_bytes):
+        for uri, text, kind, n, headers in iter_warc_records(
+            raw, config.max_record_bytes, bool(config.meta_fields)
+        ):
             pos = raw.tell()
             if pos > done:
                 result.bytes_read += pos - done
@@ -524,12 +548,13 @@ def _warc_records(
             if text is None:
                 skipped.add("record", n, f"{uri}: {kind}" if uri else str(kind))
             else:
-                yield (None if uri is None else display_name(uri)), text, config.kind or kind
+                meta = from_headers(*headers, fields=config.meta_fields)
+                yield (None if uri is None else display_name(uri)), text, config.kind or kind, meta
 
 
 def _parquet_records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
-) -> Iterator[tuple[str | None, str]]:
+) -> Iterator[tuple[str | None, str, Meta]]:
     import pyarrow.parquet as pq
 
     # a local file by its path (pyarrow reads it natively); an object through fsspec
@@ -538,12 +563,14 @@ def _parquet_records(
     if not _has_column(schema, config.text_field):
         raise InputError(f"no column {config.text_field!r} in the Parquet file")
     has_id = _has_column(schema, config.id_field)
+    # provenance columns the file has (a row of a file without one has null)
+    metas = [path if _has_column(schema, path) else None for _, path in config.meta_fields]
     # a nested field is read by its top column (pyarrow selects struct children by prefix)
     cols = sorted(
         {
             f.split(".")[0] if f not in schema.names else f
-            for f in (config.text_field, config.id_field)
-            if f == config.text_field or has_id
+            for f in (config.text_field, config.id_field, *metas)
+            if f is not None and (f != config.id_field or has_id)
         }
     )
     groups = [spec.start] if spec.stop >= 0 else list(range(pf.num_row_groups))
@@ -556,10 +583,15 @@ def _parquet_records(
         for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
             texts = _column(batch, config.text_field).to_pylist()
             ids = _column(batch, config.id_field).to_pylist() if has_id else [None] * len(texts)
-            for rid, text in zip(ids, texts, strict=True):
+            values = [
+                [meta_value(v) for v in _column(batch, m).to_pylist()] if m else [None] * len(texts)
+                for m in metas
+            ]
+            rows = list(zip(*values, strict=True)) if values else [()] * len(texts)
+            for rid, text, meta in zip(ids, texts, rows, strict=True):
                 if isinstance(text, str):
                     # a row without an id is named by its row (issue 11), never merged
-                    yield (f"row {row}" if rid is None else display_name(str(rid))), text
+                    yield (f"row {row}" if rid is None else display_name(str(rid))), text, tuple(meta)
                 else:
                     skipped.add(
                         "row", row, f"{config.text_field!r} is {'null' if text is None else 'not a string'}"

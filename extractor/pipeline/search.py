@@ -221,22 +221,26 @@ def unit_docs(
             for chunk in _text_chunks(unit, config, progress, result, occ):
                 yield Doc(unit.source, None, 0, chunk)
             return
-        for n, (rid, text, kind) in enumerate(records(unit, config, result, progress)):
+        for n, (rid, text, kind, meta) in enumerate(records(unit, config, result, progress)):
             result.documents += 1
             if isinstance(text, StreamedText):
                 since = len(occ)
                 chunks: Iterable[Chunk] = _streamed_record_chunks(text, unit, config, progress, result, occ)
-                if text.rid is None:
-                    # The id stands after the text, so it is known only at its end.
+                if text.rid is None or None in text.meta:
+                    # The id (or a provenance field) may stand after the text: known at its end.
                     chunks = list(chunks)
                     if text.rid is None:
                         text.rid = text.line_id
                     occ.set_record(since, text.rid)
                 for chunk in chunks:  # when the id came first, as they come
-                    yield Doc(unit.source, text.rid, n, chunk)
+                    yield Doc(unit.source, text.rid, n, chunk, text.meta)
                 continue
             yield Doc(
-                unit.source, rid, n, _record_chunks(text, rid, kind, unit, config, progress, result, occ)
+                unit.source,
+                rid,
+                n,
+                _record_chunks(text, rid, kind, unit, config, progress, result, occ),
+                meta,
             )
 
 
@@ -261,7 +265,7 @@ def hits_in_records(
         out="", kind=kind, allow_other_prefix=allow_other_prefix, text_field=text_field, id_field=id_field
     )
     with input_errors():
-        for rid, text, rkind in records(
+        for rid, text, rkind, _meta in records(
             ShardSpec(0, path, path, fmt, kind), config, ShardResult(0), no_progress
         ):
             if isinstance(text, StreamedText):

@@ -30,7 +30,7 @@ class _Redo(Exception):
 def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict[int, str]) -> ShardResult:
     result = ShardResult(spec.index)
     paths = shard_paths(config.out, spec)
-    parts = PartWriter(paths, config.flush_rows)
+    parts = PartWriter(paths, config.flush_rows, config.meta_columns)
     occ = OccurrenceSink(paths, config.flush_rows)
     reported = max(skip, default=-1)  # units up to this one reported their progress already
     doc_base = 0
@@ -44,7 +44,9 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
         try:
             for doc in unit_docs(unit, config, no_progress if i <= reported else progress, result, occ):
                 n_docs = max(n_docs, doc.number + 1)
-                parts.add_chunk(spec.index, doc_base + doc.number, doc.source, doc.record, doc.chunk)
+                parts.add_chunk(
+                    spec.index, doc_base + doc.number, doc.source, doc.record, doc.chunk, doc.meta
+                )
                 parts.flush_if_full()
                 occ.flush_if_full()
         except InputError as exc:

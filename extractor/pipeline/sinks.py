@@ -5,7 +5,7 @@ back what a rejected input added, as long as it was not written yet."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -15,7 +15,7 @@ from ..match.native import CHit, Mentions
 from .decode import clean
 from .parts import ShardPaths, write_part
 from .units import Chunk
-from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, write_arrow
+from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
 
 
 class OccurrenceSink:
@@ -121,20 +121,30 @@ class PartWriter:
 
     BIG = 1024  # rows from which a chunk is made a table of its own
 
-    def __init__(self, paths: ShardPaths, flush_rows: int) -> None:
+    def __init__(self, paths: ShardPaths, flush_rows: int, meta: Sequence[str] = ()) -> None:
         self.paths = paths
         self.flush_rows = flush_rows
+        self.meta = tuple(meta)  # provenance columns, after the partial schema's own
+        self.schema = with_meta(PARTIAL_SCHEMA, self.meta)
         self.layouts: list[dict[int, list[int]]] = []
         self._empty()
 
     def _empty(self) -> None:
         self.tables: list[tuple[int, pa.Table]] = []  # (bucket, rows)
-        self.cols: dict[str, list[Any]] = {name: [] for name in (*PARTIAL_SCHEMA.names, "_bucket")}
+        self.cols: dict[str, list[Any]] = {name: [] for name in (*self.schema.names, "_bucket")}
         self.rows = 0
 
-    def add_chunk(self, shard: int, doc: int, source: str, rid: str | None, chunk: Chunk) -> None:
+    def add_chunk(
+        self,
+        shard: int,
+        doc: int,
+        source: str,
+        rid: str | None,
+        chunk: Chunk,
+        meta: Sequence[str | None] = (),
+    ) -> None:
         """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
-        bucket: bucket b's rows are one slice)."""
+        bucket: bucket b's rows are one slice), with its provenance values (one per column)."""
         dois, counts, offsets, raws, forms, lines, bounds = chunk
         n = len(dois)
         if not n:
@@ -154,8 +164,9 @@ class PartWriter:
                     pa.array(lines, pa.int64()),
                     pa.array(raws, pa.string()),
                     pa.array(forms, pa.int32()),
+                    *(pa.repeat(pa.scalar(v, pa.string()), n) for v in meta or (None,) * len(self.meta)),
                 ],
-                schema=PARTIAL_SCHEMA,
+                schema=self.schema,
             )
             self.tables += [(b, table.slice(bounds[b], bounds[b + 1] - bounds[b])) for b in filled]
             return
@@ -170,6 +181,8 @@ class PartWriter:
         cols["first_line"] += lines
         cols["first_raw"] += raws
         cols["forms"] += forms
+        for name, v in zip(self.meta, meta or (None,) * len(self.meta), strict=True):
+            cols[name] += [v] * n
         for b in filled:
             cols["_bucket"] += [b] * (bounds[b + 1] - bounds[b])
 
@@ -198,7 +211,7 @@ class PartWriter:
             by_bucket.setdefault(b, []).extend(t.to_batches())
         if self.cols["doi"]:
             buckets = self.cols.pop("_bucket")
-            small = pa.Table.from_pydict(self.cols, schema=PARTIAL_SCHEMA).append_column(
+            small = pa.Table.from_pydict(self.cols, schema=self.schema).append_column(
                 "_bucket", pa.array(buckets, pa.int32())
             )
             small = small.sort_by([("_bucket", "ascending")])  # a stable sort: input order within a bucket
@@ -213,7 +226,7 @@ class PartWriter:
                 start = stop
         if by_bucket:
             layout = write_part(
-                self.paths.part(len(self.layouts)), dict(sorted(by_bucket.items())), PARTIAL_SCHEMA
+                self.paths.part(len(self.layouts)), dict(sorted(by_bucket.items())), self.schema
             )
             self.layouts.append(layout)
         self._empty()

@@ -27,6 +27,8 @@ class ScanConfig:
     occurrences: bool = False
     text_field: str = "text"
     id_field: str = "id"
+    # provenance columns of mentions/: (column, field path) each (provenance.py, --meta-field)
+    meta_fields: tuple[tuple[str, str], ...] = ()
     allow_other_prefix: bool = False
     kind: str | None = None  # forced kind of every text input, or None to detect
     shard_size: int = 32 << 20  # larger uncompressed text files are split in byte ranges
@@ -41,6 +43,11 @@ class ScanConfig:
     # Keep _work/ and _shards/ after a complete run, so that a rerun is incremental (issue 13:
     # by default only the datasets and _run.json remain). Not part of key(): it changes no result.
     keep_work: bool = False
+
+    @property
+    def meta_columns(self) -> tuple[str, ...]:
+        """The provenance columns mentions/ has after its own."""
+        return tuple(name for name, _ in self.meta_fields)
 
     def __post_init__(self) -> None:
         for name in (
@@ -65,6 +72,7 @@ class ScanConfig:
                 self.kind,
                 self.text_field,
                 self.id_field,
+                self.meta_fields,
                 self.occurrences,
                 self.buckets,
                 self.allow_other_prefix,
@@ -138,3 +146,4 @@ class Doc:
     record: str | None
     number: int  # the document's number in its unit, from 0
     chunk: Chunk
+    meta: tuple[str | None, ...] = ()  # its provenance fields' values (ScanConfig.meta_fields)

@@ -66,11 +66,16 @@ def decode_body(body: bytes, charset: str | None, kind: str) -> str:
     return body.decode(codec, "replace")
 
 
+Headers = tuple[dict[str, str], ...]
+
+
 def iter_warc_records(
-    stream: BinaryIO, max_bytes: int
-) -> Iterator[tuple[str | None, str | None, str | None, int]]:
-    """(target URI, text, kind, number) for each document record of a WARC stream (text None:
-    a record skipped, `kind` then its reason). Other record types are passed over."""
+    stream: BinaryIO, max_bytes: int, with_headers: bool = False
+) -> Iterator[tuple[str | None, str | None, str | None, int, Headers]]:
+    """(target URI, text, kind, number, headers) for each document record of a WARC stream
+    (text None: a record skipped, `kind` then its reason; headers, when asked for: the record's
+    WARC headers and its HTTP headers, for provenance fields). Other record types are passed
+    over."""
     try:
         from fastwarc.warc import ArchiveIterator, WarcRecordType
     except ImportError:
@@ -86,13 +91,18 @@ def iter_warc_records(
         except StopIteration:
             return
         except OSError as exc:  # a malformed record: nothing after it can be found again
-            yield None, None, f"malformed WARC record ({exc}); the rest of the file was not read", n + 1
+            yield None, None, f"malformed WARC record ({exc}); the rest of the file was not read", n + 1, ()
             return
         n += 1
         uri = record.headers.get("WARC-Target-URI")
         if record.record_type == WarcRecordType.response and not record.is_http:
-            yield uri, None, "a response record without an HTTP message", n
+            yield uri, None, "a response record without an HTTP message", n, ()
             continue
+        headers: Headers = ()
+        if with_headers:
+            headers = (dict(record.headers.items()),)
+            if record.is_http:
+                headers += (dict(record.http_headers.items()),)
         if record.is_http:
             content_type, charset = record.http_content_type, record.http_charset
         else:
@@ -100,25 +110,25 @@ def iter_warc_records(
             charset = _charset_of(content_type)
         kind, why = kind_of(content_type)
         if kind is None:
-            yield uri, None, why, n
+            yield uri, None, why, n, headers
             continue
         if record.content_length > max_bytes:
             record.reader.consume()
-            yield uri, None, f"over {max_bytes} bytes", n
+            yield uri, None, f"over {max_bytes} bytes", n, headers
             continue
         body = record.reader.read()
         if content_type and content_type.split(";", 1)[0].strip().lower() == "application/pdf":
             from .pdffile import pdf_text
 
             try:
-                text, links, stop = pdf_text(body)
+                got = pdf_text(body)
             except InputError as exc:  # encrypted, broken, images only: this record, not the file
-                yield uri, None, f"a PDF: {exc}", n
+                yield uri, None, f"a PDF: {exc}", n, headers
                 continue
-            if stop is not None:
-                yield uri, None, f"a PDF, in part: {stop} (the rest of its text searched)", n
-            yield uri, text, "pdf", n
-            if links:
-                yield uri, "\n".join(links), "pdf-link", n
+            if got.stop is not None:
+                yield uri, None, f"a PDF, in part: {got.stop} (the rest of its text searched)", n, headers
+            yield uri, got.text, "pdf", n, headers
+            if got.links:
+                yield uri, "\n".join(got.links), "pdf-link", n, headers
             continue
-        yield uri, decode_body(body, charset, kind), kind, n
+        yield uri, decode_body(body, charset, kind), kind, n, headers

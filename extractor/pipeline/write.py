@@ -62,6 +62,15 @@ PARTIAL_SCHEMA = pa.schema(
         pa.field("forms", pa.int32(), nullable=False),
     ]
 )
+
+
+def with_meta(schema: pa.Schema, columns: Sequence[str]) -> pa.Schema:
+    """A schema with provenance columns (ScanConfig.meta_fields), text, after its own."""
+    for name in columns:
+        schema = schema.append(pa.field(name, pa.string()))
+    return schema
+
+
 # A shard's occurrence files, in the same terms.
 PARTIAL_OCCURRENCES_SCHEMA = pa.schema(
     [
