@@ -79,7 +79,7 @@ def edges(out: Path, *columns: str) -> list[tuple[Any, ...]]:
     )
 
 
-RECORDS = [
+RECORDS: list[dict[str, Any]] = [
     {
         "id": "p1",
         "metadata": {"url": "https://x.example/p1", "doi": "10.9999/citing.1"},
