@@ -126,7 +126,7 @@ def test_mentions_table_aggregates_per_document() -> None:
     data = b"a 10.1000/182 b doi:10.1000/182 c https://doi.org/10.1000/ABC d 10.1000/abc."
     table = native.Mentions()
     hits: list[tuple[int, int, int, str, str, int | None]] = []
-    reported, last_end, too_long = native.scan(data, 0, len(data), 0, len(data), 100, table, hits)
+    reported, last_end, too_long, _lines = native.scan(data, 0, len(data), 0, len(data), 100, table, hits)
     assert (reported, too_long, len(table)) == (4, 0, 2)
     assert [h[:2] for h in hits] == [
         (102, 113),
@@ -160,7 +160,7 @@ def test_mentions_come_grouped_by_bucket() -> None:
 def test_window_and_range_select_the_hits_reported() -> None:
     data = b"10.1000/1 10.1000/2 10.1000/3"
     hits: list[tuple[int, int, int, str, str, int | None]] = []
-    reported, last_end, _ = native.scan(data, 5, 25, 12, 40, 0, None, hits)
+    reported, last_end, _, _ = native.scan(data, 5, 25, 12, 40, 0, None, hits)
     assert hits == [(20, 29, 0, "10.1000/3", "10.1000/3", None)]  # starts in [5, 25) and in [12, 40)
     assert reported == 1 and last_end == len(data)  # the end of the last hit in the window
 
@@ -179,6 +179,21 @@ def test_lines_of_hits_are_counted_from_a_given_byte_and_newline_count() -> None
     for a, b in ((0, len(data)), (3, 20), (5, 5), (-4, 99)):
         assert native.newlines(data, a, b) == data[max(a, 0) : b].count(b"\n")
     assert native.newlines(b"\n" * 100 + b"x" * 33) == 100  # past the 16-byte steps
+
+
+@pytest.mark.parametrize("line_to", [0, 2, 5, 20, 40, 57])
+def test_the_matcher_counts_the_newlines_up_to_line_to_once(line_to: int) -> None:
+    """Issue 14: the window loop takes the matcher's newline count up to the next window's start
+    (on from the hits' count, backwards when that start is before the last hit) instead of
+    counting the window's bytes a second time — the C matcher and the Python one alike."""
+    from extractor.pipeline.windows import CMatcher, PythonMatcher
+
+    data = b"x\n\n10.1000/a here\nand 10.1000/b\n\n\nhttps://doi.org/10.1000/a\n"
+    for match in (CMatcher(native.Mentions(), None), PythonMatcher("plain", False, native.Mentions(), None)):
+        got = match(data, 0, len(data), 0, len(data), 0, False, 10, 2, line_to)
+        assert got[3] == (data[2:line_to].count(b"\n") if line_to >= 2 else -data[line_to:2].count(b"\n"))
+        assert match(data, 0, len(data), 0, len(data), 0, False, 10, 2)[3] == -1  # not asked
+        assert match(data, 0, len(data), 0, len(data), 0, False, -1, 2, line_to)[3] == -1  # no lines
 
 
 def test_invalid_bytes_are_counted_like_the_decoder() -> None:

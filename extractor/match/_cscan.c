@@ -1737,18 +1737,19 @@ static int scan(const Buf *B, Sink *k)
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"data", "lo", "hi", "rlo", "rhi", "base", "mentions", "hits", "chars", "line_base", "line_from", NULL};
+    static char *kwlist[] = {"data",  "lo",        "hi",        "rlo",     "rhi", "base", "mentions", "hits",
+                             "chars", "line_base", "line_from", "line_to", NULL};
     Py_buffer view;
     Sink k = {0};
     PyObject *mentions = Py_None, *hits = Py_None;
     long long base = 0, line_base = -1;
-    Py_ssize_t line_from = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnn|LOOpLn", kwlist, &view, &k.lo, &k.hi, &k.rlo, &k.rhi, &base, &mentions,
-                                     &hits, &k.chars, &line_base, &line_from))
+    Py_ssize_t line_from = 0, line_to = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnn|LOOpLnn", kwlist, &view, &k.lo, &k.hi, &k.rlo, &k.rhi, &base, &mentions,
+                                     &hits, &k.chars, &line_base, &line_from, &line_to))
         return NULL;
-    if (line_base >= 0 && (line_from < 0 || line_from > view.len)) {
+    if (line_base >= 0 && (line_from < 0 || line_from > view.len || line_to > view.len)) {
         PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "line_from out of range");
+        PyErr_SetString(PyExc_ValueError, "line_from or line_to out of range");
         return NULL;
     }
     k.line_base = line_base < 0 ? -1 : (int64_t)line_base;
@@ -1768,10 +1769,19 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
     k.hits = hits == Py_None ? NULL : hits;
     Buf B = {(const unsigned char *)view.buf, view.len};
     int rc = scan(&B, &k);
+    long long lines = -1;
+    if (rc == 0 && k.line_base >= 0 && line_to >= 0) {
+        /* the newlines up to line_to, on from where the hits' count stopped: each byte once */
+        if (line_to >= k.lb)
+            k.lc += count_newlines(B.b, k.lb, line_to);
+        else
+            k.lc -= count_newlines(B.b, line_to, k.lb);
+        lines = (long long)k.lc;
+    }
     PyBuffer_Release(&view);
     if (rc < 0)
         return NULL;
-    return Py_BuildValue("(nnn)", k.reported, k.last_end, k.too_long);
+    return Py_BuildValue("(nnnL)", k.reported, k.last_end, k.too_long, lines);
 }
 
 /* newlines(data, start, stop) -> how many newline bytes [start, stop) hold (line numbers). */
@@ -1936,12 +1946,13 @@ static PyObject *py_tables(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS,
-     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1, line_from=0)\n"
-     "-> (reported, last_end, too_long)\n"
+     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1, line_from=0, line_to=-1)\n"
+     "-> (reported, last_end, too_long, newlines)\n"
      "Find the DOIs of UTF-8 plain text `data`; those starting in [lo, hi) and [rlo, rhi) are counted in\n"
      "`mentions` and/or appended to `hits` as (start, end, form index, doi, raw, line), offsets + base; with `chars`,\n"
      "offsets count characters of valid UTF-8 (a record's text) instead of bytes. With line_base >= 0 (the\n"
-     "newlines before byte line_from), each hit's 1-based line is counted; else the line is None."},
+     "newlines before byte line_from), each hit's 1-based line is counted; else the line is None. With line_to >= 0\n"
+     "too, `newlines` is how many newline bytes data[line_from:line_to] holds (else -1): each byte counted once."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

@@ -144,7 +144,8 @@ def _buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int, /) ->
 if _cscan is not None:
     # Counts each DOI of a document by its canonical key; take(buckets) hands out a Chunk.
     Mentions: Any = _cscan.Mentions
-    # (data, lo, hi, rlo, rhi, base, mentions, hits, chars=False) -> (reported, last_end, too_long)
+    # (data, lo, hi, rlo, rhi, base, mentions, hits, chars=False, line_base=-1, line_from=0,
+    # line_to=-1) -> (reported, last_end, too_long, newlines in data[line_from:line_to] or -1)
     scan: Any = _cscan.scan
     # (data, start, stop) -> (invalid bytes, next start)
     invalid_bytes: Any = _cscan.invalid_bytes

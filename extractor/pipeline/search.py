@@ -53,7 +53,7 @@ def match_record(
     """Search a record's whole text (valid UTF-8 bytes) in one call, its kind detected from it
     unless given; offsets count characters. (reported, candidates too long)"""
     match = matcher_for(kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits)
-    reported, _end, too_long = match(data, 0, len(data), 0, len(data) + 1, 0, True)
+    reported, _end, too_long, _lines = match(data, 0, len(data), 0, len(data) + 1, 0, True)
     return reported, too_long
 
 

@@ -43,7 +43,8 @@ class Matcher(Protocol):
     too long (spec §4) ends at the window's end when its end is not in the window: the rest is
     passed over too. (HTML, read in views, counts the hits that start in [lo, cut).) With
     `line_base` >= 0 — the newlines before byte `line_from` of `data` — each hit gets its 1-based
-    line; -1 for none (a record's text)."""
+    line; -1 for none (a record's text). With `line_to` >= 0 too, a fourth value is the newlines
+    of data[line_from:line_to], counted on from the hits' count (each byte once); else -1."""
 
     def __call__(
         self,
@@ -56,7 +57,8 @@ class Matcher(Protocol):
         chars: bool,
         line_base: int = -1,
         line_from: int = 0,
-    ) -> tuple[int, int, int]: ...
+        line_to: int = -1,
+    ) -> tuple[int, int, int, int]: ...
 
 
 class CMatcher:
@@ -77,7 +79,8 @@ class CMatcher:
         chars: bool,
         line_base: int = -1,
         line_from: int = 0,
-    ) -> tuple[int, int, int]:
+        line_to: int = -1,
+    ) -> tuple[int, int, int, int]:
         return native.scan(
             data,
             lo,
@@ -90,6 +93,7 @@ class CMatcher:
             chars=chars,
             line_base=line_base,
             line_from=line_from,
+            line_to=line_to,
         )
 
 
@@ -119,7 +123,8 @@ class PythonMatcher:
         chars: bool,
         line_base: int = -1,
         line_from: int = 0,
-    ) -> tuple[int, int, int]:
+        line_to: int = -1,
+    ) -> tuple[int, int, int, int]:
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
         stats = FindStats()
@@ -173,7 +178,13 @@ class PythonMatcher:
                     s.end - s.start if chars else len(raw[s.start : s.end].encode("utf-8", "surrogateescape"))
                 )
                 self.hits.append((at, at + size, form, s.doi, rawtext, None if line < 0 else line))
-        return reported, last_end, stats.too_long
+        if line_base < 0 or line_to < 0:
+            return reported, last_end, stats.too_long, -1
+        if line_to >= counted:
+            newlines += native.newlines(data, counted, line_to)
+        else:
+            newlines -= native.newlines(data, line_to, counted)
+        return reported, last_end, stats.too_long, newlines
 
 
 class Source(Protocol):
@@ -364,28 +375,34 @@ def scan_windows(
         rhi = n + 1 if range_hi is None else range_hi - pos
         if skipping:  # a token dropped as too long ran into this window: passed over to its end
             done = token_end(buf, done)
-        reported, last_end, too_long = match(
-            buf, done, cut, rlo, rhi, units, chars, line_count if lines else -1, line_pos - pos
+        keep = max(0, cut - BYTE_LEFT)  # where the next window starts
+        while keep < n and buf[keep] & 0xC0 == 0x80:  # a character boundary
+            keep += 1
+        # the matcher counts the newlines up to where they are next needed — the next window's
+        # start, or the end of what the shard owns — so that each byte is counted once (issue 14)
+        line_to = -1
+        if lines and not last and pos + keep > line_pos:
+            line_to = keep
+        elif lines and last and (owned_to is None or line_pos <= owned_to):
+            line_to = n if owned_to is None else min(n, owned_to - pos)
+        reported, last_end, too_long, newlines = match(
+            buf, done, cut, rlo, rhi, units, chars, line_count if lines else -1, line_pos - pos, line_to
         )
         result.hits += reported
         result.too_long += too_long
         result.bytes_read += gained
         skipping = max(done, last_end) >= n
-        if not last:  # where the next window starts: read now, before the bytes can change
-            keep = max(0, cut - BYTE_LEFT)
-            while keep < n and buf[keep] & 0xC0 == 0x80:  # a character boundary
-                keep += 1
+        if not last:  # read now, before the bytes can change
             done = max(cut, last_end, done) - keep
             units += len(bytes(buf[:keep]).decode("utf-8")) if chars else keep
-            if lines and pos + keep > line_pos:
+            if line_to >= 0:
                 if owned_to is not None and line_pos <= owned_to < pos + keep:  # the owned range ends here
                     result.newlines += line_count + native.newlines(buf, line_pos - pos, owned_to - pos)
-                line_count += native.newlines(buf, line_pos - pos, keep)
+                line_count += newlines
                 line_pos = pos + keep
             pos += keep
-        elif lines and (owned_to is None or line_pos <= owned_to):
-            end = n if owned_to is None else min(n, owned_to - pos)
-            result.newlines += line_count + native.newlines(buf, line_pos - pos, end)
+        elif line_to >= 0:
+            result.newlines += line_count + newlines
         progress(gained, reported)
         yield reported
         if last:
