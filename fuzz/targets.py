@@ -6,8 +6,9 @@ spec or of the readers breaks (any other exception is a crash too).
 - `cmatcher`: the C matcher on raw bytes agrees with find_spans, the reference (§2–§4).
 - `streams`: text read in windows (blocks and a memory map) agrees with the whole text, long
   tokens and window boundaries included (§4: a candidate too long is dropped with its token).
-- `markup`: HTML built from tag pieces — every view maps back into the document, and hits'
-  offsets are exact.
+- `markup`: HTML built from tag pieces — every view maps back into the document, hits'
+  offsets are exact, and the C port of the views (native.html_spans) gives what html.py and
+  find.py give.
 
 `streams` and `markup` read their input as pieces separated by NUL bytes, the first byte of a
 piece saying how many times it repeats: long runs and tokens from a few bytes (see expand()).
@@ -21,7 +22,7 @@ import tempfile
 from collections.abc import Callable
 
 from extractor import canonicalize, find_dois, to_url
-from extractor.match import Form, find_spans, native
+from extractor.match import FORMS, Form, find_spans, native
 from extractor.match.html import html_views
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
@@ -106,7 +107,8 @@ def _mapped(data: bytes, want: list[str]) -> None:
 
 
 def markup(data: bytes) -> None:
-    doc = _text(expand(data))
+    whole = expand(data)
+    doc = _text(whole)
     for view in html_views(doc):
         for i, start in enumerate(view.vpos):
             end = view.vpos[i + 1] if i + 1 < len(view.vpos) else len(view.text)
@@ -117,6 +119,14 @@ def markup(data: bytes) -> None:
                 assert view.text[start:end] == doc[raw : raw + end - start], (i, start)
     for h in find_dois(doc, "html"):
         assert doc[h.start : h.end] == h.raw, h
+    if native.HAVE_C:  # the C port of the views and their search agrees with html.py + find.py
+        spans = find_spans(doc, "html")
+        text = whole.decode("utf-8", "surrogateescape")
+        chars = sorted({s.start for s in spans} | {s.end for s in spans})
+        at = dict(zip(chars, byte_offsets(text, chars), strict=True))
+        want = [(at[s.start], at[s.end], s.form, s.doi) for s in spans]
+        got = [(a, e, FORMS[f], d) for a, e, f, d in native.html_spans(whole)[0]]
+        assert got == want, (got, want)
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {

@@ -1,4 +1,5 @@
 # Types of the C matcher (_cscan.c); match/native.py is its only importer.
+from collections.abc import Callable
 from typing import Any
 
 Chunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]
@@ -20,7 +21,27 @@ def scan(
     chars: bool = False,
     line_base: int = -1,
     line_from: int = 0,
-) -> tuple[int, int, int]: ...
+    line_to: int = -1,
+) -> tuple[int, int, int, int]: ...
+def html_spans(
+    data: Any, unescape: Callable[[str], str], /
+) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]: ...
+def html_scan(
+    data: Any,
+    unescape: Callable[[str], str],
+    lo: int,
+    hi: int,
+    rlo: int,
+    rhi: int,
+    base: int = 0,
+    mentions: Mentions | None = None,
+    hits: list[tuple[int, int, int, str, str, int | None]] | None = None,
+    chars: bool = False,
+    line_base: int = -1,
+    line_from: int = 0,
+    line_to: int = -1,
+) -> tuple[int, int, int, int]: ...
+def html_views(data: Any, unescape: Callable[[str], str], /) -> list[tuple[bytes, list[int]]]: ...
 def newlines(data: Any, start: int = 0, stop: int = -1, /) -> int: ...
 def invalid_bytes(data: Any, start: int = 0, stop: int = ..., /) -> tuple[int, int]: ...
 def bucket_of(doi: str, buckets: int, /) -> int: ...

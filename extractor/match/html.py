@@ -67,12 +67,15 @@ INLINE_TAGS = frozenset(
     ]
 )
 _RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
-_RAW_TEXT_END = {name: re.compile(f"</{name}", re.I) for name in _RAW_TEXT}
-_JSON_TYPES = re.compile(r"(?i)\bjson\b|ld\+json")
+# Tag names, attribute syntax and whitespace are ASCII in HTML (WHATWG HTML §13.1, §13.2.5): re.A,
+# so that `</ſcript` (long s) ends no script and U+00A0 separates no attributes — as the C port reads them.
+_RAW_TEXT_END = {name: re.compile(f"</{name}", re.I | re.A) for name in _RAW_TEXT}
+_JSON_TYPES = re.compile(r"(?ai)\bjson\b|ld\+json")
+_SCRIPT_TYPE = re.compile(r"""(?ai)\btype\s*=\s*["']?([^"'\s>]+)""")
 
 _TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]*"|'[^']*')*)>""")
 _MAX_TAG = 1 << 13  # a "tag" longer than this (a data: URI, broken markup) is read as text
-_ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
+_ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""", re.A)
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 
 
@@ -220,7 +223,7 @@ def html_views(doc: str) -> list[View]:
             end = n if close is None else close.start()
             body_start = pos
             if name == "script":
-                type_m = re.search(r"""(?i)\btype\s*=\s*["']?([^"'\s>]+)""", attr_text)
+                type_m = _SCRIPT_TYPE.search(attr_text)
                 if type_m and _JSON_TYPES.search(type_m.group(1)):
                     _add_json(data, doc[body_start:end], body_start)
                     data.atomic("\n", end, 0)

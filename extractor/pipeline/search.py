@@ -23,6 +23,7 @@ from .windows import (
     BYTE_RESERVE,
     RANGE_OVERLAP,
     CMatcher,
+    HtmlCMatcher,
     MappedSource,
     Matcher,
     PythonMatcher,
@@ -33,9 +34,9 @@ from .windows import (
 
 
 def uses_c(kind: str, allow_other_prefix: bool) -> bool:
-    """Whether a text of this kind goes to the C matcher: plain text, 10-prefixes only (the C
-    port has find.py's rules for text that is neither HTML nor PDF)."""
-    return kind == "plain" and not allow_other_prefix and native.HAVE_C
+    """Whether a text of this kind goes to the C matcher: plain text and HTML (its views built
+    in C too), 10-prefixes only (the C port has find.py's rules for text that is not PDF)."""
+    return kind in ("plain", "html") and not allow_other_prefix and native.HAVE_C
 
 
 def matcher_for(
@@ -43,7 +44,7 @@ def matcher_for(
 ) -> Matcher:
     """The matcher for a text of this kind: the one place where C or Python is chosen."""
     if uses_c(kind, allow_other_prefix):
-        return CMatcher(table, hits)
+        return HtmlCMatcher(table, hits) if kind == "html" else CMatcher(table, hits)
     return PythonMatcher(kind, allow_other_prefix, table, hits)
 
 

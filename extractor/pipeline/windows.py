@@ -3,8 +3,8 @@ the one before, and hits too near its end wait for the next, so a hit across a w
 is found once and whole, in bounded memory on an input of any size.
 
 The windows come from a source (a memory map of a file, or the blocks of a stream); a matcher
-searches one window — the C matcher on the bytes themselves (plain text), or the Python matcher
-on the window decoded (HTML, PDF text). Every hit is counted in a mention table (and, with
+searches one window — the C matcher on the bytes themselves (plain text; HTML through its views
+built in C), or the Python matcher on the window decoded (PDF text, other prefixes, no C). Every hit is counted in a mention table (and, with
 occurrences, listed); offsets count bytes, or characters for a record's text.
 """
 
@@ -153,38 +153,96 @@ class PythonMatcher:
             at, upto = byte_offsets(raw, [anchor, end])
             if lo <= at < cut:
                 last_end = max(last_end, upto)
-        reported = 0
-        counted, newlines = line_from, 0  # newlines in data[line_from:counted]
-        for s, b in chosen:
-            if not rlo <= b < rhi:
-                continue
-            reported += 1
-            at = base + (s.start if chars else b)
-            rawtext = text[s.start : s.end]
-            form = FORM_INDEX[s.form]
-            line = -1
-            if line_base >= 0:
-                # in order, but for a URL holding the hit before it: counted back then
-                if b >= counted:
-                    newlines += native.newlines(data, counted, b)
-                else:
-                    newlines -= native.newlines(data, b, counted)
-                counted = b
-                line = line_base + newlines + 1
-            if self.table is not None:
-                self.table.add(s.doi, at, form, rawtext, line)
-            if self.hits is not None:
-                size = (
-                    s.end - s.start if chars else len(raw[s.start : s.end].encode("utf-8", "surrogateescape"))
-                )
-                self.hits.append((at, at + size, form, s.doi, rawtext, None if line < 0 else line))
-        if line_base < 0 or line_to < 0:
-            return reported, last_end, stats.too_long, -1
-        if line_to >= counted:
-            newlines += native.newlines(data, counted, line_to)
-        else:
-            newlines -= native.newlines(data, line_to, counted)
+        found = (
+            (
+                b,
+                base + (s.start if chars else b),
+                s.end - s.start if chars else len(raw[s.start : s.end].encode("utf-8", "surrogateescape")),
+                FORM_INDEX[s.form],
+                s.doi,
+                text[s.start : s.end],
+            )
+            for s, b in chosen
+            if rlo <= b < rhi
+        )
+        reported, newlines = _report(found, data, self.table, self.hits, line_base, line_from, line_to)
         return reported, last_end, stats.too_long, newlines
+
+
+class HtmlCMatcher:
+    """HTML: its views built and searched in C (native.html_scan, the rules of find_spans(…,
+    "html")), each hit mapped back to the markup. Like the Python matcher, it counts the hits
+    that start in [lo, cut) of the window, whose views it reads whole."""
+
+    def __init__(self, table: Mentions | None, hits: list[CHit] | None) -> None:
+        self.table = table
+        self.hits = hits
+
+    def __call__(
+        self,
+        data: Any,
+        lo: int,
+        cut: int,
+        rlo: int,
+        rhi: int,
+        base: int,
+        chars: bool,
+        line_base: int = -1,
+        line_from: int = 0,
+        line_to: int = -1,
+    ) -> tuple[int, int, int, int]:
+        return native.html_scan(
+            data,
+            lo,
+            cut,
+            rlo,
+            rhi,
+            base,
+            self.table,
+            self.hits,
+            chars=chars,
+            line_base=line_base,
+            line_from=line_from,
+            line_to=line_to,
+        )
+
+
+def _report(
+    found: Iterator[tuple[int, int, int, int, str, str]],
+    data: Any,
+    table: Mentions | None,
+    hits: list[CHit] | None,
+    line_base: int,
+    line_from: int,
+    line_to: int,
+) -> tuple[int, int]:
+    """Count the hits found — (byte start in `data`, offset, size, form index, DOI, raw text)
+    each, in order — into the table and the list, each with its line when `line_base` >= 0;
+    (how many, the newlines of data[line_from:line_to] or -1), as the Matcher protocol says."""
+    reported = 0
+    counted, newlines = line_from, 0  # newlines in data[line_from:counted]
+    for b, at, size, form, doi, rawtext in found:
+        reported += 1
+        line = -1
+        if line_base >= 0:
+            # in order, but for a URL holding the hit before it: counted back then
+            if b >= counted:
+                newlines += native.newlines(data, counted, b)
+            else:
+                newlines -= native.newlines(data, b, counted)
+            counted = b
+            line = line_base + newlines + 1
+        if table is not None:
+            table.add(doi, at, form, rawtext, line)
+        if hits is not None:
+            hits.append((at, at + size, form, doi, rawtext, None if line < 0 else line))
+    if line_base < 0 or line_to < 0:
+        return reported, -1
+    if line_to >= counted:
+        newlines += native.newlines(data, counted, line_to)
+    else:
+        newlines -= native.newlines(data, line_to, counted)
+    return reported, newlines
 
 
 class Source(Protocol):
