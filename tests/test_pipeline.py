@@ -1211,3 +1211,20 @@ def test_lines_of_a_compressed_and_a_utf16_file(tmp_path: Path) -> None:
     scan_here([tmp_path / "a.txt.gz", tmp_path / "b.txt"], out, block_size=4096)
     for m in table(out, "mentions"):
         assert m["first_line"] == int(m["doi"].split("/")[1]) + 1, m
+
+
+def test_real_paths_resolve_as_os_path_realpath(tmp_path: Path) -> None:
+    """inputs.RealPaths resolves each folder once (issue 14) and gives what realpath gives:
+    through a linked folder, for a linked file, with .. and for a relative name."""
+    import os
+
+    from extractor.pipeline.inputs import RealPaths
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f").write_text("x")
+    (tmp_path / "lnk").symlink_to(tmp_path / "a" / "b")
+    (tmp_path / "a" / "fl").symlink_to(tmp_path / "a" / "b" / "f")
+    real = RealPaths()
+    for p in ("lnk/f", "a/fl", "a/b/../b/f", "a/b/f", "lnk/", "lnk"):
+        assert real(str(tmp_path / p)) == os.path.realpath(tmp_path / p), p
+    assert real("no-such-name") == os.path.realpath("no-such-name")

@@ -82,6 +82,14 @@ def _local_corpus(tmp_path: Path) -> Path:
         for i in range(4000)
     )
     (src / "records.jsonl").write_text(recs)
+    # declared encodings (issue 11), read from the store as from disk: a UTF-16 text with its
+    # byte order mark, gzipped too, and a page whose <meta charset> is not UTF-8
+    utf16 = "\ufeffNotes: doi:10.1000/utf16.é and 10.1038/nphys1170\n".encode("utf-16-le")
+    (src / "notes16.txt").write_bytes(utf16)
+    (src / "notes16.txt.gz").write_bytes(gzip.compress(utf16))
+    (src / "latin.html").write_bytes(
+        "<html><head><meta charset='iso-8859-1'></head><p>doi:10.1000/latin.é</p>".encode("latin-1")
+    )
     pq.write_table(
         pa.table({"id": ["p1", "p2", "p3"], "text": ["https://doi.org/10.1000/pq1", None, "10.1000/pq2"]}),
         src / "docs.parquet",
@@ -114,6 +122,9 @@ def test_scan_reads_object_storage_as_it_reads_disk(tmp_path: Path, s3: dict[str
     _scan(s3, str(src), "-o", str(local), *args)
     _scan(s3, "s3://papers/corpus/", "-o", str(remote), *args)
     assert _rows(remote) == _rows(local) and len(_rows(local)) > 1000
+    decoded = {(r[0], r[2]) for r in _rows(remote)}
+    assert {("notes16.txt", "10.1000/utf16.é"), ("notes16.txt.gz", "10.1000/utf16.é")} <= decoded
+    assert ("latin.html", "10.1000/latin.é") in decoded
     run = run_json(remote)
     assert run["shards"] == run_json(local)["shards"] > 3  # records.jsonl split into byte ranges
     assert run["bytes_read"] == run_json(local)["bytes_read"]

@@ -206,3 +206,45 @@ def test_find_reads_a_warc_record_by_record(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     got = sorted((r["record"], r["doi"]) for r in map(json.loads, p.stdout.decode().splitlines()))
     assert got == EXPECTED
+
+
+@pytest.mark.parametrize("packing", ["gzip per record", "gzip whole", "uncompressed"])
+def test_a_truncated_warc_is_reported_whatever_the_cut(tmp_path: Path, packing: str) -> None:
+    """A download cut short: FastWARC ends quietly inside a gzip member, gives a record whose
+    headers or body end early — each cut is named in skipped_records, the records before it
+    kept (issue 11: a truncated last gzip member was lost unreported)."""
+    good = tmp_path / "good.warc.gz"
+    write_crawl(good, gzip_records=packing == "gzip per record")
+    data = good.read_bytes()
+    if packing == "gzip whole":
+        data = gzip.compress(data)
+    whole = tmp_path / "whole"
+    scan_here([good if packing != "gzip whole" else _write(tmp_path / "w.warc.gz", data)], whole)
+    assert run_json(whole)["skipped_records"] == [] or all(
+        "cut" not in f["reason"] and "ends inside" not in f["reason"]
+        for s in run_json(whole)["skipped_records"]
+        for f in s["first"]
+    )
+    want = mentions(whole)
+    first = want[0]  # the first page's DOI: in the first record, before most cuts
+    seen = 0
+    for cut in range(7, len(data) - 600, max(1, (len(data) - 600) // 23)):
+        bad = _write(tmp_path / f"cut{cut}.warc.gz", data[: len(data) - cut])
+        out = tmp_path / f"out{cut}"
+        scan_here([bad], out)
+        got = mentions(out)
+        run = run_json(out)
+        reasons = [f["reason"] for s in run["skipped_records"] for f in s["first"]]
+        assert set(got) <= set(want) and not run["rejected"], (cut, got, run["rejected"])
+        seen += first in got
+        rest = data[len(data) - cut :]
+        if rest.startswith((b"WARC/", b"\x1f\x8b")):
+            continue  # cut where a record (or its gzip member) starts: nothing tells of it
+        if got != want:  # something was lost: it is said
+            assert any("cut short" in r or "ends inside" in r for r in reasons), (cut, reasons)
+    assert seen >= 15  # the records before a cut are kept
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path

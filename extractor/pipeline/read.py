@@ -230,6 +230,38 @@ class ZstdFrames:
             self._state, self._need = "magic", 4
 
 
+def read_head(stream: Any, n: int) -> bytes:
+    """The first `n` bytes of a decompressed stream, or what came before a truncation: its
+    format is told by its head (a WARC cut short is still a WARC, its records before the cut
+    read), and a reader of the whole stream reports the cut."""
+    out = bytearray()
+    read = getattr(stream, "read1", stream.read)
+    try:
+        while len(out) < n:
+            chunk = read(n - len(out))
+            if not chunk:
+                break
+            out += chunk
+    except EOFError:
+        pass
+    return bytes(out)
+
+
+def format_head(path: str, n: int) -> bytes:
+    """The first `n` decompressed bytes of a file, or those before a truncation (read_head).
+    A gzip head is read by the stdlib, which gives what it decompressed before the cut (isal's
+    reader gives nothing then)."""
+    raw = open_input(path)
+    with raw:
+        head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
+        if detect_compression(head) == "gzip":
+            with gzip.GzipFile(fileobj=raw) as gz:
+                return read_head(gz, n)
+        stream, _comp = open_stream(raw)
+        with stream:
+            return read_head(stream, n)
+
+
 def read_all(path: str) -> bytes:
     """The whole decompressed contents of one file (for `find`, which reads a file at once)."""
     stream, _ = open_stream(path)

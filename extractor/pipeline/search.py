@@ -16,7 +16,7 @@ from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind
 from .errors import input_errors
 from .inputs import FORMAT_HEAD, format_of
-from .read import ReadTap, StreamedText, open_counted, open_stream, records
+from .read import ReadTap, StreamedText, format_head, open_counted, records
 from .sinks import OccurrenceSink, drain
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 from .windows import (
@@ -247,8 +247,8 @@ def unit_docs(
 
 def input_format(path: str, text_field: str = "text") -> str:
     """The format of an input file as a scan plans it: text, jsonl, parquet, warc or pdf."""
-    with input_errors(), open_stream(path)[0] as inner:
-        return format_of(path, inner.read(FORMAT_HEAD), text_field)
+    with input_errors():
+        return format_of(path, format_head(path, FORMAT_HEAD), text_field)
 
 
 def hits_in_records(
