@@ -773,6 +773,138 @@ def make_bench(out: str, seed: int, size: int, file_size: int, html_share: float
     )
 
 
+# ------------------------------------------------------------- benchmark corpora of other shapes
+
+
+def _export(rec: Record, style: str, i: int) -> str:
+    """One reference as a reference manager or database exports it (issue 14: real export styles)."""
+    authors = rec.authors or ["Anonymous"]
+    if style == "bibtex":
+        names = " and ".join(authors[:6])
+        return (
+            f"@article{{pmid{rec.pmid}_{i},\n  title = {{{rec.title}}},\n  author = {{{names}}},\n"
+            f"  journal = {{{rec.journal}}},\n  year = {{{rec.year}}},\n  doi = {{{rec.doi}}},\n"
+            f"  url = {{https://doi.org/{rec.doi}}}\n}}\n\n"
+        )
+    if style == "ris":
+        au = "".join(f"AU  - {a}\n" for a in authors[:6])
+        return f"TY  - JOUR\n{au}TI  - {rec.title}\nJO  - {rec.journal}\nPY  - {rec.year}\nDO  - {rec.doi}\nER  - \n\n"
+    if style == "nbib":
+        au = "".join(f"FAU - {a}\n" for a in authors[:6])
+        return (
+            f"PMID- {rec.pmid}\nTI  - {rec.title}\n{au}TA  - {rec.journal}\nDP  - {rec.year}\n"
+            f"LID - {rec.doi} [doi]\nAID - {rec.doi} [doi]\nSO  - {rec.journal}. {rec.year}. doi: {rec.doi}.\n\n"
+        )
+    if style == "csl-json":
+        return (
+            json.dumps(
+                {
+                    "id": f"{rec.pmid}-{i}",
+                    "type": "article-journal",
+                    "title": rec.title,
+                    "DOI": rec.doi,
+                    "URL": f"https://doi.org/{rec.doi}",
+                    "container-title": rec.journal,
+                    "issued": {"date-parts": [[rec.year]]},
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+    if style == "endnote-xml":
+        return (
+            f"<record><titles><title>{rec.title}</title></titles><electronic-resource-num>{rec.doi}"
+            f"</electronic-resource-num><urls><related-urls><url>https://dx.doi.org/{rec.doi}</url>"
+            f"</related-urls></urls></record>\n"
+        )
+    # an APA / Vancouver reference list line
+    return f"{', '.join(authors[:3])} ({rec.year}). {rec.title} {rec.journal}. https://doi.org/{rec.doi}\n"
+
+
+EXPORT_STYLES = ("bibtex", "ris", "nbib", "csl-json", "endnote-xml", "apa")
+
+
+def _write_until(path: str, size: int, pieces: Iterator[str]) -> tuple[int, int]:
+    """Write pieces to `path` until it holds `size` bytes; (bytes, pieces) written."""
+    n = k = 0
+    with open(path, "w", encoding="utf-8") as f:
+        while n < size:
+            piece = next(pieces)
+            f.write(piece)
+            n += len(piece.encode("utf-8"))
+            k += 1
+    return n, k
+
+
+def make_shapes(out: str, seed: int, scale: float) -> None:
+    """Corpora shaped unlike the 50 MB-per-file benchmark (issue 14), each a folder of `out`:
+    four/ (~150 MB in 4 files), varied/ (files from 1 KB to 128 MB), distinct/ (~150 MB in 4
+    files of nothing but distinct DOIs in their display forms: a large mentions table) and
+    exports/ (~150 MB of references as BibTeX, RIS, PubMed nbib, CSL-JSON, EndNote XML and APA
+    lines, one style a file). `scale` multiplies every size (tests make them small)."""
+    rng = random.Random(seed)
+    records = load_records()
+    meta: dict[str, dict[str, int]] = {}
+
+    def folder(name: str) -> str:
+        path = os.path.join(out, name)
+        shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(path)
+        return path
+
+    def tally(name: str, got: tuple[int, int]) -> None:
+        m = meta.setdefault(name, {"files": 0, "bytes": 0})
+        m["files"] += 1
+        m["bytes"] += got[0]
+
+    docs = (text for _pmid, text in _bench_docs(records, rng))
+    d = folder("four")
+    for i in range(4):
+        tally("four", _write_until(os.path.join(d, f"part-{i}.txt"), int(37_500_000 * scale), docs))
+    d = folder("varied")
+    for i, size in enumerate((1 << 10, 16 << 10, 256 << 10, 4 << 20, 16 << 20, 64 << 20, 128 << 20)):
+        tally("varied", _write_until(os.path.join(d, f"file-{i}.txt"), max(1024, int(size * scale)), docs))
+
+    def distinct(part: int) -> Iterator[str]:
+        forms = ("{}", "doi:{}", "https://doi.org/{}", "DOI: {}", "http://dx.doi.org/{}", "urn:doi:{}")
+        k = 0
+        while True:
+            doi = f"10.{1000 + (k * 7 + part) % 9000}/bench.{part}.{k:08d}"
+            yield forms[k % len(forms)].format(doi) + (" ; " if k % 5 else "\n")
+            k += 1
+
+    d = folder("distinct")
+    for i in range(4):
+        tally(
+            "distinct", _write_until(os.path.join(d, f"part-{i}.txt"), int(37_500_000 * scale), distinct(i))
+        )
+
+    def exports(style: str) -> Iterator[str]:
+        i = 0
+        while True:
+            yield _export(rng.choice(records), style, i)
+            i += 1
+
+    d = folder("exports")
+    for style in EXPORT_STYLES:
+        ext = {
+            "bibtex": "bib",
+            "ris": "ris",
+            "nbib": "nbib",
+            "csl-json": "json",
+            "endnote-xml": "xml",
+            "apa": "txt",
+        }
+        tally(
+            "exports",
+            _write_until(os.path.join(d, f"refs.{ext[style]}"), int(25_000_000 * scale), exports(style)),
+        )
+    with open(os.path.join(out, "shapes.json"), "w", encoding="utf-8") as f:
+        json.dump({"seed": seed, "scale": scale, "corpora": meta}, f, indent=2)
+    summary = ", ".join(f"{k} {v['bytes'] / 1e6:.0f} MB in {v['files']} files" for k, v in meta.items())
+    print(f"make_corpus: shapes {summary} in {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -794,8 +926,16 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--size", type=parse_size, default=parse_size("1GB"))
     b.add_argument("--file-size", type=parse_size, default=parse_size("50MB"))
     b.add_argument("--html-share", type=float, default=0.02)
+    sh = sub.add_parser(
+        "shapes", help="issue 14's benchmark corpora: 4 files, varied sizes, distinct DOIs, exports"
+    )
+    sh.add_argument("--out", default=os.path.join(ROOT, "corpora", "bench-shapes"))
+    sh.add_argument("--seed", type=int, default=14)
+    sh.add_argument("--scale", type=float, default=1.0)
     a = ap.parse_args(argv)
-    if a.cmd == "labelled":
+    if a.cmd == "shapes":
+        make_shapes(a.out, a.seed, a.scale)
+    elif a.cmd == "labelled":
         make_labelled(a.out, a.seed, a.plain, a.html, a.pdf)
     elif a.cmd == "kinds":
         make_kinds(a.out, a.seed, a.plain, a.html, a.pdf)

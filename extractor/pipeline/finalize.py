@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -53,8 +54,9 @@ def merge_bucket_files(
     dest_dois: str,
     line_bases: dict[int, int] | None = None,
     meta: Sequence[str] = (),
-) -> tuple[int, int]:
-    """Merge one bucket's partial rows into its mentions and DOI part files; row counts."""
+) -> tuple[int, int, float]:
+    """Merge one bucket's partial rows into its mentions and DOI part files; row counts, and the
+    seconds spent writing Parquet."""
     return _merge_into(
         pa.concat_tables([read_part(ref) for ref in files]).cast(with_meta(PARTIAL_SCHEMA, meta)),
         dest_mentions,
@@ -70,13 +72,15 @@ def _merge_into(
     dest_dois: str,
     line_bases: dict[int, int] | None,
     meta: Sequence[str] = (),
-) -> tuple[int, int]:
-    """Merge partial rows into a mentions and a DOI part file; their row counts."""
+) -> tuple[int, int, float]:
+    """Merge partial rows into a mentions and a DOI part file; their row counts and the seconds
+    spent writing them."""
     mentions, dois = merge_bucket(table, line_bases, meta)
     del table
+    t0 = time.perf_counter()
     write_arrow(dest_mentions, mentions)
     write_arrow(dest_dois, dois)
-    return mentions.num_rows, dois.num_rows
+    return mentions.num_rows, dois.num_rows, time.perf_counter() - t0
 
 
 def merge_split_bucket(
@@ -89,7 +93,7 @@ def merge_split_bucket(
     spill: str,
     line_bases: dict[int, int] | None = None,
     meta: Sequence[str] = (),
-) -> tuple[int, int]:
+) -> tuple[int, int, float]:
     """Merge a bucket too large to hold in `ways` pieces: its rows are first written out by the
     finer bucket of their DOI (hash mod buckets × ways, whose remainder mod `buckets` is this
     bucket), one batch at a time, then each piece is merged alone into DEST-NN files. So the
@@ -115,10 +119,11 @@ def merge_split_bucket(
         for w in writers:
             w.close()
     rows = [0, 0]
+    writing = 0.0
     for w, path in enumerate(paths):
         if written[w]:
             stem = f"-{w:03d}.parquet"
-            n_mentions, n_dois = _merge_into(
+            n_mentions, n_dois, seconds = _merge_into(
                 _read_spill(path),
                 dest_mentions.removesuffix(".parquet") + stem,
                 dest_dois.removesuffix(".parquet") + stem,
@@ -127,8 +132,9 @@ def merge_split_bucket(
             )
             rows[0] += n_mentions
             rows[1] += n_dois
+            writing += seconds
         os.remove(path)
-    return rows[0], rows[1]
+    return rows[0], rows[1], writing
 
 
 def _finer_buckets(dois: pa.Array, buckets: int, ways: int) -> pa.Array:
@@ -166,10 +172,10 @@ def line_bases(specs: list[ShardSpec], done: dict[int, ShardResult]) -> dict[int
 
 def finalize(
     out: str, specs: list[ShardSpec], done: dict[int, ShardResult], config: ScanConfig, engine: Mapper
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
     dois/, and gather occurrences/; the datasets are published when complete."""
-    counts = {"mentions": 0, "dois": 0, "occurrences": 0}
+    counts: dict[str, Any] = {"mentions": 0, "dois": 0, "occurrences": 0, "write_seconds": 0.0}
     ok = [s for s in specs if s.index in done and done[s.index].error is None]
     parts = [completed_parts(out, s) for s in ok]
     bases = line_bases(specs, done)
@@ -193,9 +199,10 @@ def finalize(
             else:
                 jobs.append((files, *dests, bases, meta))
         results = engine.map(merge_bucket_files, jobs) + engine.map(merge_split_bucket, big)
-        for n_mentions, n_dois in results:
+        for n_mentions, n_dois, seconds in results:
             counts["mentions"] += n_mentions
             counts["dois"] += n_dois
+            counts["write_seconds"] += seconds
         if not jobs and not big:  # nothing found: still a dataset with its schema, so that readers work
             write_table(
                 os.path.join(staging["mentions"], "part-00000.parquet"),
@@ -214,6 +221,7 @@ def finalize(
                     t = pq.read_table(path, schema=PARTIAL_OCCURRENCES_SCHEMA)
                     counts["occurrences"] += t.num_rows
                     if t.num_rows:
+                        t0 = time.perf_counter()
                         line = pc.add(t["line"], bases.get(spec.index, 0))
                         pq.write_table(
                             pa.Table.from_arrays(
@@ -232,6 +240,7 @@ def finalize(
                             compression="zstd",
                         )
                         i += 1
+                        counts["write_seconds"] += time.perf_counter() - t0
         for name, tmpdir in staging.items():
             _publish(out, name, tmpdir)
     except BaseException:

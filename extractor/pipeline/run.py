@@ -85,6 +85,7 @@ def run_scan(
     errors.Fatal propagate: completed shards are kept, nothing half-written is published, and
     the same call resumes."""
     t0 = time.monotonic()
+    started = process_age()
     obs = observer or Observer()
     out = config.out
     files, rejected = expand_inputs(inputs, os.path.join(out, "_spool"), out)
@@ -120,6 +121,7 @@ def run_scan(
         obs.shard_done(res)
     t_shards = time.monotonic()
     counts = finalize(out, specs, done, config, engine)
+    writing = counts.pop("write_seconds")
     ok = [r for r in done.values() if r.error is None]
     options = {k: v for k, v in asdict(config).items() if k != "out"}
     summary = {
@@ -146,11 +148,13 @@ def run_scan(
         "shards_resumed": resumed,
         "rejected": rejected,
         "timings": {
+            "startup_seconds": started,
             "wall_seconds": round(time.monotonic() - t0, 3),
             "plan_seconds": round(t_plan - t0, 3),
             "shards_wall_seconds": round(t_shards - t_plan, 3),
             "merge_seconds": round(time.monotonic() - t_shards, 3),
             "shard_seconds": round(sum(r.seconds for r in ok), 3),
+            "parquet_write_seconds": round(writing, 3),
         },
     }
     with (
@@ -164,6 +168,20 @@ def run_scan(
         for name in ("_shards", "_work", "_spool"):
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     return RunReport(len(specs), resumed, counts, rejected, summary)
+
+
+def process_age() -> float | None:
+    """Seconds since this process started (Linux: /proc), or None: before a scan begins, the
+    interpreter's start, the imports and the worker pool's start (issue 14: fixed costs)."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        with open("/proc/uptime", "rb") as f:
+            uptime = float(f.read().split()[0])
+        ticks = os.sysconf("SC_CLK_TCK")
+        return round(max(0.0, uptime - int(fields[19]) / ticks), 3)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 def _skipped_by_input(results: Sequence[ShardResult]) -> list[dict[str, Any]]:
