@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from ..pipeline.summary import NotAnOutput, Summary, run_line, size_text, summarize
+if TYPE_CHECKING:  # the module loads pyarrow.dataset (and pandas): not at every command's start
+    from ..pipeline.summary import Summary
 
 
 def add_summary_arguments(ap: argparse.ArgumentParser) -> None:
@@ -23,6 +24,8 @@ def add_summary_arguments(ap: argparse.ArgumentParser) -> None:
 
 def cmd_summary(args: argparse.Namespace, out: TextIO) -> int:
     """Print the summary of OUT: exit 0, or 2 when OUT is not a finished scan's output."""
+    from ..pipeline.summary import NotAnOutput, summarize
+
     if args.top < 0:
         print("doi-extract summary: --top must not be negative", file=sys.stderr)
         return 2
@@ -76,6 +79,8 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
 
 def render_text(s: Summary) -> str:
     """The summary as a terminal page."""
+    from ..pipeline.summary import run_line, size_text
+
     run = s.run
     lines = [
         f"{s.out}: {run.get('documents', 0)} documents, {size_text(run)} of input, {run.get('hits', 0)} DOI "

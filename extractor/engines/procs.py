@@ -19,6 +19,7 @@ _PRELOAD = [
     "extractor.engines.local",
     "pyarrow.compute",
     "pyarrow.parquet",
+    "extractor.engines._arrow_warm",
 ]
 
 
