@@ -1228,3 +1228,80 @@ def test_real_paths_resolve_as_os_path_realpath(tmp_path: Path) -> None:
     for p in ("lnk/f", "a/fl", "a/b/../b/f", "a/b/f", "lnk/", "lnk"):
         assert real(str(tmp_path / p)) == os.path.realpath(tmp_path / p), p
     assert real("no-such-name") == os.path.realpath("no-such-name")
+
+
+_RECORDS = [None, "r1", "r\x00x", "r", "r\x00"]  # NULs: joined keys that could collide
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),  # shard
+            st.integers(0, 4),  # document (its record follows from it)
+            st.integers(0, 12),  # DOI
+            st.integers(1, 4),  # count
+            st.integers(0, 60),  # first offset (ties too)
+            st.integers(0, 8),  # form
+        ),
+        max_size=120,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_merge_bucket_equals_a_plain_merge(rows: list[tuple[int, int, int, int, int, int]]) -> None:
+    """The merge (keys seen once taken as they are, repeated ones aggregated, issue 14) gives
+    what merging row by row gives: per (source, record, DOI) the counts added, the first offset
+    with its line and raw text (the earliest row among equal offsets), the forms united, the
+    earliest place; rows in (place, offset, DOI) order."""
+    from extractor.match import forms_of
+    from extractor.pipeline.dedupe import merge_bucket
+    from extractor.pipeline.write import PARTIAL_SCHEMA
+
+    cols: dict[str, list[Any]] = {k: [] for k in PARTIAL_SCHEMA.names}
+    for i, (shard, doc, d, count, offset, form) in enumerate(rows):
+        for k, v in (
+            ("shard", shard),
+            ("doc", doc),
+            ("source", f"s{shard % 2}"),
+            ("record", _RECORDS[doc]),
+            ("doi", f"10.1/{d}"),
+            ("count", count),
+            ("first_offset", offset),
+            ("first_line", offset // 7 + 1 if doc % 2 else None),
+            ("first_raw", f"raw{i}"),
+            ("forms", 1 << form),
+        ):
+            cols[k].append(v)
+    mentions, dois = merge_bucket(pa.Table.from_pydict(cols, schema=PARTIAL_SCHEMA))
+    want: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for i in sorted(range(len(rows)), key=lambda i: cols["first_offset"][i]):  # stable: row order on ties
+        key = (cols["source"][i], cols["record"][i], cols["doi"][i])
+        w = want.setdefault(key, {"count": 0, "forms": 0, "place": (9, 9), "first": i})
+        w["count"] += cols["count"][i]
+        w["forms"] |= cols["forms"][i]
+        w["place"] = min(w["place"], (cols["shard"][i], cols["doc"][i]))
+    expected = sorted(
+        (
+            (*w["place"], cols["first_offset"][w["first"]], k[2]),
+            {
+                "source": k[0],
+                "record": k[1],
+                "doi": k[2],
+                "count": w["count"],
+                "first_raw": cols["first_raw"][w["first"]],
+                "first_line": cols["first_line"][w["first"]],
+                "forms": forms_of(w["forms"]),
+            },
+        )
+        for k, w in want.items()
+    )
+    got = [
+        {k: m[k] for k in ("source", "record", "doi", "count", "first_raw", "first_line", "forms")}
+        for m in mentions.to_pylist()
+    ]
+    assert got == [e for _k, e in expected]
+    per_doi: dict[str, list[int]] = {}
+    for e in got:
+        per_doi.setdefault(e["doi"], []).append(e["count"])
+    assert [(d["doi"], d["occurrences"], d["documents"]) for d in dois.to_pylist()] == sorted(
+        (d, sum(c), len(c)) for d, c in per_doi.items()
+    )
