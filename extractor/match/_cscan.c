@@ -1752,6 +1752,20 @@ static int scan(const Buf *B, Sink *k)
     return 0;
 }
 
+/* The newlines of the data from the line position the sink started at to line_to, on from where
+ * the hits' count stopped: each byte counted once (-1 without line numbers or line_to). */
+static long long newlines_to(Sink *k, const Buf *B, Py_ssize_t line_to)
+{
+    if (k->line_base < 0 || line_to < 0)
+        return -1;
+    if (line_to >= k->lb)
+        k->lc += count_newlines(B->b, k->lb, line_to);
+    else
+        k->lc -= count_newlines(B->b, line_to, k->lb);
+    k->lb = line_to;
+    return (long long)k->lc;
+}
+
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"data",  "lo",        "hi",        "rlo",     "rhi", "base", "mentions", "hits",
@@ -1786,15 +1800,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
     k.hits = hits == Py_None ? NULL : hits;
     Buf B = {(const unsigned char *)view.buf, view.len};
     int rc = scan(&B, &k);
-    long long lines = -1;
-    if (rc == 0 && k.line_base >= 0 && line_to >= 0) {
-        /* the newlines up to line_to, on from where the hits' count stopped: each byte once */
-        if (line_to >= k.lb)
-            k.lc += count_newlines(B.b, k.lb, line_to);
-        else
-            k.lc -= count_newlines(B.b, line_to, k.lb);
-        lines = (long long)k.lc;
-    }
+    long long lines = rc == 0 ? newlines_to(&k, &B, line_to) : -1;
     PyBuffer_Release(&view);
     if (rc < 0)
         return NULL;
@@ -2766,14 +2772,7 @@ static PyObject *py_html_scan(PyObject *self, PyObject *args, PyObject *kw)
     for (Py_ssize_t i = 0; rc == 0 && i < f.nd; i++) /* spec §4: its token is passed over to its end */
         if (f.drop[2 * i] >= k.lo && f.drop[2 * i] < k.hi && f.drop[2 * i + 1] > last_end)
             last_end = f.drop[2 * i + 1];
-    long long lines = -1;
-    if (rc == 0 && k.line_base >= 0 && line_to >= 0) {
-        if (line_to >= k.lb)
-            k.lc += count_newlines(B.b, k.lb, line_to);
-        else
-            k.lc -= count_newlines(B.b, line_to, k.lb);
-        lines = (long long)k.lc;
-    }
+    long long lines = rc == 0 ? newlines_to(&k, &B, line_to) : -1;
     Py_ssize_t too_long = found ? f.too_long : 0;
     if (found)
         hfound_free(&f);

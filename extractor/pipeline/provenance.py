@@ -17,23 +17,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .write import MENTIONS_SCHEMA, PARTIAL_SCHEMA
+
 # The columns mentions/ has of its own, and the shard's bookkeeping columns beside them.
-RESERVED = frozenset(
-    {
-        "source",
-        "record",
-        "doi",
-        "count",
-        "first_byte_offset",
-        "first_char_offset",
-        "first_line",
-        "first_raw",
-        "forms",
-        "shard",
-        "doc",
-        "first_offset",
-    }
-)
+RESERVED = frozenset(MENTIONS_SCHEMA.names) | frozenset(PARTIAL_SCHEMA.names)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NOT_NAME = re.compile(r"[^a-z0-9_]")
