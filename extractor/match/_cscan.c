@@ -2060,38 +2060,31 @@ static inline int hv_linear(HView *v, const unsigned char *s, Py_ssize_t len, Py
     return len > 0 ? hv_seg(v, s, len, rpos, 0) : 0;
 }
 
+/* The segment holding view byte x: bisect_right(vpos, x) - 1, as View.to_raw finds it. */
+static Py_ssize_t hv_segment(const HView *v, Py_ssize_t x)
+{
+    Py_ssize_t lo = 0, hi = v->sn;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (x < v->seg[3 * mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo - 1;
+}
+
 /* View.to_raw: the raw span of view bytes [start, end). */
 static void hv_to_raw(const HView *v, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *rs, Py_ssize_t *re)
 {
-    Py_ssize_t lo = 0, hi = v->sn; /* bisect_right(vpos, x) - 1 */
-    Py_ssize_t x = start;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (x < v->seg[3 * mid])
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    Py_ssize_t i = lo - 1;
+    Py_ssize_t i = hv_segment(v, start), j = hv_segment(v, end - 1);
     *rs = v->seg[3 * i + 1] + (v->seg[3 * i + 2] ? 0 : start - v->seg[3 * i]);
-    lo = 0, hi = v->sn, x = end - 1;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (x < v->seg[3 * mid])
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    Py_ssize_t j = lo - 1;
     *re = v->seg[3 * j + 1] + (v->seg[3 * j + 2] ? v->seg[3 * j + 2] : end - v->seg[3 * j]);
 }
 
-static inline int az(unsigned c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
-static inline int dg(unsigned c) { return c >= '0' && c <= '9'; }
-static inline int hx(unsigned c) { return dg(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
 /* ASCII whitespace, as \s reads with re.ASCII (html.py's attribute and tag patterns) */
 static inline int ws(unsigned c) { return c == ' ' || (c >= 9 && c <= 13); }
-static inline int wordc(unsigned c) { return az(c) || dg(c) || c == '_'; }
+static inline int wordc(unsigned c) { return ascii_alpha(c) || is_digit(c) || c == '_'; }
 
 /* The length of html.py's _ENTITY at b[i] == '&', or 0:
  * &(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?) */
@@ -2100,16 +2093,16 @@ static Py_ssize_t entity_len(const unsigned char *b, Py_ssize_t i, Py_ssize_t n)
     Py_ssize_t j = i + 1, d = 0;
     if (j < n && b[j] == '#') {
         j++;
-        while (j < n && d < 7 && dg(b[j]))
+        while (j < n && d < 7 && is_digit(b[j]))
             j++, d++;
         if (d == 0 && j < n && (b[j] == 'x' || b[j] == 'X')) {
             j++;
-            while (j < n && d < 6 && hx(b[j]))
+            while (j < n && d < 6 && hexd(b[j]))
                 j++, d++;
         }
-    } else if (j < n && az(b[j])) {
+    } else if (j < n && ascii_alpha(b[j])) {
         j++;
-        while (j < n && d < 31 && (az(b[j]) || dg(b[j])))
+        while (j < n && d < 31 && (ascii_alpha(b[j]) || is_digit(b[j])))
             j++, d++;
     }
     if (d == 0)
@@ -2182,17 +2175,17 @@ static Py_ssize_t json_escape(const unsigned char *b, Py_ssize_t i, Py_ssize_t n
         return 0;
     unsigned c = b[i + 1];
     if (c == 'u') {
-        if (i + 6 > n || !hx(b[i + 2]) || !hx(b[i + 3]) || !hx(b[i + 4]) || !hx(b[i + 5]))
+        if (i + 6 > n || !hexd(b[i + 2]) || !hexd(b[i + 3]) || !hexd(b[i + 4]) || !hexd(b[i + 5]))
             return 0;
         cp_t code = 0;
         for (int t = 2; t < 6; t++)
-            code = code * 16 + (dg(b[i + t]) ? b[i + t] - '0' : (b[i + t] | 0x20) - 'a' + 10);
+            code = code * 16 + (cp_t)hexv(b[i + t]);
         if (code >= 0xD800 && code < 0xDC00 && i + 12 <= n && b[i + 6] == '\\' && b[i + 7] == 'u' &&
-            (b[i + 8] | 0x20) == 'd' && (b[i + 9] | 0x20) >= 'c' && (b[i + 9] | 0x20) <= 'f' && hx(b[i + 10]) &&
-            hx(b[i + 11])) {
+            (b[i + 8] | 0x20) == 'd' && (b[i + 9] | 0x20) >= 'c' && (b[i + 9] | 0x20) <= 'f' && hexd(b[i + 10]) &&
+            hexd(b[i + 11])) {
             cp_t low = 0;
             for (int t = 8; t < 12; t++)
-                low = low * 16 + (dg(b[i + t]) ? b[i + t] - '0' : (b[i + t] | 0x20) - 'a' + 10);
+                low = low * 16 + (cp_t)hexv(b[i + t]);
             *out = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
             return 12;
         }
@@ -2282,11 +2275,11 @@ static Py_ssize_t tag_match(const unsigned char *b, Py_ssize_t lt, Py_ssize_t st
     Py_ssize_t i = lt + 1;
     if (i < stop && b[i] == '/')
         i++;
-    if (i >= stop || !az(b[i]))
+    if (i >= stop || !ascii_alpha(b[i]))
         return -1;
     Py_ssize_t k = 1;
     i++;
-    while (i < stop && k < 64 && (az(b[i]) || dg(b[i]) || b[i] == ':' || b[i] == '_' || b[i] == '-'))
+    while (i < stop && k < 64 && (ascii_alpha(b[i]) || is_digit(b[i]) || b[i] == ':' || b[i] == '_' || b[i] == '-'))
         i++, k++;
     *name_end = i;
     while (i < stop) {
@@ -2343,7 +2336,7 @@ static int quick_reference(const unsigned char *b, Py_ssize_t m, char *out)
         int hex = b[2] == 'x' || b[2] == 'X';
         long v = 0;
         for (Py_ssize_t i = 2 + hex; i < m - 1; i++) {
-            v = v * (hex ? 16 : 10) + (dg(b[i]) ? b[i] - '0' : (b[i] | 0x20) - 'a' + 10);
+            v = v * (hex ? 16 : 10) + hexv(b[i]);
             if (v > 0x7E)
                 return 0;
         }
@@ -2517,7 +2510,7 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
             continue;
         }
         Py_ssize_t mend = -1, name_end = 0;
-        if (az(after) || after == '/') {
+        if (ascii_alpha(after) || after == '/') {
             /* up to a ">" (the next one, or a later one when the first stands inside a quoted
              * value): bounded work per "<", whatever the markup */
             if (next_gt < lt) {
@@ -2551,7 +2544,7 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
         Py_ssize_t ns = lt + 1 + closing, nn = name_end - ns;
         char lower[64];
         for (Py_ssize_t t = 0; t < nn; t++)
-            lower[t] = (char)(b[ns + t] | (az(b[ns + t]) ? 0x20 : 0));
+            lower[t] = (char)(b[ns + t] | (ascii_alpha(b[ns + t]) ? 0x20 : 0));
         pos = mend;
         int inl = is_inline(lower, nn);
         if (!inl || (last_inline_close && !closing) || (name_is(lower, nn, "a") && closing)) {

@@ -23,7 +23,6 @@ from .windows import (
     BYTE_RESERVE,
     RANGE_OVERLAP,
     CMatcher,
-    HtmlCMatcher,
     MappedSource,
     Matcher,
     PythonMatcher,
@@ -44,7 +43,7 @@ def matcher_for(
 ) -> Matcher:
     """The matcher for a text of this kind: the one place where C or Python is chosen."""
     if uses_c(kind, allow_other_prefix):
-        return HtmlCMatcher(table, hits) if kind == "html" else CMatcher(table, hits)
+        return CMatcher(table, hits, html=kind == "html")
     return PythonMatcher(kind, allow_other_prefix, table, hits)
 
 

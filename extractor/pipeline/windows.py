@@ -62,11 +62,15 @@ class Matcher(Protocol):
 
 
 class CMatcher:
-    """Plain text: the C matcher on the raw bytes (native.scan)."""
+    """The C matcher on the raw bytes: plain text (native.scan), or HTML, whose views it builds
+    and searches in C (native.html_scan: the rules of find_spans(…, "html"), each hit mapped
+    back to the markup; like the Python matcher, it counts the hits that start in [lo, cut) of
+    the window, whose views it reads whole)."""
 
-    def __init__(self, table: Mentions | None, hits: list[CHit] | None) -> None:
+    def __init__(self, table: Mentions | None, hits: list[CHit] | None, html: bool = False) -> None:
         self.table = table
         self.hits = hits
+        self.scan = native.html_scan if html else native.scan
 
     def __call__(
         self,
@@ -81,7 +85,7 @@ class CMatcher:
         line_from: int = 0,
         line_to: int = -1,
     ) -> tuple[int, int, int, int]:
-        return native.scan(
+        result: tuple[int, int, int, int] = self.scan(
             data,
             lo,
             cut,
@@ -95,6 +99,7 @@ class CMatcher:
             line_from=line_from,
             line_to=line_to,
         )
+        return result
 
 
 class PythonMatcher:
@@ -167,44 +172,6 @@ class PythonMatcher:
         )
         reported, newlines = _report(found, data, self.table, self.hits, line_base, line_from, line_to)
         return reported, last_end, stats.too_long, newlines
-
-
-class HtmlCMatcher:
-    """HTML: its views built and searched in C (native.html_scan, the rules of find_spans(…,
-    "html")), each hit mapped back to the markup. Like the Python matcher, it counts the hits
-    that start in [lo, cut) of the window, whose views it reads whole."""
-
-    def __init__(self, table: Mentions | None, hits: list[CHit] | None) -> None:
-        self.table = table
-        self.hits = hits
-
-    def __call__(
-        self,
-        data: Any,
-        lo: int,
-        cut: int,
-        rlo: int,
-        rhi: int,
-        base: int,
-        chars: bool,
-        line_base: int = -1,
-        line_from: int = 0,
-        line_to: int = -1,
-    ) -> tuple[int, int, int, int]:
-        return native.html_scan(
-            data,
-            lo,
-            cut,
-            rlo,
-            rhi,
-            base,
-            self.table,
-            self.hits,
-            chars=chars,
-            line_base=line_base,
-            line_from=line_from,
-            line_to=line_to,
-        )
 
 
 def _report(
