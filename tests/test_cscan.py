@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -143,6 +144,43 @@ def test_mentions_table_aggregates_per_document() -> None:
     assert masks == [0b11, 0b101]  # bare + doi-label; bare + resolver-url
     assert bounds == [0, 2]
     assert len(table) == 0 and last_end == len(data) - 1
+
+
+def _columns_as_lists(c: native.Columns) -> tuple[list[Any], ...]:
+    """take_columns' buffers read back through Arrow, as take() gives its rows."""
+    import pyarrow as pa
+
+    from extractor.pipeline.sinks import columns_arrays
+
+    doi, count, offset, line, raw, mask = (a.to_pylist() for a in columns_arrays(c))
+    for a in columns_arrays(c):
+        a.validate(full=True)  # offsets, UTF-8 and bitmap as Arrow requires them
+    assert isinstance(doi, list) and pa.types.is_string(columns_arrays(c)[0].type)
+    return doi, count, offset, raw, mask, line, c.bounds
+
+
+def test_take_columns_gives_the_rows_of_take_as_arrow_buffers() -> None:
+    """A document with thousands of distinct DOIs hands on its rows as Arrow buffers, no Python
+    object per row (issues 14, 15): the same rows, order and buckets as take(), raw texts that
+    differ from the key (case, labels, a later earlier offset) and lines with gaps."""
+    data = (
+        b"x 10.1000/a https://doi.org/10.1000/B\n10.1000/\xc3\xa9t\xc3\xa9 doi:10.1000/x\xff1 "
+        + b" ".join(b"10.1234/%d" % i for i in range(3000))
+        + b"\n10.1000/a 10.1234/7"
+    )
+    for buckets in (1, 3, 16):
+        tables = native.Mentions(), native.Mentions()
+        for t in tables:
+            native.scan(data, 0, len(data), 0, len(data), 0, t, None, line_base=0)
+            t.add("10.1000/record", 5, 2, "DOI 10.1000/RECORD", -1)  # a row with no line
+            t.add("10.1000/a", 0, 1, "earlier raw", 1)  # an earlier offset replaces the raw
+        rows = tables[0].take(buckets)
+        cols = native.Columns(*tables[1].take_columns(buckets))
+        assert _columns_as_lists(cols) == rows
+        assert cols.rows == len(rows[0]) == 3005 and cols.lines_valid is not None
+        assert {"10.1000/x", "10.1000/été", "10.1000/b"} <= set(rows[0])  # an invalid byte ends a DOI
+        assert {"earlier raw", "https://doi.org/10.1000/B", "doi:10.1000/x"} <= set(rows[3])
+        assert len(tables[1]) == 0 and native.Columns(*tables[1].take_columns(buckets)).rows == 0
 
 
 def test_mentions_come_grouped_by_bucket() -> None:

@@ -146,10 +146,12 @@ def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
 )
 @settings(max_examples=500, deadline=None)
 def test_the_python_mention_table_equals_c(adds: list[tuple[str, int, int, int]], buckets: int) -> None:
-    c, py = native.Mentions(), native.PyMentions()
+    c, py, c2, py2 = native.Mentions(), native.PyMentions(), native.Mentions(), native.PyMentions()
     for doi, offset, form, line in adds:
-        for table_ in (c, py):
-            table_.add(doi, offset, form, f"raw{offset}", line)  # line -1: none (a record's text)
+        for table_ in (c, py, c2, py2):
+            raw = doi if offset % 3 == 0 else f"raw{offset}"  # the key itself, or not
+            table_.add(doi, offset, form, raw, line)  # line -1: none (a record's text)
     assert len(c) == len(py)
     assert c.take(buckets) == py.take(buckets)
+    assert c2.take_columns(buckets) == py2.take_columns(buckets)  # the same Arrow buffers
     assert len(py) == 0 and json.dumps(py.take(1)) == json.dumps(([], [], [], [], [], [], [0, 0]))

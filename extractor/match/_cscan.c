@@ -452,40 +452,44 @@ static int split_ahead(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
 /* rules.DEBRIS's characters: U+FFFD and private-use code points. */
 static inline int debris_char(cp_t c) { return c == 0xFFFD || (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; }
 
-/* A character at which some rule of first_cut may end a name: ?#&,;<>()[]{}, their full-width
- * forms, and rules.DEBRIS's characters. */
+/* The characters at which some rule of first_cut may end a name (?#&,;<>()[]{}, their full-width
+ * closers, rules.DEBRIS's characters), by the rule each wakes: a name holding none of a rule's
+ * characters skips that rule's pass. */
+enum { K_QUERY = 1, K_HASH_AMP = 2, K_SPLIT = 4, K_LT = 8, K_SEMI = 16, K_PAREN = 32, K_DEBRIS = 64, K_CLOSE = 128 };
 static unsigned char CUT_ASCII[128];
 
-static inline int cut_char(cp_t c)
+static inline unsigned cut_class(cp_t c)
 {
     if (c < 128)
         return CUT_ASCII[c];
     if (c < 0xE000)
         return 0;
-    return debris_char(c) || c == 0xFF08 || c == 0xFF09 || c == 0xFF3B || c == 0xFF3D || c == 0xFF5B || c == 0xFF5D ||
-           c == 0xFF1C || c == 0xFF1E;
+    if (debris_char(c))
+        return K_DEBRIS;
+    return c == 0xFF09 || c == 0xFF3D || c == 0xFF5D || c == 0xFF1E ? K_CLOSE : 0;
 }
 
 static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
 {
     Py_ssize_t end = n, i;
-    for (i = 0; i < n && !cut_char(s[i]); i++)
-        ;
-    if (i == n)
+    unsigned m = 0;
+    for (i = 0; i < n; i++)
+        m |= cut_class(s[i]);
+    if (m == 0)
         return n; /* nothing any rule reacts to: the common case */
     if (IS_URL(form)) {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n && (m & (K_QUERY | K_HASH_AMP)); i++)
             if (s[i] == '?' || s[i] == '#' || s[i] == '&') {
                 end = i;
                 break;
             }
     } else if (form == F_URN || form == F_EIDR) {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n && (m & (K_QUERY | K_HASH_AMP)); i++)
             if (s[i] == '?' || s[i] == '#') {
                 end = i;
                 break;
             }
-    } else {
+    } else if (m & K_QUERY) {
         for (i = 0; i < n; i++) {
             if (s[i] == '?' && i + 1 < n && (ascii_alpha(s[i + 1]) || s[i + 1] == '_')) {
                 Py_ssize_t j = i + 2;
@@ -498,12 +502,12 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
             }
         }
     }
-    for (i = 0; i < end; i++)
+    for (i = 0; i < end && (m & K_SPLIT); i++)
         if ((s[i] == ',' || s[i] == ';') && split_ahead(s, end, i + 1)) {
             end = i;
             break;
         }
-    for (i = 0; i < end; i++) {
+    for (i = 0; i < end && (m & K_LT); i++) {
         if (s[i] != '<')
             continue;
         Py_ssize_t j = i + 1;
@@ -521,7 +525,7 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
     }
     /* rules._KEY_VALUE (;key: or ;key=) and rules.DEBRIS (U+FFFD, private use, (cid:N)), in that
      * order as rules.first_cut applies them: the key-value cut bounds the debris search */
-    {
+    if (m & (K_SEMI | K_PAREN | K_DEBRIS)) {
         Py_ssize_t kv = end, db = end;
         for (i = 0; i < end; i++) {
             cp_t c = s[i];
@@ -550,7 +554,7 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
             end = db;
     }
     /* _cut_brackets: the first closing bracket that closes nothing opened before it */
-    {
+    if (m & K_CLOSE) {
         cp_t stack[MAX_LOGICAL + 8];
         Py_ssize_t depth = 0;
         for (i = 0; i < end; i++) {
@@ -698,9 +702,7 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
         for (i = 0; i < n; i++) {
             if (s[i] != '/')
                 continue;
-            for (const char *c = "?#&,;<>()[]{}"; *c; c++)
-        CUT_ASCII[(unsigned char)*c] = 1;
-    for (int a = 0; SEGMENTS[a]; a++) {
+            for (int a = 0; SEGMENTS[a]; a++) {
                 Py_ssize_t e = i + 1 + SEGMENT_LEN[a];
                 if (lit_at(s, n, i + 1, SEGMENTS[a]) && (e == n || s[e] == '/'))
                     return i;
@@ -830,9 +832,10 @@ static int doi_path_marker(const cp_t *ub, Py_ssize_t ubn)
     return 0;
 }
 
-static Py_ssize_t end_of_name(const cp_t *s, Py_ssize_t n, int form, const cp_t *ub, Py_ssize_t ubn)
+/* `cut`: first_cut(s, n, form) when the caller knows it, else -1. */
+static Py_ssize_t end_of_name(const cp_t *s, Py_ssize_t n, int form, const cp_t *ub, Py_ssize_t ubn, Py_ssize_t cut)
 {
-    Py_ssize_t end = first_cut(s, n, form);
+    Py_ssize_t end = cut >= 0 ? cut : first_cut(s, n, form);
     while (end && trailing(s[end - 1]))
         end--;
     if (IS_URL(form) && end) {
@@ -965,52 +968,50 @@ static uint64_t fnv1a(const char *u, Py_ssize_t n)
     return h;
 }
 
+/* A place of the hash table: a row, or -1, with the high half of its key's hash, so that a probe
+ * passing other keys reads no row (a document of distinct DOIs misses the cache on each). */
+typedef struct {
+    int32_t row;
+    uint32_t tag;
+} Slot;
+
 /* The rows of one document's distinct DOIs, found by an open-addressing table on the UTF-8
  * bytes of the canonical DOI: a DOI seen before costs no Python object at all. */
 typedef struct {
     PyObject_HEAD
-    PyObject *dois, *raws; /* lists, by row */
     int64_t *counts, *offsets, *lines; /* lines: 1-based line of the first offset, or -1 */
     int32_t *masks;
     uint64_t *hashes;      /* FNV-1a of the key bytes, by row (also the bucket hash) */
     Py_ssize_t *koff;      /* key bytes of each row in the arena */
     Py_ssize_t *klen;
+    Py_ssize_t *roff;      /* the first raw text's UTF-8 bytes in the raw arena, by row ... */
+    Py_ssize_t *rlen;      /* ... or -1 where it is the key's own bytes (a bare DOI in lower case) */
     Py_ssize_t n, cap;
-    char *arena;
-    Py_ssize_t arena_len, arena_cap;
-    Py_ssize_t *slots;     /* row number, or -1 */
+    char *arena, *rarena;
+    Py_ssize_t arena_len, arena_cap, rarena_len, rarena_cap;
+    Slot *slots;
     Py_ssize_t nslots;     /* a power of two */
 } Mentions;
 
-static int mentions_clear(Mentions *m)
+static void mentions_clear(Mentions *m)
 {
-    Py_CLEAR(m->dois);
-    Py_CLEAR(m->raws);
     m->n = 0;
     m->arena_len = 0;
+    m->rarena_len = 0;
     if (m->slots != NULL)
-        memset(m->slots, 0xFF, sizeof(Py_ssize_t) * (size_t)m->nslots);
-    if (!(m->dois = PyList_New(0)) || !(m->raws = PyList_New(0)))
-        return -1;
-    return 0;
+        memset(m->slots, 0xFF, sizeof(Slot) * (size_t)m->nslots);
 }
 
 static PyObject *Mentions_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     Mentions *m = (Mentions *)type->tp_alloc(type, 0);
-    if (m == NULL)
-        return NULL;
-    if (mentions_clear(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    if (m != NULL)
+        mentions_clear(m);
     return (PyObject *)m;
 }
 
 static void Mentions_dealloc(Mentions *m)
 {
-    Py_XDECREF(m->dois);
-    Py_XDECREF(m->raws);
     PyMem_Free(m->counts);
     PyMem_Free(m->offsets);
     PyMem_Free(m->lines);
@@ -1018,7 +1019,10 @@ static void Mentions_dealloc(Mentions *m)
     PyMem_Free(m->hashes);
     PyMem_Free(m->koff);
     PyMem_Free(m->klen);
+    PyMem_Free(m->roff);
+    PyMem_Free(m->rlen);
     PyMem_Free(m->arena);
+    PyMem_Free(m->rarena);
     PyMem_Free(m->slots);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
@@ -1038,17 +1042,18 @@ static int grow(void **p, Py_ssize_t cap, size_t size)
 
 static int rehash(Mentions *m, Py_ssize_t nslots)
 {
-    Py_ssize_t *slots = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)nslots);
+    Slot *slots = PyMem_Malloc(sizeof(Slot) * (size_t)nslots);
     if (slots == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    memset(slots, 0xFF, sizeof(Py_ssize_t) * (size_t)nslots);
+    memset(slots, 0xFF, sizeof(Slot) * (size_t)nslots);
     for (Py_ssize_t r = 0; r < m->n; r++) {
         Py_ssize_t i = (Py_ssize_t)(m->hashes[r] & (uint64_t)(nslots - 1));
-        while (slots[i] >= 0)
+        while (slots[i].row >= 0)
             i = (i + 1) & (nslots - 1);
-        slots[i] = r;
+        slots[i].row = (int32_t)r;
+        slots[i].tag = (uint32_t)(m->hashes[r] >> 32);
     }
     PyMem_Free(m->slots);
     m->slots = slots;
@@ -1056,51 +1061,96 @@ static int rehash(Mentions *m, Py_ssize_t nslots)
     return 0;
 }
 
-/* Count one hit of the DOI whose canonical form is the UTF-8 `key`; the DOI's str and raw
- * text are made only when it was not seen before in this document. */
-/* The raw text of a hit: the bytes B[s:e] decoded, or `given` when there is no buffer. */
-static PyObject *raw_get(const Buf *B, Py_ssize_t s, Py_ssize_t e, PyObject *given)
+/* A hit's raw text B[s:e], sharing the DOI's own str when it is the key's bytes (a bare DOI
+ * written in lower case): one str less per hit where every few bytes are a new DOI. */
+static PyObject *raw_or_doi(const Buf *B, Py_ssize_t s, Py_ssize_t e, const char *key, Py_ssize_t klen, PyObject *doi)
 {
-    if (B == NULL) {
-        Py_INCREF(given);
-        return given;
-    }
+    if (e - s == klen && memcmp(B->b + s, key, (size_t)klen) == 0)
+        return Py_NewRef(doi);
     return raw_of(B, s, e);
 }
 
-/* raw_get, sharing the DOI's own str when the raw text is the key's bytes (a bare DOI written
- * in lower case): one str less per hit where every few bytes are a new DOI. */
-static PyObject *raw_or_doi(const Buf *B, Py_ssize_t s, Py_ssize_t e, PyObject *given, const char *key, Py_ssize_t klen,
-                            PyObject *doi)
+/* Room for `more` bytes at the end of an arena. */
+static int arena_room(char **arena, Py_ssize_t len, Py_ssize_t *cap, Py_ssize_t more)
 {
-    if (B != NULL && e - s == klen && memcmp(B->b + s, key, (size_t)klen) == 0) {
-        Py_INCREF(doi);
-        return doi;
-    }
-    return raw_get(B, s, e, given);
+    if (len + more <= *cap)
+        return 0;
+    Py_ssize_t c = *cap ? 2 * *cap : 1 << 16;
+    while (c < len + more)
+        c *= 2;
+    if (grow((void **)arena, c, 1) < 0)
+        return -1;
+    *cap = c;
+    return 0;
 }
 
+/* Keep the raw text of row r's first hit as UTF-8: the bytes B[s:e] (invalid ones as U+FFFD, as
+ * raw_of reads them), or `given` when there is no buffer; nothing where it is the key itself. */
+static int raw_keep(Mentions *m, Py_ssize_t r, const Buf *B, Py_ssize_t s, Py_ssize_t e, PyObject *given,
+                    const char *key, Py_ssize_t klen)
+{
+    const char *u;
+    Py_ssize_t un;
+    if (B != NULL) {
+        if (e - s == klen && memcmp(B->b + s, key, (size_t)klen) == 0) {
+            m->rlen[r] = -1;
+            return 0;
+        }
+        if (arena_room(&m->rarena, m->rarena_len, &m->rarena_cap, 4 * (e - s)) < 0)
+            return -1;
+        char *out = m->rarena + m->rarena_len;
+        Py_ssize_t o = 0;
+        for (Py_ssize_t i = s; i < e;) {
+            cp_t c;
+            i += dec(B->b, e, i, &c);
+            o += utf8_encode(&c, 1, out + o);
+        }
+        m->roff[r] = m->rarena_len;
+        m->rlen[r] = o;
+        m->rarena_len += o;
+        return 0;
+    }
+    if ((u = PyUnicode_AsUTF8AndSize(given, &un)) == NULL)
+        return -1;
+    if (un == klen && memcmp(u, key, (size_t)klen) == 0) {
+        m->rlen[r] = -1;
+        return 0;
+    }
+    if (arena_room(&m->rarena, m->rarena_len, &m->rarena_cap, un) < 0)
+        return -1;
+    memcpy(m->rarena + m->rarena_len, u, (size_t)un);
+    m->roff[r] = m->rarena_len;
+    m->rlen[r] = un;
+    m->rarena_len += un;
+    return 0;
+}
+
+/* Count one hit of the DOI whose canonical form is the UTF-8 `key`: bytes in C arrays only, the
+ * Python objects made when the rows are taken (or none at all, by take_columns). */
 static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t offset, int64_t line, int form, const Buf *B,
                         Py_ssize_t s, Py_ssize_t e, PyObject *given)
 {
+    if (m->n >= INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "too many DOIs in one mention table");
+        return -1;
+    }
     if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
         return -1;
     uint64_t h = fnv1a(key, klen);
+    uint32_t tag = (uint32_t)(h >> 32);
     Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(m->nslots - 1));
     for (;;) {
-        Py_ssize_t r = m->slots[i];
+        Py_ssize_t r = m->slots[i].row;
         if (r < 0)
             break;
-        if (m->hashes[r] == h && m->klen[r] == klen && memcmp(m->arena + m->koff[r], key, (size_t)klen) == 0) {
+        if (m->slots[i].tag == tag && m->hashes[r] == h && m->klen[r] == klen && memcmp(m->arena + m->koff[r], key, (size_t)klen) == 0) {
             m->counts[r]++;
             m->masks[r] |= 1 << form;
             if (offset < m->offsets[r]) {
-                PyObject *raw = raw_get(B, s, e, given);
-                if (raw == NULL)
+                if (raw_keep(m, r, B, s, e, given, key, klen) < 0)
                     return -1;
                 m->offsets[r] = offset;
                 m->lines[r] = line;
-                PyList_SetItem(m->raws, r, raw);
             }
             return 0;
         }
@@ -1111,28 +1161,17 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
         if (grow((void **)&m->counts, cap, sizeof(int64_t)) < 0 || grow((void **)&m->offsets, cap, sizeof(int64_t)) < 0 ||
             grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 ||
             grow((void **)&m->masks, cap, sizeof(int32_t)) < 0 || grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
-            grow((void **)&m->koff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->klen, cap, sizeof(Py_ssize_t)) < 0)
+            grow((void **)&m->koff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->klen, cap, sizeof(Py_ssize_t)) < 0 ||
+            grow((void **)&m->roff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->rlen, cap, sizeof(Py_ssize_t)) < 0)
             return -1;
         m->cap = cap;
     }
-    if (m->arena_len + klen > m->arena_cap) {
-        Py_ssize_t cap = m->arena_cap ? 2 * m->arena_cap : 1 << 16;
-        while (cap < m->arena_len + klen)
-            cap *= 2;
-        if (grow((void **)&m->arena, cap, 1) < 0)
-            return -1;
-        m->arena_cap = cap;
-    }
-    PyObject *doi = PyUnicode_DecodeUTF8(key, klen, "strict");
-    PyObject *raw = doi == NULL ? NULL : raw_or_doi(B, s, e, given, key, klen, doi);
-    if (raw == NULL || PyList_Append(m->dois, doi) < 0 || PyList_Append(m->raws, raw) < 0) {
-        Py_XDECREF(doi);
-        Py_XDECREF(raw);
+    if (arena_room(&m->arena, m->arena_len, &m->arena_cap, klen) < 0)
         return -1;
-    }
-    Py_DECREF(doi);
-    Py_DECREF(raw);
-    Py_ssize_t r = m->n++;
+    Py_ssize_t r = m->n;
+    if (raw_keep(m, r, B, s, e, given, key, klen) < 0)
+        return -1;
+    m->n++;
     memcpy(m->arena + m->arena_len, key, (size_t)klen);
     m->koff[r] = m->arena_len;
     m->klen[r] = klen;
@@ -1142,7 +1181,63 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     m->offsets[r] = offset;
     m->lines[r] = line;
     m->masks[r] = 1 << form;
-    m->slots[i] = r;
+    m->slots[i].row = (int32_t)r;
+    m->slots[i].tag = tag;
+    return 0;
+}
+
+/* The rows' order when taken: grouped by the hash bucket of their DOI (bucket_of), first-seen
+ * within a bucket. Fills row[j] (the row at place j) and at[0..buckets] (bucket b's places are
+ * [at[b], at[b + 1])); the caller frees both. */
+static int mentions_order(const Mentions *m, Py_ssize_t buckets, Py_ssize_t **row, Py_ssize_t **at)
+{
+    Py_ssize_t n = m->n;
+    Py_ssize_t *of = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    Py_ssize_t *next = PyMem_Calloc((size_t)buckets + 1, sizeof(Py_ssize_t));
+    *row = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    *at = PyMem_Calloc((size_t)buckets + 1, sizeof(Py_ssize_t));
+    if (!of || !next || !*row || !*at) {
+        PyMem_Free(of);
+        PyMem_Free(next);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        of[i] = (Py_ssize_t)(m->hashes[i] % (uint64_t)buckets);
+        (*at)[of[i] + 1]++;
+    }
+    for (Py_ssize_t b = 0; b < buckets; b++)
+        (*at)[b + 1] += (*at)[b];
+    memcpy(next, *at, sizeof(Py_ssize_t) * (size_t)(buckets + 1));
+    for (Py_ssize_t i = 0; i < n; i++)
+        (*row)[next[of[i]]++] = i;
+    PyMem_Free(of);
+    PyMem_Free(next);
+    return 0;
+}
+
+static PyObject *bounds_list(const Py_ssize_t *at, Py_ssize_t buckets)
+{
+    PyObject *bounds = PyList_New(buckets + 1);
+    for (Py_ssize_t b = 0; bounds != NULL && b <= buckets; b++) {
+        PyObject *v = PyLong_FromSsize_t(at[b]);
+        if (v == NULL)
+            Py_CLEAR(bounds);
+        else
+            PyList_SET_ITEM(bounds, b, v);
+    }
+    return bounds;
+}
+
+static int buckets_arg(PyObject *args, Py_ssize_t *buckets)
+{
+    *buckets = 1;
+    if (!PyArg_ParseTuple(args, "|n", buckets))
+        return -1;
+    if (*buckets < 1) {
+        PyErr_SetString(PyExc_ValueError, "buckets must be positive");
+        return -1;
+    }
     return 0;
 }
 
@@ -1151,62 +1246,36 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
  * bucket b's rows are [bounds[b], bounds[b + 1]). The table is emptied. */
 static PyObject *Mentions_take(Mentions *m, PyObject *args)
 {
-    Py_ssize_t buckets = 1;
-    if (!PyArg_ParseTuple(args, "|n", &buckets))
+    Py_ssize_t buckets, *row = NULL, *at = NULL, n = m->n;
+    if (buckets_arg(args, &buckets) < 0)
         return NULL;
-    if (buckets < 1) {
-        PyErr_SetString(PyExc_ValueError, "buckets must be positive");
-        return NULL;
-    }
-    Py_ssize_t n = m->n;
-    Py_ssize_t *of = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
-    Py_ssize_t *at = PyMem_Calloc((size_t)buckets + 1, sizeof(Py_ssize_t));
     PyObject *dois = PyList_New(n), *raws = PyList_New(n), *counts = PyList_New(n), *offsets = PyList_New(n),
-             *masks = PyList_New(n), *lines = PyList_New(n), *bounds = PyList_New(buckets + 1), *out = NULL;
-    if (!of || !at || !dois || !raws || !counts || !offsets || !masks || !lines || !bounds) {
-        PyErr_NoMemory();
+             *masks = PyList_New(n), *lines = PyList_New(n), *bounds = NULL, *out = NULL;
+    if (!dois || !raws || !counts || !offsets || !masks || !lines || mentions_order(m, buckets, &row, &at) < 0 ||
+        !(bounds = bounds_list(at, buckets)))
         goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        of[i] = (Py_ssize_t)(m->hashes[i] % (uint64_t)buckets);
-        at[of[i] + 1]++;
-    }
-    for (Py_ssize_t b = 0; b < buckets; b++)
-        at[b + 1] += at[b];
-    for (Py_ssize_t b = 0; b <= buckets; b++) {
-        PyObject *v = PyLong_FromSsize_t(at[b]);
-        if (v == NULL)
-            goto done;
-        PyList_SET_ITEM(bounds, b, v);
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t j = at[of[i]]++;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        PyObject *d = PyUnicode_DecodeUTF8(m->arena + m->koff[i], m->klen[i], "strict");
+        PyObject *r = d == NULL || m->rlen[i] < 0 ? Py_XNewRef(d)
+                                                  : PyUnicode_DecodeUTF8(m->rarena + m->roff[i], m->rlen[i], "strict");
         PyObject *a = PyLong_FromLongLong(m->counts[i]), *b = PyLong_FromLongLong(m->offsets[i]),
                  *c = PyLong_FromLong(m->masks[i]);
-        if (!a || !b || !c) {
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            Py_XDECREF(c);
-            goto done;
-        }
+        PyObject *l = m->lines[i] < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(m->lines[i]);
+        PyList_SET_ITEM(dois, j, d);
+        PyList_SET_ITEM(raws, j, r);
         PyList_SET_ITEM(counts, j, a);
         PyList_SET_ITEM(offsets, j, b);
         PyList_SET_ITEM(masks, j, c);
-        PyObject *l = m->lines[i] < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(m->lines[i]);
-        if (l == NULL)
-            goto done;
         PyList_SET_ITEM(lines, j, l);
-        PyObject *d = PyList_GET_ITEM(m->dois, i), *r = PyList_GET_ITEM(m->raws, i);
-        Py_INCREF(d);
-        Py_INCREF(r);
-        PyList_SET_ITEM(dois, j, d);
-        PyList_SET_ITEM(raws, j, r);
+        if (!d || !r || !a || !b || !c || !l)
+            goto done; /* a NULL item of a list is safe to free */
     }
     out = Py_BuildValue("(OOOOOOO)", dois, counts, offsets, raws, masks, lines, bounds);
-    if (out != NULL && mentions_clear(m) < 0)
-        Py_CLEAR(out);
+    if (out != NULL)
+        mentions_clear(m);
 done:
-    PyMem_Free(of);
+    PyMem_Free(row);
     PyMem_Free(at);
     Py_XDECREF(dois);
     Py_XDECREF(raws);
@@ -1214,6 +1283,94 @@ done:
     Py_XDECREF(offsets);
     Py_XDECREF(masks);
     Py_XDECREF(lines);
+    Py_XDECREF(bounds);
+    return out;
+}
+
+/* One Arrow string column of the rows in `row` order as (offsets, data) bytes: int32 offsets
+ * (Arrow's string layout), the keys' bytes or (raw) the raw texts'. */
+static int string_column(const Mentions *m, const Py_ssize_t *row, int raw, PyObject **offs, PyObject **data)
+{
+    Py_ssize_t n = m->n, total = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        total += raw && m->rlen[i] >= 0 ? m->rlen[i] : m->klen[i];
+    }
+    if (total > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2 GiB of text in one column");
+        return -1;
+    }
+    *offs = PyBytes_FromStringAndSize(NULL, 4 * (n + 1));
+    *data = PyBytes_FromStringAndSize(NULL, total);
+    if (*offs == NULL || *data == NULL)
+        return -1;
+    int32_t *o = (int32_t *)PyBytes_AS_STRING(*offs);
+    char *d = PyBytes_AS_STRING(*data);
+    Py_ssize_t at = 0;
+    o[0] = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        const char *src = raw && m->rlen[i] >= 0 ? m->rarena + m->roff[i] : m->arena + m->koff[i];
+        Py_ssize_t len = raw && m->rlen[i] >= 0 ? m->rlen[i] : m->klen[i];
+        memcpy(d + at, src, (size_t)len);
+        at += len;
+        o[j + 1] = (int32_t)at;
+    }
+    return 0;
+}
+
+/* take_columns(buckets=1) -> (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data,
+ * form_masks, first_lines, lines_valid, bounds): take's rows as the buffers of Arrow arrays —
+ * strings as int32 offsets and UTF-8 data, int64 counts, offsets and lines, int32 masks, a
+ * validity bitmap of the lines (None when none is missing) — with no Python object per row. */
+static PyObject *Mentions_take_columns(Mentions *m, PyObject *args)
+{
+    Py_ssize_t buckets, *row = NULL, *at = NULL, n = m->n;
+    PyObject *doff = NULL, *ddata = NULL, *roffs = NULL, *rdata = NULL, *counts = NULL, *offsets = NULL, *masks = NULL,
+             *lines = NULL, *valid = NULL, *bounds = NULL, *out = NULL;
+    if (buckets_arg(args, &buckets) < 0 || mentions_order(m, buckets, &row, &at) < 0 || !(bounds = bounds_list(at, buckets)) ||
+        string_column(m, row, 0, &doff, &ddata) < 0 || string_column(m, row, 1, &roffs, &rdata) < 0 ||
+        !(counts = PyBytes_FromStringAndSize(NULL, 8 * n)) || !(offsets = PyBytes_FromStringAndSize(NULL, 8 * n)) ||
+        !(masks = PyBytes_FromStringAndSize(NULL, 4 * n)) || !(lines = PyBytes_FromStringAndSize(NULL, 8 * n)))
+        goto done;
+    int64_t *c = (int64_t *)PyBytes_AS_STRING(counts), *o = (int64_t *)PyBytes_AS_STRING(offsets),
+            *l = (int64_t *)PyBytes_AS_STRING(lines);
+    int32_t *k = (int32_t *)PyBytes_AS_STRING(masks);
+    Py_ssize_t missing = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        c[j] = m->counts[i];
+        o[j] = m->offsets[i];
+        k[j] = m->masks[i];
+        l[j] = m->lines[i] < 0 ? 0 : m->lines[i];
+        missing += m->lines[i] < 0;
+    }
+    if (missing) {
+        if (!(valid = PyBytes_FromStringAndSize(NULL, (n + 7) / 8)))
+            goto done;
+        unsigned char *v = (unsigned char *)PyBytes_AS_STRING(valid);
+        memset(v, 0, (size_t)(n + 7) / 8);
+        for (Py_ssize_t j = 0; j < n; j++)
+            if (m->lines[row[j]] >= 0)
+                v[j >> 3] |= (unsigned char)(1 << (j & 7));
+    } else {
+        valid = Py_NewRef(Py_None);
+    }
+    out = Py_BuildValue("(OOOOOOOOOO)", doff, ddata, counts, offsets, roffs, rdata, masks, lines, valid, bounds);
+    if (out != NULL)
+        mentions_clear(m);
+done:
+    PyMem_Free(row);
+    PyMem_Free(at);
+    Py_XDECREF(doff);
+    Py_XDECREF(ddata);
+    Py_XDECREF(roffs);
+    Py_XDECREF(rdata);
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_XDECREF(masks);
+    Py_XDECREF(lines);
+    Py_XDECREF(valid);
     Py_XDECREF(bounds);
     return out;
 }
@@ -1242,6 +1399,8 @@ static PyMethodDef Mentions_methods[] = {
      "add(doi, offset, form, raw, line=-1): count one hit of `doi` (canonical) at `offset` (on 1-based `line`, -1 for none), form index `form`."},
     {"take", (PyCFunction)Mentions_take, METH_VARARGS,
      "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, first_lines, bounds), grouped by bucket; empties the table."},
+    {"take_columns", (PyCFunction)Mentions_take_columns, METH_VARARGS,
+     "take_columns(buckets=1) -> take's rows as Arrow buffers (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data, form_masks, first_lines, lines_valid, bounds); empties the table."},
     {NULL}};
 static PySequenceMethods Mentions_seq = {.sq_length = (lenfunc)Mentions_len};
 static PyTypeObject MentionsType = {
@@ -1415,7 +1574,7 @@ static int emit_key(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int
         rc = mentions_add(k->mentions, kb, kn, k->base + at, line, form, B, start, end, NULL);
     if (rc == 0 && k->hits != NULL) {
         PyObject *doi = PyUnicode_DecodeUTF8(kb, kn, "strict");
-        PyObject *raw = doi == NULL ? NULL : raw_or_doi(B, start, end, NULL, kb, kn, doi);
+        PyObject *raw = doi == NULL ? NULL : raw_or_doi(B, start, end, kb, kn, doi);
         PyObject *ln = line < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(line);
         PyObject *t = raw == NULL || ln == NULL ? NULL
                                                 : Py_BuildValue("(LLiOOO)", (long long)(k->base + at), (long long)(k->base + to),
@@ -1434,23 +1593,31 @@ static int emit_key(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int
  * short window first, the whole window only when no rule ends the name in the short one. The
  * rules of first_cut never end a name inside its anchor, so they are applied to the run alone.
  * Returns the run's length, or -1 for a candidate that no rule ends within MAX_DOI_CHARS (spec
- * §4: dropped and counted), with *skip where its token ends. *qq is the byte after the run. */
+ * §4: dropped and counted), with *skip where its token ends. *qq is the byte after the run;
+ * *cut is first_cut of the run when it was found on the way, else -1. */
 static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, Py_ssize_t off, int form, Py_ssize_t *qq,
-                           Py_ssize_t *skip)
+                           Py_ssize_t *skip, Py_ssize_t *cut)
 {
     *qq = q;
-    Py_ssize_t have = decode_run(B, qq, s, bo, off, 0, FIRST_WINDOW);
-    if (have == FIRST_WINDOW && off + SHORT_WINDOW + 1 <= MAX_LOGICAL) {
-        /* A cut in the first characters is the cut of the short window too when no rule's
-         * lookahead reaches past them: every cut falls on a character no pattern crosses, and
-         * only a tag name running to the window's end (rules._TAGLIKE) waits for more; a
-         * later character that is neither a tag-name character nor '/' ends any such name.
-         * Saves reading the short window for every DOI of a list joined by commas (issue 15). */
+    *cut = -1;
+    Py_ssize_t have = 0;
+    /* A cut in the first characters is the cut of the short window too when no rule's
+     * lookahead reaches past them: every cut falls on a character no pattern crosses, and only a
+     * tag name running to the window's end (rules._TAGLIKE) waits for more; a later character
+     * that is neither a tag-name character nor '/' ends any such name. Read 32, 64, then 128
+     * characters for such a cut before the short window: a list of DOIs joined by commas reads
+     * each DOI and the next, not 256 characters a DOI (issue 15). */
+    for (Py_ssize_t want = FIRST_WINDOW; want < SHORT_WINDOW && off + SHORT_WINDOW + 1 <= MAX_LOGICAL; want *= 2) {
+        have = decode_run(B, qq, s, bo, off, have, want);
+        if (have < want)
+            return have; /* the run ends before the window does */
         Py_ssize_t c = first_cut(s + off, have, form);
         for (Py_ssize_t t = c + 1; t < have; t++)
             if (!(az_ci(s[off + t]) || is_digit(s[off + t]) || s[off + t] == ':' || s[off + t] == '_' ||
-                  s[off + t] == '.' || s[off + t] == '-' || s[off + t] == '/'))
+                  s[off + t] == '.' || s[off + t] == '-' || s[off + t] == '/')) {
+                *cut = c;
                 return have;
+            }
     }
     have = decode_run(B, qq, s, bo, off, have, SHORT_WINDOW + 1);
     if (have > SHORT_WINDOW && first_cut(s + off, have, form) >= SHORT_WINDOW) {
@@ -1699,9 +1866,9 @@ static int scan(const Buf *B, Sink *k)
             form = F_PERCENT;
         /* _extend: the anchor, then the run after it (at offset 0 when the anchor alone is
          * too long for a name: only whether the token is skipped matters then) */
-        Py_ssize_t A = q - p, off = A > MAX_LOGICAL ? 0 : A, qq, skip;
+        Py_ssize_t A = q - p, off = A > MAX_LOGICAL ? 0 : A, qq, skip, cut;
         int mine = p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi;
-        Py_ssize_t have = read_run(B, q, s, bo, off, form, &qq, &skip);
+        Py_ssize_t have = read_run(B, q, s, bo, off, form, &qq, &skip, &cut);
         if (have < 0) {
             k->too_long += mine;
             last_end = skip; /* dropped with the rest of its token, never truncated */
@@ -1732,7 +1899,7 @@ static int scan(const Buf *B, Sink *k)
             for (Py_ssize_t i = start; i < p && ubn < LEFT_WINDOW + 4;)
                 i += dec(b, p, i, &ub[ubn++]);
         }
-        Py_ssize_t nn = end_of_name(s, L, form, ub, ubn);
+        Py_ssize_t nn = end_of_name(s, L, form, ub, ubn, cut < 0 ? -1 : A + cut);
         if (nn <= A)
             continue;
         Py_ssize_t end = bo[nn];
@@ -2851,8 +3018,13 @@ PyMODINIT_FUNC PyInit__cscan(void)
         VIEW_LEN[a] = (Py_ssize_t)strlen(VIEWS[a]);
     for (int a = 0; RXIV[a]; a++)
         RXIV_LEN[a] = (Py_ssize_t)strlen(RXIV[a]);
-    for (const char *c = "?#&,;<>()[]{}"; *c; c++)
-        CUT_ASCII[(unsigned char)*c] = 1;
+    CUT_ASCII['?'] = K_QUERY;
+    CUT_ASCII['#'] = CUT_ASCII['&'] = K_HASH_AMP;
+    CUT_ASCII[','] = K_SPLIT;
+    CUT_ASCII[';'] = K_SPLIT | K_SEMI;
+    CUT_ASCII['<'] = K_LT;
+    CUT_ASCII['('] = K_PAREN;
+    CUT_ASCII[')'] = CUT_ASCII[']'] = CUT_ASCII['}'] = CUT_ASCII['>'] = K_CLOSE;
     for (int a = 0; SEGMENTS[a]; a++)
         SEGMENT_LEN[a] = (Py_ssize_t)strlen(SEGMENTS[a]);
     for (int a = 0; MEDIA[a]; a++)

@@ -15,7 +15,7 @@ import functools
 import html
 import re
 from array import array
-from typing import Any
+from typing import Any, NamedTuple
 
 from .canonical import FORMAT_CHARS
 from .find import LEFT_WINDOW, Span
@@ -46,6 +46,36 @@ def _fnv1a(data: bytes) -> int:
     for byte in data:
         h = ((h ^ byte) * 0x100000001B3) & _MASK64
     return h
+
+
+class Columns(NamedTuple):
+    """A mention table's rows as the buffers of Arrow arrays (Mentions.take_columns): a
+    document with thousands of distinct DOIs handed on with no Python object per row. Strings are
+    int32 offsets and UTF-8 data; counts, offsets and lines int64; masks int32; lines_valid a
+    validity bitmap of the lines (None when every row has one)."""
+
+    doi_offsets: bytes
+    doi_data: bytes
+    counts: bytes
+    offsets: bytes
+    raw_offsets: bytes
+    raw_data: bytes
+    masks: bytes
+    lines: bytes
+    lines_valid: bytes | None
+    bounds: list[int]
+
+    @property
+    def rows(self) -> int:
+        return len(self.counts) // 8
+
+
+def _string_buffers(values: list[str]) -> tuple[bytes, bytes]:
+    data = [v.encode("utf-8") for v in values]
+    offsets = array("i", [0])
+    for d in data:
+        offsets.append(offsets[-1] + len(d))
+    return offsets.tobytes(), b"".join(data)
 
 
 class PyMentions:
@@ -90,6 +120,28 @@ class PyMentions:
             [r[3] for _, r in rows],
             [r[2] for _, r in rows],
             [r[4] for _, r in rows],
+            bounds,
+        )
+
+    def take_columns(
+        self, buckets: int = 1, /
+    ) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes | None, list[int]]:
+        dois, counts, offsets, raws, masks, lines, bounds = self.take(buckets)
+        valid = None
+        if None in lines:
+            bits = bytearray((len(lines) + 7) // 8)
+            for j, line in enumerate(lines):
+                if line is not None:
+                    bits[j >> 3] |= 1 << (j & 7)
+            valid = bytes(bits)
+        return (
+            *_string_buffers(dois),
+            array("q", counts).tobytes(),
+            array("q", offsets).tobytes(),
+            *_string_buffers(raws),
+            array("i", masks).tobytes(),
+            array("q", [0 if line is None else line for line in lines]).tobytes(),
+            valid,
             bounds,
         )
 
@@ -146,7 +198,8 @@ def _buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int, /) ->
 
 
 if _cscan is not None:
-    # Counts each DOI of a document by its canonical key; take(buckets) hands out a Chunk.
+    # Counts each DOI of a document by its canonical key; take(buckets) hands out its rows as
+    # lists, take_columns(buckets) as Arrow buffers (Columns).
     Mentions: Any = _cscan.Mentions
     # (data, lo, hi, rlo, rhi, base, mentions, hits, chars=False, line_base=-1, line_from=0,
     # line_to=-1) -> (reported, last_end, too_long, newlines in data[line_from:line_to] or -1)

@@ -18,7 +18,7 @@ from .errors import input_errors
 from .inputs import FORMAT_HEAD, format_of
 from .read import ReadTap, StreamedText, format_head, open_counted, records
 from .sinks import OccurrenceSink, drain
-from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
+from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress, take_chunk
 from .windows import (
     BYTE_RESERVE,
     RANGE_OVERLAP,
@@ -208,7 +208,7 @@ def _record_chunks(
     progress(0, reported)
     if hits:
         occ.add_c_hits(hits, unit.source, rid)
-    return table.take(config.buckets)
+    return take_chunk(table, config.buckets)
 
 
 def unit_docs(

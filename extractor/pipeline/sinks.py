@@ -14,7 +14,7 @@ from ..match import FORMS
 from ..match.native import CHit, Mentions
 from .decode import clean
 from .parts import ShardPaths, write_part
-from .units import Chunk
+from .units import Chunk, Columns, take_chunk
 from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
 
 
@@ -105,8 +105,25 @@ def drain(
             occ.add_c_hits(hits, source, rid)
             hits.clear()
         if len(table) >= max_mentions:
-            yield table.take(buckets)
-    yield table.take(buckets)
+            yield take_chunk(table, buckets)
+    yield take_chunk(table, buckets)
+
+
+def columns_arrays(c: Columns) -> list[pa.Array]:
+    """A Columns chunk's arrays in PARTIAL_SCHEMA's order from doi on: doi, count, first_offset,
+    first_line, first_raw, forms — the table's own buffers, no copy per row."""
+    n = c.rows
+    buf = pa.py_buffer
+    return [
+        pa.Array.from_buffers(pa.string(), n, [None, buf(c.doi_offsets), buf(c.doi_data)]),
+        pa.Array.from_buffers(pa.int64(), n, [None, buf(c.counts)]),
+        pa.Array.from_buffers(pa.int64(), n, [None, buf(c.offsets)]),
+        pa.Array.from_buffers(
+            pa.int64(), n, [None if c.lines_valid is None else buf(c.lines_valid), buf(c.lines)]
+        ),
+        pa.Array.from_buffers(pa.string(), n, [None, buf(c.raw_offsets), buf(c.raw_data)]),
+        pa.Array.from_buffers(pa.int32(), n, [None, buf(c.masks)]),
+    ]
 
 
 class PartWriter:
@@ -114,12 +131,11 @@ class PartWriter:
     file for all buckets, its record batches in bucket order (the layout, bucket -> [first
     batch, batches], goes into the completion marker).
 
-    A large chunk (a file's mentions) becomes an Arrow table at once, sliced per bucket; small
-    ones (a small file's, a record's) gather in one set of column lists with their bucket,
-    split by bucket at the flush: per row there is no Python work, per chunk a few calls.
+    A large chunk (a file's mentions, taken as Columns) becomes an Arrow table at once from its
+    buffers, sliced per bucket; small ones (a small file's, a record's) gather in one set of
+    column lists with their bucket, split by bucket at the flush: per row there is no Python
+    work, per chunk a few calls.
     """
-
-    BIG = 1024  # rows from which a chunk is made a table of its own
 
     def __init__(self, paths: ShardPaths, flush_rows: int, meta: Sequence[str] = ()) -> None:
         self.paths = paths
@@ -145,31 +161,27 @@ class PartWriter:
     ) -> None:
         """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
         bucket: bucket b's rows are one slice), with its provenance values (one per column)."""
-        dois, counts, offsets, raws, forms, lines, bounds = chunk
-        n = len(dois)
+        n = chunk.rows if isinstance(chunk, Columns) else len(chunk[0])
         if not n:
             return
         self.rows += n
+        bounds = chunk[-1]
         filled = [b for b in range(len(bounds) - 1) if bounds[b + 1] > bounds[b]]
-        if n >= self.BIG:
+        if isinstance(chunk, Columns):
             table = pa.Table.from_arrays(
                 [
                     pa.repeat(pa.scalar(shard, pa.int64()), n),
                     pa.repeat(pa.scalar(doc, pa.int64()), n),
                     pa.repeat(pa.scalar(source, pa.string()), n),
                     pa.nulls(n, pa.string()) if rid is None else pa.repeat(pa.scalar(rid, pa.string()), n),
-                    pa.array(dois, pa.string()),
-                    pa.array(counts, pa.int64()),
-                    pa.array(offsets, pa.int64()),
-                    pa.array(lines, pa.int64()),
-                    pa.array(raws, pa.string()),
-                    pa.array(forms, pa.int32()),
+                    *columns_arrays(chunk),
                     *(pa.repeat(pa.scalar(v, pa.string()), n) for v in meta or (None,) * len(self.meta)),
                 ],
                 schema=self.schema,
             )
             self.tables += [(b, table.slice(bounds[b], bounds[b + 1] - bounds[b])) for b in filled]
             return
+        dois, counts, offsets, raws, forms, lines, _bounds = chunk
         cols = self.cols
         cols["shard"] += [shard] * n
         cols["doc"] += [doc] * n

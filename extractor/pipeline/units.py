@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .. import __version__
+from ..match.native import Columns
 
 # The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
 # under another layout is not reused, it is redone.
@@ -135,7 +137,25 @@ def no_progress(nbytes: int, nhits: int) -> None:
 # The distinct DOIs of (part of) one document as columns — DOI, count, first offset, first raw
 # text, display forms (a bit mask of match.FORMS indices), first line (None for a record's
 # text) — grouped by the hash bucket of the DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
-Chunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]
+# As lists for a few rows; as Arrow buffers (Columns) for many, with no Python object per row.
+RowChunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]
+Chunk = RowChunk | Columns
+
+COLUMNS_FROM = 1024  # distinct DOIs from which a document's rows are taken as Columns
+
+
+def take_chunk(table: Any, buckets: int) -> Chunk:
+    """A mention table's rows, emptying it: as Columns when they are many."""
+    if len(table) >= COLUMNS_FROM:
+        return Columns(*table.take_columns(buckets))
+    return cast(RowChunk, table.take(buckets))
+
+
+def chunk_counts(chunk: Chunk) -> list[int]:
+    """The hit count of each row of a chunk."""
+    if isinstance(chunk, Columns):
+        return array("q", chunk.counts).tolist()
+    return chunk[1]
 
 
 @dataclass(slots=True)
