@@ -101,3 +101,114 @@ def test_fast_path_sees_a_second_doi_only_where_the_full_rules_do(first: int, do
     for kind in ("plain", "html"):
         fast, full = both(text, kind)
         assert fast == full, (first, dots)
+
+
+_PDF_PIECES = [
+    *_PIECES,
+    "10.1234/a-",
+    "10.1016/j.cell.",
+    "10.1002/(SICI)1097-4571",
+    "0022-3956",
+    "(75)90026-6",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "   ",
+    "\t",
+    "  ",
+    "-\n",
+    "/\n",
+    ".\n",
+    "PMID ",
+    "[12]",
+    "(3)",
+    "12.",
+    "154 A. Sundström",
+    "https://doi.\norg/",
+    "doi.org/ ",
+    "•",
+    "abstract",
+    "t001",
+    "showed",
+]
+
+
+def full_pdf_rules(text: str, monkeypatch: pytest.MonkeyPatch) -> list[F.Hit]:
+    """find_dois(text, "pdf") with the shortcuts of issue 15 switched off: every break through
+    the column search (pdf._new_below), every name through each rule of first_cut (rules._ANY_CUT)."""
+    import re
+
+    import extractor.match.pdf as P
+    import extractor.match.rules as R
+
+    with monkeypatch.context() as m:
+        m.setattr(P, "_new_below", lambda text, b: False)
+        m.setattr(R, "_ANY_CUT", re.compile(""))
+        F.clear_caches()
+        full = list(F.find_dois(text, "pdf"))
+    F.clear_caches()
+    return full
+
+
+@given(st.lists(st.sampled_from(_PDF_PIECES), max_size=30))
+@settings(max_examples=1500, deadline=None)
+def test_pdf_shortcuts_agree_with_the_full_rules(pieces: list[str]) -> None:
+    """Issue 15: a DOI at a line end whose next line starts something new is decided without
+    the column search, and a name with no character any cut rule reacts to is whole at once;
+    both give what the full rules give."""
+    text = "".join(pieces)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert list(F.find_dois(text, "pdf")) == full_pdf_rules(text, monkeypatch), text
+
+
+def test_pdf_shortcuts_agree_on_the_pdf_corpora() -> None:
+    paths = sorted((ROOT / "corpora" / "labelled" / "pdf").glob("*"))
+    assert paths
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for path in paths:
+            text, _ = decode_bytes(path.read_bytes())
+            assert list(F.find_dois(text, "pdf")) == full_pdf_rules(text, monkeypatch), path.name
+
+
+def test_rehyphenation_prefilter_passes_every_name_a_rule_changes() -> None:
+    """rehyphenate's two prefilters (rules anchored at the start, rules with a literal inside)
+    let through every name some rule of DEHYPHENATION_RULES rewrites."""
+    import extractor.match.pdf as P
+
+    names = [
+        "10.1016/00223956(75)900266",
+        "10.1002/(SICI)10974571(199806)49:8<693::AIDASI4>3.0.CO;2O",
+        "10.1111/j.13652133.1977.tb1",
+        "10.1007/s00268001-00293-5",
+        "10.1007/s00268-00100293-5",
+        "10.2190/DAC5-TPV6XUHL-CRMV",
+        "10.1097/0000653419790300000011",
+        "10.9999/x<1::AIDJCLP2>",
+        "10.9999/x>3.0.CO;2O",
+        "10.1055/s00281095566",
+        "10.1146/annurev-pathol020712-163923",
+        "10.1016/0022-1317341189",
+        "10.1016/(79)900072",
+    ]
+    for name in names:
+        full = name
+        for pattern, repl in P.DEHYPHENATION_RULES:
+            full = pattern.sub(repl, full)
+        assert full != name, name  # each example is rewritten by some rule ...
+        assert P.rehyphenate(name) == full, name  # ... and the prefilter lets it through
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ref. 10.1016/0022-3956\n(75)90026-6 and more",  # "(" goes on after an ISSN (spec §5)
+        "left    10.1234/a-\nPMID    5678\n",  # the DOI's own column goes on below a new id
+        "left    10.1234/ab-\nPMID      5678 x\n",
+        "10.1234/a-\n10.1234/b-\n[12] 10.1234/c\n",
+        "doi:10.1000/ab-\n   https://example.org/x\n",
+        "10.1371/journal.pone.\n0046041 and 10.1371/journal.pone.0046041.t001\n",
+    ],
+)
+def test_pdf_shortcuts_agree_on_layouts(text: str) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert list(F.find_dois(text, "pdf")) == full_pdf_rules(text, monkeypatch)

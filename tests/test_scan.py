@@ -342,11 +342,67 @@ def _children(pid: int) -> list[int]:
     return [c for c, parent in children_rss()[0].items() if parent == pid]
 
 
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Any:
+    """A real small filesystem (a tmpfs mounted by the test, unmounted after it) where the
+    machine lets us mount one; the injected ENOSPC below runs everywhere else."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _footprint(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+@pytest.mark.parametrize(
+    ("room", "where"),  # room: the part of what a clean run writes that the disk holds
+    [(0.1, "fatal error, stopping"), (0.6, "cannot write the output"), (0.85, "cannot write the output")],
+)
+def test_a_full_disk_fails_the_run_keeps_nothing_half_written_and_resumes(
+    tmp_path: Path, small_disk: Path, room: float, where: str
+) -> None:
+    """Issue 15: a real filesystem running full — in the workers' part files or in the merge's
+    output — is a failed run (exit 2, the OS's message, no traceback) that publishes no partial
+    dois/ or mentions/; with room again the same command completes, equal to a clean run."""
+    src = tmp_path / "refs.txt"
+    src.write_text(
+        "".join(f"ref {i} doi:10.{1000 + i % 500}/x{i}.{i * 7919 % 1000003}\n" for i in range(60_000))
+    )
+    clean = tmp_path / "clean"
+    scan(str(src), "-o", str(clean), "--workers", "2", "--quiet", "--keep-work")
+    size = int(_footprint(clean) * room) // 4096 * 4096
+    subprocess.run(["mount", "-o", f"remount,size={size}", str(small_disk)], check=True)
+    out = small_disk / "out"
+    p = scan(str(src), "-o", str(out), "--workers", "2", "--quiet", check=None)
+    assert p.returncode == 2 and "No space left on device" in p.stderr and "Traceback" not in p.stderr, (
+        p.stderr
+    )
+    assert where in p.stderr  # in a worker's part files, or in the merge
+    assert not (out / "dois").exists() and not (out / "mentions").exists()
+    subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+    scan(str(src), "-o", str(out), "--workers", "2", "--quiet")
+    for name in ("dois", "mentions"):
+        assert sorted(table(out, name), key=str) == sorted(table(clean, name), key=str), name
+    assert run_json(out)["distinct_dois"] == 60_000
+
+
 def test_a_full_disk_during_the_merge_is_a_failed_run_not_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 15: ENOSPC or a read-only OUT during the merge gave a traceback and exit 1 (which
-    means "inputs rejected"). The fault is injected (no small filesystem to fill here)."""
+    means "inputs rejected"). The fault is injected, for machines where no tmpfs can be mounted
+    (test_a_full_disk_fails_the_run_keeps_nothing_half_written_and_resumes fills a real one)."""
     import errno
 
     import extractor.pipeline.finalize as finalize

@@ -133,6 +133,7 @@ _BROKEN_RESOLVER = re.compile(
 _PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
 # A token read backwards from the anchor (the window is reversed, so the match is a prefix).
 _TOKEN_REV = re.compile(r"""[^\s"'(\[{<>,;]*""")
+_TOKEN_STOPS = frozenset("\"'([{<>,;")  # _TOKEN_REV's stops besides whitespace (\s is str.isspace)
 
 _OTHER_LABEL_ANCHOR = re.compile(
     r"(?i)(?<![a-z0-9/.%-])doi[ \t]*:[ \t]*(?!10\.[0-9]+(?:\.[0-9]+)*(?:/|%2F))([^\s/\"]{1,64})/"
@@ -178,6 +179,8 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
     None when the anchor is glued to a preceding letter or digit (spec §2) and no label or
     resolver explains it.
     """
+    if not p or text[p - 1].isspace() or text[p - 1] in _TOKEN_STOPS:
+        return _spaced_left(text, p, pdf)  # no token glued to the anchor (_TOKEN_REV's empty match)
     lo = max(0, p - 64)
     window = text[lo:p]
     # The token glued to the anchor: back to the last whitespace or opening delimiter.
@@ -226,15 +229,23 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
             # PDF text: "https://doi.\norg/10.…", a resolver broken across a line or column.
             return Form.RESOLVER, p - len(token)
         return Form.BARE, p
-    # Whitespace (or nothing, or a lone ":") before the anchor: a spaced label, or bare.
-    m = _LEFT_SPACED_LABEL.search(window[-24:])
+    return _spaced_left(text, p, pdf)
+
+
+def _spaced_left(text: str, p: int, pdf: bool) -> tuple[Form, int]:
+    """Whitespace (or nothing, or a lone ":") before the anchor: a spaced label, or bare. Both
+    patterns hold "do" (no other character folds to d or o): most anchors are bare at once."""
+    tail = text[max(0, p - 48) : p]
+    if "do" not in tail.lower():
+        return Form.BARE, p
+    m = _LEFT_SPACED_LABEL.search(tail[-24:])
     if m is not None:
-        return Form.LABEL, p - (len(window[-24:]) - m.start())
+        return Form.LABEL, p - (len(tail[-24:]) - m.start())
     if pdf:
-        m = _LEFT_SPACED_RESOLVER.search(window[-48:])
+        m = _LEFT_SPACED_RESOLVER.search(tail)
         if m is not None:
             form = Form.DX_RESOLVER if m.group("dx") else Form.RESOLVER
-            return form, p - (len(window[-48:]) - m.start())
+            return form, p - (len(tail) - m.start())
     return Form.BARE, p
 
 
@@ -346,7 +357,7 @@ class _Scanner:
             pieces, uncertain = pdf_repair.join_pieces(text, p, q, pieces, evidence)
             if uncertain:
                 self.uncertain.add(start)
-        logical = "".join(text[a:b] for a, b in pieces)
+        logical = text[p : pieces[0][1]] if len(pieces) == 1 else "".join(text[a:b] for a, b in pieces)
         if len(logical) > MAX_DOI_CHARS + 2 * SHORT_WINDOW:
             if self.stats is not None:
                 self.stats.too_long += 1
@@ -420,9 +431,23 @@ def _key(name: str) -> str:
     return key
 
 
+_PDF_KEYS: dict[str, str] = {}
+
+
+def _pdf_key(name: str) -> str:
+    """_key for PDF text: look-alike dashes mapped and pdftotext's hyphens put back first."""
+    key = _PDF_KEYS.get(name)
+    if key is None:
+        if len(_PDF_KEYS) >= 1 << 14:
+            _PDF_KEYS.clear()
+        key = _PDF_KEYS[name] = fold_ascii(pdf_repair.rehyphenate(clean_name(name, True)))
+    return key
+
+
 def clear_caches() -> None:
     """Forget the canonical keys of raw names seen (benchmarks measure with cold caches)."""
     _KEYS.clear()
+    _PDF_KEYS.clear()
     canonical_key.cache_clear()
     clean_name.cache_clear()
 
@@ -455,7 +480,7 @@ def find_spans(
         return spans
     if kind == "pdf":
         return [
-            _span(Span, (s, e, form, fold_ascii(pdf_repair.rehyphenate(clean_name(name, True)))))
+            _span(Span, (s, e, form, _pdf_key(name)))
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats, after)
         ]
     return [

@@ -95,16 +95,20 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-# Whether any rule can apply at all: one search instead of a substitution per rule, for the
-# names (most) that no rule touches.
-_ANY_DEHYPHENATION = re.compile(
-    "|".join(f"(?{'i' if p.flags & re.I else ''}:{p.pattern})" for p, _ in DEHYPHENATION_RULES)
-)
+def _any_of(rules: list[re.Pattern[str]]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?{'i' if p.flags & re.I else ''}:{p.pattern})" for p in rules))
+
+
+# Whether any rule can apply at all: a match of the rules anchored at the name's start and a
+# search of the others (which start with a literal: the search skips to it), instead of a
+# substitution per rule, for the names (most) that no rule touches.
+_ANY_AT_START = _any_of([p for p, _ in DEHYPHENATION_RULES if p.pattern.startswith(r"\A")])
+_ANY_INSIDE = _any_of([p for p, _ in DEHYPHENATION_RULES if not p.pattern.startswith(r"\A")])
 
 
 def rehyphenate(name: str) -> str:
     """The DOI name with hyphens put back where pdftotext's dehyphenation took them out."""
-    if _ANY_DEHYPHENATION.search(name) is None:
+    if _ANY_AT_START.match(name) is None and _ANY_INSIDE.search(name) is None:
         return name
     for pattern, repl in DEHYPHENATION_RULES:
         name = pattern.sub(repl, name)
@@ -291,6 +295,21 @@ def _continuation(text: str, b: int) -> int | None:
     return None
 
 
+def _new_below(text: str, b: int) -> bool:
+    """The DOI stops at `b` at a line end and the next line, one block (no column gap), starts
+    something new (_STARTS_NEW, not "("): whichever place _continuation picked, _decide would
+    not join it, and no space join or box break can follow — decided without the column
+    search, as for each DOI of a reference list (issue 15)."""
+    m = _BREAK_THEN_TOKEN.match(text, b)
+    if m is None or text[m.start(1)] == "(" or _STARTS_NEW.match(m.group(1)) is None:
+        return False
+    nl = text.find("\n", m.start(1), m.start(1) + _MAX_LINE)
+    return _GAP.search(text, m.start(1), nl if nl >= 0 else m.start(1) + _MAX_LINE) is None
+
+
+_BREAK_THEN_TOKEN = re.compile(_LINEBREAK.pattern + "(" + _NEXT_TOKEN.pattern + ")")
+
+
 def join_pieces(
     text: str, p: int, q: int, pieces: list[tuple[int, int]], evidence: Evidence | None
 ) -> tuple[list[tuple[int, int]], bool]:
@@ -302,6 +321,8 @@ def join_pieces(
     uncertain = False
     for _ in range(MAX_JOINS):
         b = pieces[-1][1]
+        if _new_below(text, b):
+            break
         so_far = "".join(text[a:e] for a, e in pieces)
         cont = _continuation(text, b)
         if cont is None and so_far[-1] in "-/" and so_far.partition("/")[2]:

@@ -71,9 +71,16 @@ def _cut_brackets(s: str) -> int:
     return len(s)
 
 
+# Every character at which some rule of first_cut can end a name: a name with none of them (most)
+# is whole after one search (the C matcher's cut_class mask does the same).
+_ANY_CUT = re.compile(r"[?#&,;<()\[\]{}>" + re.escape(CLOSE) + r"\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+
+
 def first_cut(s: str, form: Form) -> int:
     """Where the first rule of spec §4 that reads left to right ends the name in `s`, else len(s)."""
     end = len(s)
+    if _ANY_CUT.search(s) is None:
+        return end
     if form.is_url:
         m = _URL_STOPS.search(s)
     elif form in (Form.URN, Form.EIDR_URN):
