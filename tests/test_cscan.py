@@ -183,6 +183,26 @@ def test_take_columns_gives_the_rows_of_take_as_arrow_buffers() -> None:
         assert len(tables[1]) == 0 and native.Columns(*tables[1].take_columns(buckets)).rows == 0
 
 
+def test_a_table_made_after_a_large_one_starts_empty() -> None:
+    """A freed table's storage is kept for the next one (issue 15): nothing of its rows or hash
+    slots shows through, whether the next table is small or grows past it."""
+    big = native.Mentions()
+    data = " ".join(f"10.1234/{i}" for i in range(5000)).encode()
+    native.scan(data, 0, len(data), 0, len(data), 0, big, None)
+    assert len(big) == 5000
+    del big
+    for size in (3, 20_000):
+        table = native.Mentions()
+        assert len(table) == 0
+        data = " ".join(f"10.1234/{i}" for i in range(0, 2 * size, 2)).encode()
+        native.scan(data, 0, len(data), 0, len(data), 0, table, None)
+        dois, counts, *_ = table.take()
+        assert dois == [f"10.1234/{i}" for i in range(0, 2 * size, 2)] and set(counts) == {1}
+        native.scan(b"10.1234/2 10.1234/2", 0, 19, 0, 19, 0, table, None)
+        assert table.take()[:2] == (["10.1234/2"], [2])
+        del table
+
+
 def test_mentions_come_grouped_by_bucket() -> None:
     data = " ".join(f"10.1000/{i}" for i in range(100)).encode()
     table = native.Mentions()

@@ -390,31 +390,43 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
         *startp = p;
         return F_BARE;
     }
-    /* A spaced label (find._LEFT_SPACED_LABEL) in the last 24 characters, or bare. */
+    /* A spaced label (find._LEFT_SPACED_LABEL) in the last 24 characters, or bare. The
+     * characters are read back as the rule gets to them (FILL): most anchors are bare after the
+     * first, every DOI of a list joined by commas among them (issue 15). */
     {
         cp_t w[24];
         Py_ssize_t wo[24], m = 0, j = p;
-        while (m < 24 && j > 0) {
-            cp_t c;
-            int k = dec_back(B->b, j, &c);
-            j -= k;
-            w[m] = c;
-            wo[m] = j;
-            m++;
-        }
+#define FILL(x)                                 \
+    while (m < (x) && m < 24 && j > 0) {        \
+        cp_t c_;                                \
+        j -= dec_back(B->b, j, &c_);            \
+        w[m] = c_;                              \
+        wo[m++] = j;                            \
+    }
         Py_ssize_t k = 0;
-        while (k < m && w[k] != '\n' && is_space(w[k]))
+        FILL(1);
+        while (k < m && w[k] != '\n' && is_space(w[k])) {
             k++;
+            FILL(k + 1);
+        }
         if (k < m && w[k] == '\n') {
             k++;
-            while (k < m && w[k] != '\n' && is_space(w[k]))
+            FILL(k + 1);
+            while (k < m && w[k] != '\n' && is_space(w[k])) {
                 k++;
+                FILL(k + 1);
+            }
         }
         if (k < m && (w[k] == ':' || w[k] == 0xFF1A || w[k] == '=')) {
             k++;
-            while (k < m && (w[k] == ' ' || w[k] == '\t'))
+            FILL(k + 1);
+            while (k < m && (w[k] == ' ' || w[k] == '\t')) {
                 k++;
+                FILL(k + 1);
+            }
         }
+        FILL(k + 4);
+#undef FILL
         if (k + 3 <= m && ci(w[k], 'i') && ci(w[k + 1], 'o') && ci(w[k + 2], 'd') && not_after_namechar(w, m, k + 3, 1)) {
             *startp = wo[k + 2];
             return F_LABEL;
@@ -993,24 +1005,44 @@ typedef struct {
     Py_ssize_t nslots;     /* a power of two */
 } Mentions;
 
+/* Empty the table, keeping its storage: the hash slots of its rows are emptied one by one when
+ * they are few (a table of thousands of slots made for a previous document), else all at once. */
 static void mentions_clear(Mentions *m)
 {
+    if (m->slots != NULL && 8 * m->n < m->nslots) {
+        for (Py_ssize_t r = 0; r < m->n; r++) {
+            Py_ssize_t i = (Py_ssize_t)(m->hashes[r] & (uint64_t)(m->nslots - 1));
+            while (m->slots[i].row != r)
+                i = (i + 1) & (m->nslots - 1);
+            m->slots[i].row = -1;
+        }
+    } else if (m->slots != NULL) {
+        memset(m->slots, 0xFF, sizeof(Slot) * (size_t)m->nslots);
+    }
     m->n = 0;
     m->arena_len = 0;
     m->rarena_len = 0;
-    if (m->slots != NULL)
-        memset(m->slots, 0xFF, sizeof(Slot) * (size_t)m->nslots);
 }
 
-static PyObject *Mentions_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+/* The storage of the last table freed, taken by the next one made: a table is made and freed
+ * per document, and the pages of a large one would otherwise go back to the OS and be faulted
+ * in again by the next (a quarter of the time of a file of distinct DOIs, issue 15). Only the
+ * storage fields of this Mentions are used; at most SPARE_MAX bytes are kept. */
+static Mentions spare;
+#define SPARE_MAX ((size_t)64 << 20)
+
+static void store_move(Mentions *to, Mentions *from)
 {
-    Mentions *m = (Mentions *)type->tp_alloc(type, 0);
-    if (m != NULL)
-        mentions_clear(m);
-    return (PyObject *)m;
+    to->counts = from->counts, to->offsets = from->offsets, to->lines = from->lines, to->masks = from->masks;
+    to->hashes = from->hashes, to->koff = from->koff, to->klen = from->klen, to->roff = from->roff, to->rlen = from->rlen;
+    to->cap = from->cap, to->arena = from->arena, to->arena_cap = from->arena_cap, to->rarena = from->rarena;
+    to->rarena_cap = from->rarena_cap, to->slots = from->slots, to->nslots = from->nslots;
+    from->counts = from->offsets = from->lines = NULL, from->masks = NULL, from->hashes = NULL;
+    from->koff = from->klen = from->roff = from->rlen = NULL, from->arena = from->rarena = NULL, from->slots = NULL;
+    from->cap = from->arena_cap = from->rarena_cap = from->nslots = 0;
 }
 
-static void Mentions_dealloc(Mentions *m)
+static void store_free(Mentions *m)
 {
     PyMem_Free(m->counts);
     PyMem_Free(m->offsets);
@@ -1024,6 +1056,34 @@ static void Mentions_dealloc(Mentions *m)
     PyMem_Free(m->arena);
     PyMem_Free(m->rarena);
     PyMem_Free(m->slots);
+    Mentions none = {0};
+    store_move(m, &none);
+}
+
+static size_t store_bytes(const Mentions *m)
+{
+    return (size_t)m->cap * (3 * sizeof(int64_t) + sizeof(int32_t) + sizeof(uint64_t) + 4 * sizeof(Py_ssize_t)) +
+           (size_t)m->arena_cap + (size_t)m->rarena_cap + (size_t)m->nslots * sizeof(Slot);
+}
+
+static PyObject *Mentions_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    Mentions *m = (Mentions *)type->tp_alloc(type, 0);
+    if (m != NULL) {
+        store_move(m, &spare);
+        mentions_clear(m);
+    }
+    return (PyObject *)m;
+}
+
+static void Mentions_dealloc(Mentions *m)
+{
+    if (store_bytes(m) <= SPARE_MAX && m->cap > spare.cap) {
+        mentions_clear(m); /* the spare's slots are all empty */
+        store_free(&spare);
+        store_move(&spare, m);
+    }
+    store_free(m);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
