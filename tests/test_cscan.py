@@ -123,6 +123,16 @@ def test_c_matcher_agrees_on_cuts_near_its_first_window(
     agree(f"{prefix}10.1234/{'a' * filler}{cut}{tag}{'b' * name}{stop} 10.1000/1".encode())
 
 
+@pytest.mark.parametrize("pad", [0, 6, 40])
+@pytest.mark.parametrize("trigger", ["1g/", "1G/", "xg/", "10/", "rg/"])
+def test_only_10_slash_and_rg_slash_trigger_a_short_doi(trigger: str, pad: int) -> None:
+    """The cmatcher fuzz target: the vector search for "10." and "?g/" returned every candidate
+    starting with "1" as a "10", so "doi.org/1g/0" was the shortDOI 10/0 (only in texts long
+    enough for the vector loop)."""
+    for text in (f"doi.org/{trigger}0abc", f"see doi.o{trigger}0abc1", f"x doi.org/{trigger}abcd1234 y"):
+        agree((text + " " * pad + "\x1e\x1e" + "é" * pad).encode())
+
+
 def test_mentions_table_aggregates_per_document() -> None:
     data = b"a 10.1000/182 b doi:10.1000/182 c https://doi.org/10.1000/ABC d 10.1000/abc."
     table = native.Mentions()

@@ -249,3 +249,63 @@ def test_an_output_prefix_holding_other_objects_is_refused(tmp_path: Path, s3: d
     assert "did not write" in p.stderr and "Traceback" not in p.stderr
     assert _store(s3).find("mine/data") == ["mine/data/thesis.txt"]
     assert not Path("s3:").exists()
+
+
+@pytest.fixture
+def s3_with_auth() -> Iterator[dict[str, str]]:
+    """A second server that checks every request's key (moto's IAM checks from the first
+    action on), and a client environment whose key it has never issued."""
+    import sys
+    import time
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        env={**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "0"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    try:
+        yield {
+            "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+            "AWS_ACCESS_KEY_ID": "AKIANOTISSUEDBYTHIS",
+            "AWS_SECRET_ACCESS_KEY": "wrong",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_bad_credentials_are_a_clear_error_before_any_work(
+    tmp_path: Path, s3_with_auth: dict[str, str]
+) -> None:
+    """Issue 10: a key the store refuses rejects an input with the store's reason (exit 1), and
+    stops a run to an output in the store before it scans anything (exit 2) — no traceback."""
+    p = _scan(s3_with_auth, "s3://corpus/a.txt", "-o", str(tmp_path / "out"), "-q", check=1)
+    assert "Traceback" not in p.stderr
+    [rejected] = run_json(tmp_path / "out")["rejected"]
+    assert rejected["source"] == "s3://corpus/a.txt" and rejected["reason"].startswith("access denied: ")
+    assert "Access Key Id" in rejected["reason"]  # the store's own words
+    src = make_corpus(tmp_path)
+    stage = tmp_path / "stage"
+    p = _scan(s3_with_auth, str(src), "-o", "s3://results/run1", "--stage", str(stage), check=2)
+    assert p.stderr.startswith("doi-extract scan: cannot write to s3://results/run1: access denied: ")
+    assert "Traceback" not in p.stderr and not stage.exists()  # stopped before the scan
+
+
+def test_an_output_bucket_that_does_not_exist_stops_the_run_at_once(
+    tmp_path: Path, s3: dict[str, str]
+) -> None:
+    src = make_corpus(tmp_path)
+    stage = tmp_path / "stage"
+    p = _scan(s3, str(src), "-o", "s3://no-such-bucket/out", "--stage", str(stage), check=2)
+    assert p.stderr == "doi-extract scan: cannot write to s3://no-such-bucket/out: no such bucket\n"
+    assert not stage.exists()

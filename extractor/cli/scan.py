@@ -18,7 +18,7 @@ from ..match import KINDS
 from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.errors import Fatal, StoreError
 from ..pipeline.provenance import meta_fields
-from ..pipeline.publish import default_stage, publish
+from ..pipeline.publish import default_stage, preflight, publish
 from ..pipeline.remote import is_url
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -245,6 +245,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
             )
             return 2
         publish_to, out = out, args.stage or default_stage(out)
+        try:
+            preflight(publish_to)
+        except StoreError as exc:
+            say(f"doi-extract scan: {exc}")
+            return 2
     elif args.stage is not None:
         say("doi-extract scan: --stage is for an output in object storage (-o s3://…)")
         return 2

@@ -1496,8 +1496,8 @@ static Py_ssize_t next_anchor(const unsigned char *b, Py_ssize_t n, Py_ssize_t i
         unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(ten, gs));
         while (mask) {
             Py_ssize_t at = i + __builtin_ctz(mask);
-            if (b[at] == '1')
-                return at;
+            if (b[at] == '1' && b[at + 1] == '0')
+                return at; /* "10." or "10/"; a "1g/" is a "?g/" (found by the cmatcher fuzz target) */
             if ((b[at] | 0x20) == 'r' && at >= 5 && (b[at - 5] | 0x20) == 'd' && (b[at - 4] | 0x20) == 'o' &&
                 (b[at - 3] | 0x20) == 'i' && b[at - 2] == '.' && (b[at - 1] | 0x20) == 'o' &&
                 !(at + 5 < n && b[at + 3] == '1' && b[at + 4] == '0' && b[at + 5] == '.'))

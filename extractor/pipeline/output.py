@@ -31,6 +31,11 @@ class OutputInUse(Fatal):
     """OUT is not ours to write, or another scan is writing to it."""
 
 
+def marker_text() -> str:
+    """What the marker file holds: which tool wrote the folder, and its version."""
+    return json.dumps({"tool": "doi-extract", "version": __version__})
+
+
 def _is_ours(names: set[str]) -> bool:
     if MARKER in names:
         return True
@@ -77,7 +82,7 @@ def output_folder(out: str, force: bool = False) -> Iterator[str]:
     lock = _lock(out)
     try:
         with open(os.path.join(out, MARKER), "w", encoding="utf-8") as f:
-            json.dump({"tool": "doi-extract", "version": __version__}, f)
+            f.write(marker_text())
         if force:
             for name in OURS:
                 _remove(os.path.join(out, name))

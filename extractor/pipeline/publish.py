@@ -14,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from typing import Any
 
 from .errors import StoreError
-from .output import MARKER
-from .remote import filesystem
+from .output import MARKER, marker_text
+from .remote import filesystem, reason
 
 DATASETS = ("mentions", "dois", "occurrences")
 RUN = "_run.json"
@@ -31,6 +32,35 @@ def default_stage(url: str) -> str:
     return os.path.join(cache, "doi-extractor", "stage", key)
 
 
+def _ours(fs: Any, root: str, url: str) -> list[str]:
+    """The objects under `root`, refused (StoreError) when a scan did not write them."""
+    existing = [p for p in fs.find(root) if p != root]  # not exists(): it hides a refused key
+    top = {p[len(root) + 1 :].split("/", 1)[0] for p in existing}
+    if top and not (MARKER in top or RUN in top):
+        raise StoreError(
+            f"{url} holds objects that doi-extract did not write: choose another output (nothing was touched)"
+        )
+    return existing
+
+
+def preflight(url: str) -> None:
+    """Before a scan: that `url` can take its result — the store reached with these credentials,
+    nothing there that a scan did not write, and a first object written (the marker publication
+    writes first anyway) — so that a missing bucket or a refused key stops the run at once
+    rather than after it. Raises StoreError."""
+    try:
+        fs, root = filesystem(url)
+        root = root.rstrip("/")
+        _ours(fs, root, url)
+        fs.pipe_file(f"{root}/{MARKER}", marker_text().encode())
+    except StoreError:
+        raise
+    except FileNotFoundError as exc:  # a prefix need not exist to be written: its bucket does
+        raise StoreError(f"cannot write to {url}: no such bucket") from exc
+    except Exception as exc:
+        raise StoreError(f"cannot write to {url}: {reason(exc)}") from exc
+
+
 def publish(stage: str, url: str) -> int:
     """Copy the datasets and _run.json of a finished scan in `stage` to `url`; how many objects
     were written. Raises StoreError when the store refuses, or when `url` holds objects that a
@@ -38,12 +68,8 @@ def publish(stage: str, url: str) -> int:
     try:
         fs, root = filesystem(url)
         root = root.rstrip("/")
-        existing = [p for p in fs.find(root) if p != root] if fs.exists(root) else []
+        existing = _ours(fs, root, url)
         top = {p[len(root) + 1 :].split("/", 1)[0] for p in existing}
-        if top and not (MARKER in top or RUN in top):
-            raise StoreError(
-                f"{url} holds objects that doi-extract did not write: choose another output (nothing was touched)"
-            )
         fs.put_file(os.path.join(stage, MARKER), f"{root}/{MARKER}")  # the stage's own marker
         if RUN in top:
             fs.rm_file(f"{root}/{RUN}")  # the commit point: absent while the datasets change

@@ -49,7 +49,8 @@ def filesystem(url: str) -> tuple[Any, str]:
     return fs, path
 
 
-def _reason(exc: BaseException) -> str:
+def reason(exc: BaseException) -> str:
+    """What went wrong with an object or a listing, in a few words for the user."""
     if isinstance(exc, StoreError):
         return str(exc)
     if isinstance(exc, FileNotFoundError):
@@ -76,7 +77,7 @@ def expand(url: str) -> list[str]:
         else:
             objects = [(path, fs.info(path))]
     except Exception as exc:
-        raise StoreError(_reason(exc)) from exc
+        raise StoreError(reason(exc)) from exc
     out = []
     for p, info in objects:
         name = p.rstrip("/").rsplit("/", 1)[-1]
@@ -107,7 +108,7 @@ def stat(url: str) -> tuple[int, str]:
         fs, path = filesystem(url)
         info = fs.info(path)
     except Exception as exc:
-        raise StoreError(_reason(exc)) from exc
+        raise StoreError(reason(exc)) from exc
     _SEEN[url] = _size_version(info)
     return _SEEN[url]
 
@@ -124,5 +125,5 @@ def open_binary(url: str) -> io.BufferedReader:
         fs, path = filesystem(url)
         f = fs.open(path, "rb", block_size=8 << 20)
     except Exception as exc:
-        raise StoreError(_reason(exc)) from exc
+        raise StoreError(reason(exc)) from exc
     return io.BufferedReader(f, buffer_size=1 << 20)
