@@ -235,6 +235,15 @@ ENDS = {
             ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
         ),
     ],
+    # The rules are applied until none applies: a cut that leaves "<name" at the end of the
+    # name cuts there too, so the raw text read again gives the same DOI (the library fuzz
+    # target: urn:eidr:… + "(SI<I)" cut at its unbalanced ")", then read again at "<I").
+    "cuts_repeat_until_none_applies": [
+        Row("urn:eidr:10.5240/7D2:2/(SI<I) and", ["10.5240/7d2:2/(si"], ["urn"]),
+        Row("urn:doi:10.1234/a<b, x", ["10.1234/a"], ["urn"]),
+        Row("see 10.1234/ab<cd) and", ["10.1234/ab"], ["bare"]),
+        Row("https://doi.org/10.1234/ab<cd)", ["10.1234/ab"], ["resolver-url"]),
+    ],
     "double_quote_ends": [Row('"10.1000/182"', ["10.1000/182"]), Row('doi:10.1000/182"x', ["10.1000/182"])],
     "trailing_punctuation_stripped": [
         Row("see doi:10.1000/182.", ["10.1000/182"]),

@@ -844,8 +844,8 @@ static int doi_path_marker(const cp_t *ub, Py_ssize_t ubn)
     return 0;
 }
 
-/* `cut`: first_cut(s, n, form) when the caller knows it, else -1. */
-static Py_ssize_t end_of_name(const cp_t *s, Py_ssize_t n, int form, const cp_t *ub, Py_ssize_t ubn, Py_ssize_t cut)
+/* One application of the rules; `cut`: first_cut(s, n, form) when the caller knows it, else -1. */
+static Py_ssize_t end_of_name_once(const cp_t *s, Py_ssize_t n, int form, const cp_t *ub, Py_ssize_t ubn, Py_ssize_t cut)
 {
     Py_ssize_t end = cut >= 0 ? cut : first_cut(s, n, form);
     while (end && trailing(s[end - 1]))
@@ -859,6 +859,25 @@ static Py_ssize_t end_of_name(const cp_t *s, Py_ssize_t n, int form, const cp_t 
             end--;
         if (publisher && file_store(s, end) && !doi_path_marker(ub, ubn))
             return 0;
+    }
+    return end;
+}
+
+/* rules.end_of_name: the rules applied until none applies (a cut can leave a tag-like "<name"
+ * at the new end, which rules._TAGLIKE ends a name at). */
+static Py_ssize_t end_of_name(const cp_t *s, Py_ssize_t n, int form, const cp_t *ub, Py_ssize_t ubn, Py_ssize_t cut)
+{
+    Py_ssize_t end = end_of_name_once(s, n, form, ub, ubn, cut);
+    while (end > 0 && end < n) {
+        Py_ssize_t lt = 0;
+        while (lt < end && s[lt] != '<')
+            lt++;
+        if (lt == end)
+            break;
+        Py_ssize_t again = end_of_name_once(s, end, form, ub, ubn, -1);
+        if (again == end)
+            break;
+        end = again;
     }
     return end;
 }

@@ -102,7 +102,22 @@ def first_cut(s: str, form: Form) -> int:
 
 
 def end_of_name(s: str, form: Form, url_before: str) -> int:
-    """Length of the DOI name at the start of `s` (a run from `10.` to whitespace), per spec §4."""
+    """Length of the DOI name at the start of `s` (a run from `10.` to whitespace), per spec §4.
+
+    The rules are applied until none applies: a cut can leave a tag-like "<name" at the new end
+    (…/(SI<I) cut at its unbalanced ")"), which _TAGLIKE ends a name at. So a name read again
+    is itself — canonicalize(raw) is the DOI find_dois reported (found by the library fuzz
+    target)."""
+    end = _end_of_name_once(s, form, url_before)
+    while 0 < end < len(s) and "<" in s[:end]:
+        again = _end_of_name_once(s[:end], form, url_before)
+        if again == end:
+            break
+        end = again
+    return end
+
+
+def _end_of_name_once(s: str, form: Form, url_before: str) -> int:
     end = first_cut(s, form)
     while end and s[end - 1] in TRAILING:
         end -= 1
