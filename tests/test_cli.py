@@ -320,3 +320,31 @@ def test_find_tsv_header_names_the_columns_of_one_rectangular_table(tmp_path: Pa
     ]
     # without --header the rows are as before: a record column for record files only
     assert len(run("find", "--format", "tsv", str(f)).stdout.decode().split("\t")) == 5
+
+
+@pytest.mark.parametrize("chosen", [None, "mimalloc"])
+def test_arrow_buffers_come_from_the_system_allocator_unless_the_user_chose(
+    tmp_path: Path, chosen: str | None
+) -> None:
+    """The command sets Arrow's allocator to the C library's before pyarrow loads (it returns
+    freed buffers to the OS: a process's peak is what it holds at once, issue 14); a user's
+    ARROW_DEFAULT_MEMORY_POOL is kept."""
+    import os
+
+    (tmp_path / "a.txt").write_text("doi:10.1000/182\n")
+    code = (
+        "import sys; from extractor.cli import main; main(['scan', sys.argv[1], '-o', sys.argv[2],"
+        " '-q', '--workers', '1']); import pyarrow as pa; print(pa.default_memory_pool().backend_name)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if chosen:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = chosen
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [chosen or "system"]

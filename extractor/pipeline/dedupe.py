@@ -31,9 +31,11 @@ def merge_bucket(
 
     table = shift_lines(table, "first_line", line_bases)
 
-    rec_key = pc.if_else(
-        pc.is_null(table["record"]), "n", pc.binary_join_element_wise("r", table["record"], "")
-    )
+    # Sources and records as codes into their distinct values: a bucket holds few sources and a
+    # record id per document, and every copy below (the sort, the filters, the final order) then
+    # moves four bytes a row instead of a path (issue 14: the merge's memory is its copies).
+    sources = pc.unique(table["source"])
+    records = pc.unique(table["record"])
     place = pc.add(pc.shift_left(table["shard"], 32), table["doc"])
     # Sorted by offset, a group's least row number is its first offset and raw text: "min" of a
     # row number and one take cost less than hash "first" aggregations, and only the grouping
@@ -41,67 +43,60 @@ def merge_bucket(
     order = pc.sort_indices(table["first_offset"])
     t = pa.table(
         {
-            "source": table["source"],
-            "_rec": rec_key,
+            "_src": pc.index_in(table["source"], value_set=sources),
+            "_rec": pc.index_in(table["record"], value_set=records, skip_nulls=False),
             "doi": table["doi"],
             "count": table["count"],
             "_place": place,
             "forms": table["forms"],
         }
     ).take(order)
+    del place
     t = t.append_column("_row", _row_numbers(t.num_rows))
     # Most keys are seen once (a document's mentions are distinct within it; only a document
     # given in chunks or a file in byte ranges repeats one): those rows are their own groups,
     # and only the rows of repeated keys are aggregated (issue 14: the merge of 4 M distinct
-    # DOIs spent most of its time aggregating groups of one). A joined key that two different
-    # triples share (a NUL in a record id) only sends their rows to the aggregation.
-    key = pc.binary_join_element_wise(t["source"], t["_rec"], t["doi"], "\x00")
-    seen = pc.value_counts(key)
-    repeated = seen.field("values").filter(pc.greater(seen.field("counts"), 1))
-    dup = pc.is_in(key, value_set=repeated)
-    del key, seen
-    singles = t.filter(pc.invert(dup))
-    groups = [
-        pa.table(
-            {
-                "source": singles["source"],
-                "_rec": singles["_rec"],
-                "doi": singles["doi"],
-                "count_sum": singles["count"],
-                "_row_min": singles["_row"],
-                "_place_min": singles["_place"],
-                "_mask": singles["forms"],
-            }
+    # DOIs spent most of its time aggregating groups of one). A key can repeat only where its
+    # DOI does, so the (source, record, DOI) keys are built for those rows alone.
+    again = _repeated(t["doi"])
+    if again is not None:
+        maybe = t.filter(again)
+        key = pc.binary_join_element_wise(
+            pc.cast(maybe["_src"], pa.string()), pc.cast(maybe["_rec"], pa.string()), maybe["doi"], "/"
         )
-    ]
-    if len(repeated):
-        groups.append(_aggregate(t.filter(dup)))
-    g = pa.concat_tables(groups)
-    mask = g["_mask"]
-    first = order.take(g["_row_min"])  # the row of the table with each group's first offset
-    first_line = table["first_line"].take(first)
+        dup = _repeated(key)
+        del key
+        if dup is None:
+            dup = pa.repeat(pa.scalar(False), maybe.num_rows)
+        parts = [t.filter(pc.invert(again)), maybe.filter(pc.invert(dup)), _aggregate(maybe.filter(dup))]
+        del maybe, dup
+        g = pa.concat_tables([p.select(_GROUP_COLUMNS) for p in parts])
+        del parts
+    else:
+        g = t.select(_GROUP_COLUMNS)
+    del t, again
+    first = order.take(g["_row"])  # the row of the table with each group's first offset
+    del order
     g = pa.table(
         {
-            "_place": g["_place_min"],
+            "_place": g["_place"],
             "first_offset": table["first_offset"].take(first),
-            "first_line": first_line,
+            "first_line": table["first_line"].take(first),
             "doi": g["doi"],
             "_first": first,
+            "_src": g["_src"],
             "_rec": g["_rec"],
-            "source": g["source"],
-            "count": g["count_sum"],
-            "_mask": mask,
+            "count": g["count"],
+            "_mask": g["forms"],
         }
     ).sort_by([("_place", "ascending"), ("first_offset", "ascending"), ("doi", "ascending")])
-    record = pc.if_else(
-        pc.equal(g["_rec"], "n"), pa.scalar(None, pa.string()), pc.utf8_slice_codeunits(g["_rec"], 1)
-    )
+    del first
     masks = pc.unique(g["_mask"])
     names = pa.array([forms_of(m) for m in masks.to_pylist()], pa.list_(pa.string()))
     mentions = pa.Table.from_arrays(
         [
-            g["source"],
-            record,
+            sources.take(g["_src"]),
+            records.take(g["_rec"]),
             g["doi"],
             g["count"],
             *offset_columns(g["first_offset"], g["first_line"]),
@@ -112,6 +107,7 @@ def merge_bucket(
         ],
         schema=with_meta(MENTIONS_SCHEMA, meta),
     )
+    del g
     per_doi = pa.table(
         {"doi": mentions["doi"], "count": mentions["count"], "_row": _row_numbers(mentions.num_rows)}
     )
@@ -130,6 +126,18 @@ def merge_bucket(
     return mentions, dois
 
 
+_GROUP_COLUMNS = ["_src", "_rec", "doi", "count", "_row", "_place", "forms"]
+
+
+def _repeated(values: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """Which values occur more than once, or None when none does."""
+    import pyarrow.compute as pc
+
+    seen = pc.value_counts(values)
+    repeated = seen.field("values").filter(pc.greater(seen.field("counts"), 1))
+    return pc.is_in(values, value_set=repeated) if len(repeated) else None
+
+
 def _aggregate(t: pa.Table) -> pa.Table:
     """Rows of repeated (source, record, doi) keys merged: counts added, the least row (the
     first offset) and place kept, the forms' bit masks OR-ed."""
@@ -138,7 +146,7 @@ def _aggregate(t: pa.Table) -> pa.Table:
     bits = range(len(FORMS))
     for b in bits:
         t = t.append_column(f"_f{b}", pc.not_equal(pc.bit_wise_and(t["forms"], 1 << b), 0))
-    g = t.group_by(["source", "_rec", "doi"], use_threads=False).aggregate(
+    g = t.group_by(["_src", "_rec", "doi"], use_threads=False).aggregate(
         [("count", "sum"), ("_row", "min"), ("_place", "min")] + [(f"_f{b}", "any") for b in bits]
     )
     mask = pa.repeat(pa.scalar(0, pa.int32()), g.num_rows)
@@ -146,13 +154,13 @@ def _aggregate(t: pa.Table) -> pa.Table:
         mask = pc.bit_wise_or(mask, pc.multiply(pc.cast(g[f"_f{b}_any"], pa.int32()), 1 << b))
     return pa.table(
         {
-            "source": g["source"],
+            "_src": g["_src"],
             "_rec": g["_rec"],
             "doi": g["doi"],
-            "count_sum": g["count_sum"],
-            "_row_min": g["_row_min"],
-            "_place_min": g["_place_min"],
-            "_mask": pc.cast(mask, pa.int32()),
+            "count": g["count_sum"],
+            "_row": g["_row_min"],
+            "_place": g["_place_min"],
+            "forms": pc.cast(mask, pa.int32()),
         }
     )
 

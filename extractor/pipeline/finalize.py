@@ -225,7 +225,8 @@ def finalize(
                     if t.num_rows:
                         t0 = time.perf_counter()
                         line = pc.add(t["line"], bases.get(spec.index, 0))
-                        pq.write_table(
+                        write_arrow(
+                            os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"),
                             pa.Table.from_arrays(
                                 [
                                     t["source"],
@@ -238,8 +239,6 @@ def finalize(
                                 ],
                                 schema=OCCURRENCES_SCHEMA,
                             ),
-                            os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"),
-                            compression="zstd",
                         )
                         i += 1
                         counts["write_seconds"] += time.perf_counter() - t0

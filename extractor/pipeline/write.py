@@ -105,8 +105,26 @@ def atomically(path: str) -> Iterator[str]:
     os.replace(tmp, path)
 
 
+# Offsets and line numbers are nearly all distinct within a file: a Parquet dictionary tried on
+# them and given up costs time and makes larger files; every other column (sources, records, DOIs
+# cited again, raw texts, counts, forms) is dictionary-encoded (issue 14: mentions of 4 M distinct
+# DOIs written 14 % faster and 17 % smaller, the benchmark's 13 % faster and 19 % smaller).
+_POSITIONS = frozenset(
+    {"first_byte_offset", "first_char_offset", "first_line", "byte_offset", "char_offset", "line"}
+)
+
+
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    """The Parquet column paths of `schema` to dictionary-encode: all but positions."""
+    return [
+        f"{f.name}.list.element" if pa.types.is_list(f.type) else f.name
+        for f in schema
+        if f.name not in _POSITIONS
+    ]
+
+
 def write_arrow(path: str, table: pa.Table) -> None:
     import pyarrow.parquet as pq  # here: a worker that writes only partial results never needs it
 
     with atomically(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=_dictionary_columns(table.schema))
