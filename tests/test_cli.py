@@ -348,3 +348,25 @@ def test_arrow_buffers_come_from_the_system_allocator_unless_the_user_chose(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [chosen or "system"]
+
+
+def test_a_scan_does_not_load_pandas_yet_pyarrow_still_reaches_it(tmp_path: Path) -> None:
+    """pyarrow's first conversion looks for pandas and loads it where installed (~0.25 s a
+    process, issue 14); `scan` answers that look "absent" once, and pandas is still imported for
+    real when asked for (`to_pandas`), afterwards as before."""
+    pytest.importorskip("pandas")
+    (tmp_path / "a.txt").write_text("doi:10.1000/182 and 10.1000/183\n")
+    code = (
+        "import sys; from extractor.cli import main; rc = main(['scan', sys.argv[1], '-o', sys.argv[2],"
+        " '-q', '--workers', '1']); print(rc, 'pandas' in sys.modules);"
+        " import pyarrow.parquet as pq; df = pq.read_table(sys.argv[2] + '/dois').to_pandas();"
+        " print(type(df).__name__, sorted(df['doi']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["0 False", "DataFrame ['10.1000/182', '10.1000/183']"]

@@ -127,9 +127,9 @@ def _workers_asked(words: list[str]) -> int | None:
 def main(argv: Sequence[str] | None = None) -> int:
     # Arrow's buffers from the C library's allocator, unless the user chose another: it gives a
     # large freed buffer back to the OS, where mimalloc and jemalloc keep it for reuse, so a
-    # process's peak memory is what the merge holds at once, not what it ever held (issue 14:
-    # a merge of 4 M distinct DOIs peaked at 267-296 MB with mimalloc, 203 with this, at the
-    # same speed). Set before pyarrow is loaded here or in the workers' server, which inherits it.
+    # process's peak memory is what it holds at once, not what it ever held (issue 14: a merge of
+    # 4 M distinct DOIs peaked at 267-296 MB with mimalloc, 203 with this, at the same speed).
+    # Read by pyarrow as it loads, here or in the workers' server, which inherits it.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["scan"] and _workers_asked(words) != 1:
@@ -151,8 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
     try:
         if args.command == "scan":
+            from ..pipeline.arrow_setup import skip_pandas
             from .scan import cmd_scan
 
+            skip_pandas()
             return cmd_scan(args)
         if args.command == "summary":
             from .summary import cmd_summary

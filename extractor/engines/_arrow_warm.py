@@ -1,8 +1,7 @@
-"""Imported only by the scan workers' fork server, last of its preloads (procs._PRELOAD): the
-first conversion of Python values to Arrow makes pyarrow look for pandas, which loads it where
-it is installed (~0.3 s, issue 14); done once here, before the workers are forked from the server,
-it costs no worker's first shard."""
+"""Imported only by the scan workers' fork server, last of its preloads (procs._PRELOAD): pyarrow's
+first conversion of Python values, with its look for pandas answered "absent" (issue 14), done
+once here before the workers are forked from the server, so that no worker pays it."""
 
-import pyarrow as pa
+from ..pipeline.arrow_setup import skip_pandas
 
-pa.array([0])
+skip_pandas()

@@ -41,7 +41,7 @@ class ScanConfig:
     max_record_bytes: int = 16 << 20  # a longer JSONL record is streamed, not parsed whole
     flush_rows: int = 50_000  # partial rows (or occurrences) a shard holds before writing a part file
     max_mentions: int = 25_000  # distinct DOIs of one document held before they are handed on
-    merge_rows: int = 100_000  # partial rows one merge holds (about 1 KB each): a larger bucket is split
+    merge_rows: int = 100_000  # partial rows one merge holds (~0.8 KB each at peak); a larger bucket is split
     # Keep _work/ and _shards/ after a complete run, so that a rerun is incremental (issue 13:
     # by default only the datasets and _run.json remain). Not part of key(): it changes no result.
     keep_work: bool = False
