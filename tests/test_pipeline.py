@@ -701,8 +701,8 @@ def test_a_bucket_too_large_to_hold_is_merged_in_pieces_to_the_same_rows(tmp_pat
 def test_small_buckets_are_merged_as_one_and_large_ones_alone() -> None:
     """Issue 14: a merge per bucket paid its fixed costs 16 times on a small run. Consecutive
     buckets holding together at most a quarter of merge_rows are one job; a larger bucket is a
-    job alone; a slice whose marker gave no row count keeps its bucket apart. The jobs depend on
-    the rows only (never on the workers), so the output does not either."""
+    job alone. The jobs depend on the rows only (never on the workers), so the output does not
+    either."""
     from extractor.pipeline.finalize import _merge_groups
     from extractor.pipeline.parts import PartRef
 
@@ -710,7 +710,7 @@ def test_small_buckets_are_merged_as_one_and_large_ones_alone() -> None:
         return {b: [PartRef(f"p{b}", b, 1, r)] for b, r in rows_by_bucket.items()}, []
 
     config = ScanConfig(out="o", buckets=8, merge_rows=400)  # a group holds at most 100 rows
-    parts = [part({0: 20, 1: 30, 3: 40, 4: 10, 5: 600, 6: 5}), None, part({0: 10, 3: 1, 7: 0})]
+    parts = [part({0: 20, 1: 30, 3: 40, 4: 10, 5: 600, 6: 5}), None, part({0: 10, 3: 1, 7: 95})]
     got = [
         (first, [(f.path, f.rows) for f in files], rows)
         for first, files, rows in _merge_groups(parts, config)
@@ -719,8 +719,7 @@ def test_small_buckets_are_merged_as_one_and_large_ones_alone() -> None:
         (0, [("p0", 20), ("p0", 10), ("p1", 30)], 60),
         (3, [("p3", 40), ("p3", 1), ("p4", 10)], 51),
         (5, [("p5", 600)], 600),
-        (6, [("p6", 5)], 5),
-        (7, [("p7", 0)], 400),
+        (6, [("p6", 5), ("p7", 95)], 100),
     ]
 
 

@@ -66,9 +66,11 @@ def merge_bucket(
         )
         dup = _repeated(key)
         del key
-        if dup is None:
-            dup = pa.repeat(pa.scalar(False), maybe.num_rows)
-        parts = [t.filter(pc.invert(again)), maybe.filter(pc.invert(dup)), _aggregate(maybe.filter(dup))]
+        parts = [t.filter(pc.invert(again))]
+        if dup is None:  # DOIs repeated only across documents: every key still seen once
+            parts.append(maybe)
+        else:
+            parts += [maybe.filter(pc.invert(dup)), _aggregate(maybe.filter(dup))]
         del maybe, dup
         g = pa.concat_tables([p.select(_GROUP_COLUMNS) for p in parts])
         del parts

@@ -164,25 +164,24 @@ def _merge_groups(
     14: 16 merges of 82 k rows took a third of a 150 MB run), and still leaves jobs to share
     among workers; a bucket over `merge_rows` is split by merge_split_bucket. The groups depend
     on the rows alone, never on the workers, so the output's files and order do not either. A
-    DOI is in one bucket, so a group's rows merge as a bucket's do. A part-file slice of an
-    earlier version's marker, which gave no row count, keeps its bucket apart."""
+    DOI is in one bucket, so a group's rows merge as a bucket's do."""
     share = max(1, config.merge_rows // 4)
-    group: list[tuple[int, list[PartRef], int]] = []
+    first, rows = 0, 0
+    files: list[PartRef] = []
     for b in range(config.buckets):
-        files = [f for p in parts if p is not None for f in p[0].get(b, [])]
-        if not files:
+        slices = [f for p in parts if p is not None for f in p[0].get(b, [])]
+        if not slices:
             continue
-        rows = sum(f.rows if f.rows or not f.batches else config.merge_rows for f in files)
-        if group and sum(r for _b, _f, r in group) + rows > share:
-            yield _joined(group)
-            group = []
-        group.append((b, files, rows))
-    if group:
-        yield _joined(group)
-
-
-def _joined(group: list[tuple[int, list[PartRef], int]]) -> tuple[int, list[PartRef], int]:
-    return group[0][0], [f for _b, files, _r in group for f in files], sum(r for _b, _f, r in group)
+        n = sum(f.rows for f in slices)
+        if files and rows + n > share:
+            yield first, files, rows
+            files, rows = [], 0
+        if not files:
+            first = b
+        files += slices
+        rows += n
+    if files:
+        yield first, files, rows
 
 
 def line_bases(specs: list[ShardSpec], done: dict[int, ShardResult]) -> dict[int, int]:
