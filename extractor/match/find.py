@@ -9,7 +9,7 @@ applied to a window of bounded size, so time is linear in the input on any text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -418,30 +418,24 @@ def _hits(
     return found
 
 
-_KEYS: dict[str, str] = {}
+class _KeyCache(dict[str, str]):
+    """A raw name's key, with a plain dict in front of `compute`: the same raw name recurs
+    thousands of times. Bounded like the LRU caches, so memory stays flat."""
+
+    def __init__(self, compute: Callable[[str], str]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, name: str) -> str:
+        if len(self) >= 1 << 14:
+            self.clear()
+        key = self[name] = self.compute(name)
+        return key
 
 
-def _key(name: str) -> str:
-    """canonical_key with a plain dict in front: the same raw name recurs thousands of times."""
-    key = _KEYS.get(name)
-    if key is None:
-        if len(_KEYS) >= 1 << 14:  # bounded like the LRU caches: memory stays flat
-            _KEYS.clear()
-        key = _KEYS[name] = canonical_key(name)
-    return key
-
-
-_PDF_KEYS: dict[str, str] = {}
-
-
-def _pdf_key(name: str) -> str:
-    """_key for PDF text: look-alike dashes mapped and pdftotext's hyphens put back first."""
-    key = _PDF_KEYS.get(name)
-    if key is None:
-        if len(_PDF_KEYS) >= 1 << 14:
-            _PDF_KEYS.clear()
-        key = _PDF_KEYS[name] = fold_ascii(pdf_repair.rehyphenate(clean_name(name, True)))
-    return key
+_KEYS = _KeyCache(canonical_key)
+# PDF text: look-alike dashes mapped and pdftotext's hyphens put back first.
+_PDF_KEYS = _KeyCache(lambda name: fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))))
 
 
 def clear_caches() -> None:
@@ -475,16 +469,16 @@ def find_spans(
         for view in html_views(text):
             for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
                 rs, re_ = view.to_raw(s, e)
-                spans.append(_span(Span, (rs, re_, form, _key(name))))
+                spans.append(_span(Span, (rs, re_, form, _KEYS[name])))
         spans.sort(key=lambda h: (h[0], h[1]))
         return spans
     if kind == "pdf":
         return [
-            _span(Span, (s, e, form, _pdf_key(name)))
+            _span(Span, (s, e, form, _PDF_KEYS[name]))
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats, after)
         ]
     return [
-        _span(Span, (s, e, form, _key(name)))
+        _span(Span, (s, e, form, _KEYS[name]))
         for s, e, form, name in _hits(text, False, allow_other_prefix, stats, after)
     ]
 

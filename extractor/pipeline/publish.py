@@ -69,9 +69,8 @@ def publish(stage: str, url: str) -> int:
         fs, root = filesystem(url)
         root = root.rstrip("/")
         existing = _ours(fs, root, url)
-        top = {p[len(root) + 1 :].split("/", 1)[0] for p in existing}
         fs.put_file(os.path.join(stage, MARKER), f"{root}/{MARKER}")  # the stage's own marker
-        if RUN in top:
+        if f"{root}/{RUN}" in existing:
             fs.rm_file(f"{root}/{RUN}")  # the commit point: absent while the datasets change
         tmp = f"{root}/_publishing-{uuid.uuid4().hex[:12]}"
         written = 0
