@@ -1,4 +1,5 @@
-"""The C part of the package: the plain-text matcher on raw bytes (extractor/match/_cscan.c).
+"""The C part of the package: the matcher for plain text, PDF text and HTML on raw bytes
+(extractor/match/_cscan.c).
 
 Optional: where it cannot be compiled (no compiler, no Python headers) the build warns and the
 package installs without it, using the Python matcher (issue 13). Everything else is declared

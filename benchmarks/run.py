@@ -157,7 +157,7 @@ def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, float | Non
     from extractor.match.find import clear_caches
     from extractor.match.native import find_spans_utf8
 
-    res = []
+    res: list[tuple[str, float, float | None, int]] = []
     for label, text in kind_texts.items():
         kind = "html" if label.startswith("html") else "pdf" if label.startswith("pdf") else "plain"
         best = float("inf")
@@ -168,12 +168,10 @@ def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, float | Non
             hits = sum(1 for _ in find_dois(text, kind))
             best = min(best, time.perf_counter() - t0)
         data = text.encode()
-        c_best = None
-        if kind == "plain":  # what scan runs on plain text
-            c_best = min(_timed(find_spans_utf8, data) for _ in range(3))
-        elif kind == "html":  # what scan runs on HTML: the views in C, into a mention table
-            c_best = min(_timed(_html_into_table, data) for _ in range(3))
-        res.append((label, len(data) / 1e6 / best, c_best and len(data) / 1e6 / c_best, hits))
+        # what scan runs: plain text in C; HTML's views and PDF text's rules in C, into a mention table
+        c_run = {"plain": find_spans_utf8, "html": _html_into_table, "pdf": _pdf_into_table}[kind]
+        c_best = min(_timed(c_run, data) for _ in range(3))
+        res.append((label, len(data) / 1e6 / best, len(data) / 1e6 / c_best, hits))
     return res
 
 
@@ -181,6 +179,14 @@ def _html_into_table(data: bytes) -> None:
     from extractor.match import native
 
     native.html_scan(data, 0, len(data), 0, len(data) + 1, 0, native.Mentions(), None)
+
+
+def _pdf_into_table(data: bytes) -> None:
+    from extractor.match import native
+    from extractor.match.find import clear_caches
+
+    clear_caches()  # the rehyphenation cache, cold as find_dois' caches are
+    native.pdf_scan(data, 0, len(data), 0, len(data) + 1, 0, native.Mentions(), None)
 
 
 def _timed(fn: Any, *args: Any) -> float:
@@ -272,7 +278,7 @@ def find_tables(say: Any) -> None:
     )
     # C MB/s: the C matcher as scan runs it (hits counted into a document's mention table);
     # C spans: find_spans_utf8, one Python Span per hit (the library's bytes API). HTML rows: the
-    # C port of its views (native.html_scan) into a mention table.
+    # C port of its views (native.html_scan) into a mention table; PDF rows: native.pdf_scan.
     from extractor.match.native import Mentions, find_spans_utf8, scan
 
     def c_scan(data: bytes) -> None:
@@ -293,6 +299,10 @@ def find_tables(say: Any) -> None:
         elif kind == "html":  # the views in C (native.html_scan), as scan runs HTML
             c1 = _best(_html_into_table, text1.encode())
             c8 = _best(_html_into_table, text8.encode())
+            c = f"{len(text1) / 1e6 / c1:>8.1f} {c8 / c1:>6.1f}"
+        elif kind == "pdf":  # PDF text's rules in C (native.pdf_scan), as scan runs it
+            c1 = _best(_pdf_into_table, text1.encode())
+            c8 = _best(_pdf_into_table, text8.encode())
             c = f"{len(text1) / 1e6 / c1:>8.1f} {c8 / c1:>6.1f}"
         say(f"{label:<44} {len(text1) / 1e6 / t1:>8.1f} {t8 / t1:>6.1f} {hits:>8} {c}")
 

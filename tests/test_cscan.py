@@ -19,7 +19,7 @@ from extractor.match import find_spans, native
 from extractor.match.native import bucket_of, find_spans_utf8
 from extractor.pipeline.decode import clean
 
-from .helpers import PIECES
+from .helpers import PDF_PIECES, PIECES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -131,6 +131,181 @@ def test_only_10_slash_and_rg_slash_trigger_a_short_doi(trigger: str, pad: int) 
     enough for the vector loop)."""
     for text in (f"doi.org/{trigger}0abc", f"see doi.o{trigger}0abc1", f"x doi.org/{trigger}abcd1234 y"):
         agree((text + " " * pad + "\x1e\x1e" + "é" * pad).encode())
+
+
+# ---- PDF text (native.pdf_scan): the rules of find_spans(…, "pdf") -----------------------------
+
+
+def pdf_char_spans(data: bytes) -> list[tuple[int, int, str, str]]:
+    """The C PDF matcher's hits on `data`, with character offsets."""
+    text = data.decode("utf-8", "surrogateescape")
+    b2c = {}
+    b = 0
+    for i, ch in enumerate(text):
+        b2c[b] = i
+        b += len(ch.encode("utf-8", "surrogateescape"))
+    b2c[b] = len(text)
+    return [(b2c[s], b2c[e], str(form), doi) for s, e, form, doi in find_spans_utf8(data, "pdf")]
+
+
+def pdf_agree(data: bytes) -> None:
+    text = clean(data.decode("utf-8", "surrogateescape"))[0]
+    assert pdf_char_spans(data) == [(s, e, str(f), d) for s, e, f, d in find_spans(text, "pdf")], data
+
+
+def pdf_files() -> Iterator[Path]:
+    for d in ("corpora/labelled/pdf", "corpora/labelled-seed777/pdf", "corpora/labelled-kinds/pdf"):
+        yield from sorted((ROOT / d).glob("*"))
+
+
+@pytest.mark.parametrize("path", list(pdf_files()), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_c_pdf_matcher_agrees_on_pdf_corpora(path: Path) -> None:
+    """Text as pdftotext (default and -layout), PDFium, pdfminer and others extract it: lines
+    broken inside DOIs, columns, running headers, reference numbers."""
+    pdf_agree(path.read_bytes())
+
+
+@given(st.lists(st.sampled_from(PDF_PIECES + PIECES), max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_c_pdf_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
+    pdf_agree("".join(pieces).encode("utf-8", "surrogateescape"))
+
+
+@given(st.lists(st.tuples(st.sampled_from(PDF_PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_c_pdf_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
+    # joins of long pieces: logical names past every window, the evidence keys of such names
+    pdf_agree("".join(p * k for p, k in pieces).encode("utf-8", "surrogateescape"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ref. 10.1016/0022-3956\n(75)90026-6 and more",  # "(" goes on after an ISSN
+        "10.1371/journal.pone.\n0046041 and 10.1371/journal.pone.0046041.t001\n",  # evidence: a parent
+        "10.1234/x123\n456 and 10.1234/x123456 and 10.1234/x999999",  # evidence: the DOI and shapes
+        "10.1234/x123\n456 and 10.1234/x123456 and 10.1234/x999",  # the DOI seen whole, its shape not
+        "10.1371/journal.pone.00\n46041 and 10.1371/journal.pone.0046041.t001 and 10.1371/journal.pone.99",
+        "see https://doi.\norg/10.1234/abc def",  # a resolver broken across a line
+        "see https://doi.   x\n org/10.1234/abc def",  # ... across a column gap
+        "https://doi.org/ \n10.1234/abcd and http://dx.doi.org/\n10.1234/abcd",  # the DOI on the next line
+        "10. 1016/j.cell.2020.01.001 x 10.\n1371/journal.pbio.0020334 x 1-10. 10.1038/nature123 x",
+        "doi: 10.1158/2159-\t8290.CD-\t21-\t1033. next appi. 10.1176/appi. ajp.2010.09091234 x",
+        "Smith (2010) 10.1002/(SICI)1097-4571(199806)49:8<693::AID-\nASI4>3.0.CO;2-O.\n",
+        "col a text  10.1234/abcdef-    other col text\nmore a text 123456 tail    other col more\n",
+        "résumé é   10.1234/abcdef-   éé col\néé more   é 12345 tail\n",  # columns count characters
+        "10.1234/abc\u00ad\ndef 10.5555/\ufb01le\u2010x-\n12 x",  # soft hyphen; ligature, look-alike dash
+        "10.1234/abc/\n\nxyz123 more\n10.1234/abc.\n154 A. Sundström et al.\n",  # boxes; a running header
+        "https://onlinelibrary.wiley.com/doi/abs/10.1002/x.123/abstra\nct more",  # a view segment
+        "10.1111/j.1365-\n2133.1977.tb1 x\n10.1234/a-\n10.1234/b-\n[12] 10.1234/c\n",
+        "x 10." + "1" * 3000 + "/abc 10.1000/182 see 10.1234/" + "a" * 300 + "-\n" + "b1" * 10 + " x",
+        "10.1234/" + "(" * 2100 + "-\n" + "1" * 2100 + "-\n" + "2" * 2100 + " x",  # brackets past a window
+    ],
+)
+def test_c_pdf_matcher_agrees_on_layouts(text: str) -> None:
+    pdf_agree(text.encode())
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "10.1016/00223956(75)900266",
+        "10.1002/(SICI)10974571(199806)49:8<693::AIDASI4>3.0.CO;2O",
+        "10.1111/j.13652133.1977.tb1",
+        "10.1007/s00268001-00293-5",
+        "10.1007/s00268-00100293-5",
+        "10.2190/DAC5-TPV6XUHL-CRMV",
+        "10.1097/0000653419790300000011",
+        "10.9999/x<1::AIDJCLP2>",
+        "10.9999/x>3.0.CO;2O",
+        "10.1055/s00281095566",
+        "10.1146/annurev-pathol020712-163923",
+        "10.1016/0022-1317341189",
+        "10.1016/(79)900072",
+        "10.2190/DAC5-TPV6XUHL-CRMſ",  # IGNORECASE: ſ is an S
+        "10.1016/٠٠٢٢٣٩٥٦(75)900266",  # \d: Arabic-Indic digits
+        "10.1234/abc.2020.00001",  # no rule
+    ],
+)
+def test_c_pdf_matcher_rehyphenates_as_the_python_rules(name: str) -> None:
+    """pdftotext's lost hyphens put back (pdf.DEHYPHENATION_RULES): the C matcher's prefilter
+    (may_rehyphenate) lets through each rule's example, so the keys are the Python rules' keys."""
+    pdf_agree(f"see {name} and doi:{name}.\n".encode())
+
+
+_WORDS = ["see", "The", "and", "[12]", "PMID", "•", "154", "x", "abstract", "doi:", "https://doi.org/", "é"]
+_DOIS = [
+    "10.1234/x123456",
+    "10.1371/journal.pone.0046041",
+    "10.1002/(SICI)1097-4571(199806)49",
+    "10.1234/ab-cd-12",
+]
+
+
+@st.composite
+def _layout(draw: st.DrawFn) -> str:
+    """A page of one or two columns, as pdftotext -layout sets them: the left column's lines
+    padded to its width, a gap, the right column; DOIs broken anywhere, their rest indented
+    by a few columns (the column search's slack and hanging indent), some DOIs whole elsewhere
+    (the evidence)."""
+    width = draw(st.integers(12, 40))
+    two = draw(st.booleans())
+    gap = draw(st.integers(1, 6))
+    lines = []
+    for _ in range(draw(st.integers(2, 6))):
+        doi = draw(st.sampled_from(_DOIS))
+        cut = draw(st.integers(1, len(doi) - 1))
+        words = " ".join(draw(st.lists(st.sampled_from(_WORDS), max_size=3)))
+        indent = " " * draw(st.integers(0, 14))
+        for left in (
+            f"{words} {doi[:cut]}",
+            indent + doi[cut:] + draw(st.sampled_from(["", ".", " and", ","])),
+        ):
+            right = " ".join(draw(st.lists(st.sampled_from(_WORDS + _DOIS), max_size=3))) if two else ""
+            lines.append(left.ljust(width) + (" " * gap + right if right else ""))
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["", "12", "154 A. Sundström et al.", doi])))
+    return "\n".join(lines) + "\n"
+
+
+@given(_layout())
+@settings(max_examples=1500, deadline=None)
+def test_c_pdf_matcher_agrees_on_generated_layouts(text: str) -> None:
+    pdf_agree(text.encode())
+
+
+@given(
+    st.lists(st.sampled_from(PDF_PIECES), max_size=40),
+    st.integers(0, 400),
+    st.integers(0, 400),
+    st.integers(0, 400),
+    st.integers(0, 400),
+    st.booleans(),
+    st.integers(-1, 5),
+)
+@settings(max_examples=1000, deadline=None)
+def test_c_pdf_matcher_reads_windows_as_the_python_matcher(
+    pieces: list[str], lo: int, cut: int, rlo: int, rhi: int, chars: bool, line_base: int
+) -> None:
+    """As the window loop calls it: hits chosen by start, anchors before `lo` passed over, the
+    end of the last hit, candidates too long, offsets in bytes or characters, lines — the same
+    table rows, hits and returns as windows.PythonMatcher (find_spans) gives."""
+    from extractor.pipeline.windows import CMatcher, PythonMatcher
+
+    data = "".join(pieces).encode("utf-8", "surrogateescape")
+    n = len(data)
+    lo, rlo = min(lo, n), min(rlo, n)
+    cut = max(lo, min(cut, n + 1))
+    if chars:
+        while 0 < lo < n and data[lo] & 0xC0 == 0x80:  # a character's start, as windows give
+            lo -= 1
+    got = []
+    for make in (lambda t, h: CMatcher(t, h, "pdf"), lambda t, h: PythonMatcher("pdf", False, t, h)):
+        tab = native.Mentions()
+        hits: list[tuple[int, int, int, str, str, int | None]] = []
+        ret = make(tab, hits)(data, lo, cut, rlo, rhi, 7, chars, line_base, 0, n if line_base >= 0 else -1)
+        got.append((ret, hits, tab.take()))
+    assert got[0] == got[1]
 
 
 def test_mentions_table_aggregates_per_document() -> None:

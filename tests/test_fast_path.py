@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import extractor.match.find as F
 from extractor.pipeline.decode import decode_bytes, detect_kind
 
+from .helpers import FAST_PIECES, PDF_PIECES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -39,51 +41,7 @@ def test_fast_path_agrees_on_corpora(path: Path) -> None:
     assert fast == full
 
 
-_PIECES = [
-    "10.1000/182",
-    "10.12345/abc.def",
-    "doi:",
-    "DOI ",
-    "doi ",
-    "https://doi.org/",
-    "http://dx.doi.org/",
-    "urn:doi:",
-    "info:doi/",
-    "hdl.handle.net/",
-    "www.doi.org/",
-    "https:////doi.org/",
-    "http:/dx.doi.org/",
-    " ",
-    "\n",
-    ".",
-    ",",
-    ";",
-    ":",
-    "(",
-    ")",
-    "[",
-    "]",
-    '"',
-    "'",
-    "<",
-    ">",
-    "x",
-    "-",
-    "/",
-    "#",
-    "?",
-    "&",
-    "%2F",
-    "Á",
-    "\u00ad",
-    "\u00a0",
-    "10.",
-    "1234",
-    "/a",
-]
-
-
-@given(st.lists(st.sampled_from(_PIECES), max_size=25))
+@given(st.lists(st.sampled_from(FAST_PIECES), max_size=25))
 @settings(max_examples=1500)
 def test_fast_path_agrees_on_generated_text(pieces: list[str]) -> None:
     text = "".join(pieces)
@@ -103,36 +61,6 @@ def test_fast_path_sees_a_second_doi_only_where_the_full_rules_do(first: int, do
         assert fast == full, (first, dots)
 
 
-_PDF_PIECES = [
-    *_PIECES,
-    "10.1234/a-",
-    "10.1016/j.cell.",
-    "10.1002/(SICI)1097-4571",
-    "0022-3956",
-    "(75)90026-6",
-    "\n",
-    "\n\n",
-    "\r\n",
-    "   ",
-    "\t",
-    "  ",
-    "-\n",
-    "/\n",
-    ".\n",
-    "PMID ",
-    "[12]",
-    "(3)",
-    "12.",
-    "154 A. Sundström",
-    "https://doi.\norg/",
-    "doi.org/ ",
-    "•",
-    "abstract",
-    "t001",
-    "showed",
-]
-
-
 def full_pdf_rules(text: str, monkeypatch: pytest.MonkeyPatch) -> list[F.Hit]:
     """find_dois(text, "pdf") with the shortcuts of issue 15 switched off: every break through
     the column search (pdf._new_below), every name through each rule of first_cut (rules._ANY_CUT)."""
@@ -150,7 +78,7 @@ def full_pdf_rules(text: str, monkeypatch: pytest.MonkeyPatch) -> list[F.Hit]:
     return full
 
 
-@given(st.lists(st.sampled_from(_PDF_PIECES), max_size=30))
+@given(st.lists(st.sampled_from(PDF_PIECES), max_size=30))
 @settings(max_examples=1500, deadline=None)
 def test_pdf_shortcuts_agree_with_the_full_rules(pieces: list[str]) -> None:
     """Issue 15: a DOI at a line end whose next line starts something new is decided without

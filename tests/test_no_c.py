@@ -62,6 +62,8 @@ def test_a_scan_without_the_extension_writes_the_same_rows(tmp_path: Path) -> No
     (src / "bad.txt").write_bytes(
         b"doi:10.1000/x\xff\xfe 10.1234/\xc3\xa9t\xe9 https://doi.org/10.1000/182\n" * 300
     )
+    for pdf_text in sorted((ROOT / "corpora" / "labelled" / "pdf").glob("*.pdf.txt"))[:6]:
+        (src / pdf_text.name).write_bytes(pdf_text.read_bytes())  # PDF text: its rules in C or Python
     with_c, without = tmp_path / "c", tmp_path / "py"
     code = (
         "from extractor.cli import main\n"

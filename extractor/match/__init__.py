@@ -1,7 +1,7 @@
 """What a DOI is: pure functions on text and bytes (spec §1–§5), no I/O and no pyarrow.
 
 find.py is the matcher and the reference for every rule; native.py runs the same rules in C
-on UTF-8 bytes for plain text in bulk; identifiers.py reads one identifier (canonical form,
+on UTF-8 bytes for plain text, PDF text and HTML in bulk; identifiers.py reads one identifier (canonical form,
 equivalence, URI and URL renderings).
 """
 

@@ -1,5 +1,5 @@
 # Types of the C matcher (_cscan.c); match/native.py is its only importer.
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Chunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]
@@ -25,6 +25,21 @@ def scan(
     line_base: int = -1,
     line_from: int = 0,
     line_to: int = -1,
+) -> tuple[int, int, int, int]: ...
+def pdf_scan(
+    data: Any,
+    lo: int,
+    hi: int,
+    rlo: int,
+    rhi: int,
+    base: int = 0,
+    mentions: Mentions | None = None,
+    hits: list[tuple[int, int, int, str, str, int | None]] | None = None,
+    chars: bool = False,
+    line_base: int = -1,
+    line_from: int = 0,
+    line_to: int = -1,
+    rekey: Mapping[str, str] | None = None,
 ) -> tuple[int, int, int, int]: ...
 def html_spans(
     data: Any, unescape: Callable[[str], str], /

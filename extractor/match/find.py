@@ -436,12 +436,16 @@ class _KeyCache(dict[str, str]):
 _KEYS = _KeyCache(canonical_key)
 # PDF text: look-alike dashes mapped and pdftotext's hyphens put back first.
 _PDF_KEYS = _KeyCache(lambda name: fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))))
+# The same from a name's canonical key, for the C matcher (which computes that key): every
+# rehyphenation rule ignores ASCII case, so it commutes with folding.
+REHYPHENATED = _KeyCache(pdf_repair.rehyphenate)
 
 
 def clear_caches() -> None:
     """Forget the canonical keys of raw names seen (benchmarks measure with cold caches)."""
     _KEYS.clear()
     _PDF_KEYS.clear()
+    REHYPHENATED.clear()
     canonical_key.cache_clear()
     clean_name.cache_clear()
 

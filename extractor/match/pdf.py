@@ -61,7 +61,9 @@ _PROSE_WORD = re.compile(r"[A-Z]?[a-z]+(?:-[A-Z]?[a-z]+)*\Z")
 # pdftotext (default mode) drops the hyphen of a word hyphenated at a line end, which moves the
 # rest of a DOI up to its line: nothing positional is left to see. Where the DOI structure of a
 # large registrant makes the hyphenless form impossible, the hyphen is put back. Each rule is
-# (pattern on the DOI name, replacement); extend the table as registrant patterns turn up.
+# (pattern on the DOI name, replacement); extend the table as registrant patterns turn up, and
+# with it the C matcher's prefilter of the names a rule may touch (_cscan.c, may_rehyphenate;
+# native.py checks the count).
 DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # An ISSN is always NNNN-NNNX: Elsevier 0005-2795(77)…, S0140-6736(11)…, Wiley 1097-0142(2001…),
     # (SICI)1097-4571(1998…).

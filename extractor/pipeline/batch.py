@@ -4,7 +4,7 @@
 One row per hit, the columns and meaning of a scan's `occurrences/` (issue 10): the record's id,
 the hit's offset in characters of its text, its raw text, display form and canonical DOI. Each
 text is searched as `scan` searches a record: its kind detected from its content unless given,
-plain text by the C matcher straight from the Arrow buffer, HTML and PDF text by the Python rules.
+plain text, PDF text and HTML by the C matcher straight from the Arrow buffer.
 """
 
 from __future__ import annotations

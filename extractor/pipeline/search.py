@@ -1,5 +1,5 @@
 """The documents of one input with their mentions: the one place that picks the C matcher
-(plain text, on raw bytes) or the Python matcher (HTML, PDF text, other prefixes).
+(plain text, PDF text and HTML, on raw bytes) or the Python matcher (other prefixes, or no C).
 
 A text input is one document; a JSONL or Parquet input gives a document per record. A document
 with very many DOIs comes in several chunks, so memory stays bounded.
@@ -33,9 +33,9 @@ from .windows import (
 
 
 def uses_c(kind: str, allow_other_prefix: bool) -> bool:
-    """Whether a text of this kind goes to the C matcher: plain text and HTML (its views built
-    in C too), 10-prefixes only (the C port has find.py's rules for text that is not PDF)."""
-    return kind in ("plain", "html") and not allow_other_prefix and native.HAVE_C
+    """Whether a text of this kind goes to the C matcher: plain text, PDF text and HTML (its
+    views built in C too), 10-prefixes only (the C port has find.py's rules for those)."""
+    return kind in ("plain", "pdf", "html") and not allow_other_prefix and native.HAVE_C
 
 
 def matcher_for(
@@ -43,7 +43,7 @@ def matcher_for(
 ) -> Matcher:
     """The matcher for a text of this kind: the one place where C or Python is chosen."""
     if uses_c(kind, allow_other_prefix):
-        return CMatcher(table, hits, html=kind == "html")
+        return CMatcher(table, hits, kind)
     return PythonMatcher(kind, allow_other_prefix, table, hits)
 
 

@@ -62,15 +62,16 @@ class Matcher(Protocol):
 
 
 class CMatcher:
-    """The C matcher on the raw bytes: plain text (native.scan), or HTML, whose views it builds
-    and searches in C (native.html_scan: the rules of find_spans(…, "html"), each hit mapped
-    back to the markup; like the Python matcher, it counts the hits that start in [lo, cut) of
-    the window, whose views it reads whole)."""
+    """The C matcher on the raw bytes: plain text (native.scan), PDF text (native.pdf_scan: the
+    rules of find_spans(…, "pdf"), read twice when a break was a guess), or HTML, whose views it
+    builds and searches in C (native.html_scan: the rules of find_spans(…, "html"), each hit
+    mapped back to the markup; like the Python matcher, it counts the hits that start in [lo,
+    cut) of the window, whose views it reads whole)."""
 
-    def __init__(self, table: Mentions | None, hits: list[CHit] | None, html: bool = False) -> None:
+    def __init__(self, table: Mentions | None, hits: list[CHit] | None, kind: str = "plain") -> None:
         self.table = table
         self.hits = hits
-        self.scan = native.html_scan if html else native.scan
+        self.scan = {"plain": native.scan, "pdf": native.pdf_scan, "html": native.html_scan}[kind]
 
     def __call__(
         self,
