@@ -449,6 +449,22 @@ def write_small_files(source: Path, folder: Path, count: int, size: int = 2500) 
     return written
 
 
+def write_pdf_text(sources: list[Path], folder: Path, width: int = 90, page_lines: int = 60) -> int:
+    """Each corpus file as pdftotext would give it from a typeset page: lines of `width`
+    characters (words and DOIs broken at the margin), a form feed every `page_lines` lines, in
+    a `.pdf.txt` file (so the PDF rules read it); the bytes written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for src in sources:
+        text = src.read_text(encoding="utf-8", errors="replace").replace("\n", " ")
+        lines = [text[i : i + width] for i in range(0, len(text), width)]
+        pages = ["\n".join(lines[i : i + page_lines]) for i in range(0, len(lines), page_lines)]
+        data = ("\n\f".join(pages) + "\n").encode("utf-8")
+        (folder / f"{src.stem}.pdf.txt").write_bytes(data)
+        total += len(data)
+    return total
+
+
 def _hostile_texts() -> list[tuple[str, str, str]]:
     mb = 1_000_000
     return [
@@ -623,6 +639,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{'scan HTML pages --workers 1':<44} {sh.seconds:>8.2f} {h_bytes / 1e6 / sh.seconds:>8.1f} "
             f"{'':>11} {sh.peak_tree_mb:>13.0f} {sh.peak_proc_mb:>13.0f}"
         )
+        pdf_dir = tmp / "pdf"
+        p_bytes = write_pdf_text([Path(p) for p in plain_files[:2]], pdf_dir)
+        sp = median_run(scan_cmd([str(pdf_dir)], str(tmp / "out"), 1), a.repeat, drop)
+        say(
+            f"{'scan PDF text (2 files, wrapped) --workers 1':<44} {sp.seconds:>8.2f} {p_bytes / 1e6 / sp.seconds:>8.1f} "
+            f"{'':>11} {sp.peak_tree_mb:>13.0f} {sp.peak_proc_mb:>13.0f}"
+        )
+        shutil.rmtree(pdf_dir)
         find_tables(say)
         check_memory(a.memory_file, tmp, say)
     finally:

@@ -3,7 +3,8 @@ spec or of the readers breaks (any other exception is a crash too).
 
 - `library`: find_dois on any text, in every kind — offsets exact, names well formed, a non-URL
   hit read alone is the same DOI (§1), its URL reads back as itself (§1, §4).
-- `cmatcher`: the C matcher on raw bytes agrees with find_spans, the reference (§2–§4).
+- `cmatcher`: the C matcher on raw bytes agrees with find_spans, the reference (§2–§5), on
+  plain and PDF text.
 - `streams`: text read in windows (blocks and a memory map) agrees with the whole text, long
   tokens and window boundaries included (§4: a candidate too long is dropped with its token).
 - `markup`: HTML built from tag pieces — every view maps back into the document, hits'
@@ -69,12 +70,13 @@ def library(data: bytes) -> None:
 
 def cmatcher(data: bytes) -> None:
     text = data.decode("utf-8", "surrogateescape")
-    spans = find_spans(clean(text)[0])
-    chars = sorted({s.start for s in spans} | {s.end for s in spans})
-    at = dict(zip(chars, byte_offsets(text, chars), strict=True))  # byte_offsets wants them sorted
-    want = [(at[s.start], at[s.end], s.form, s.doi) for s in spans]
-    got = [(s.start, s.end, s.form, s.doi) for s in native.find_spans_utf8(data)]
-    assert got == want, (got, want)
+    for kind in ("plain", "pdf"):
+        spans = find_spans(clean(text)[0], kind)
+        chars = sorted({s.start for s in spans} | {s.end for s in spans})
+        at = dict(zip(chars, byte_offsets(text, chars), strict=True))  # byte_offsets wants them sorted
+        want = [(at[s.start], at[s.end], s.form, s.doi) for s in spans]
+        got = [(s.start, s.end, s.form, s.doi) for s in native.find_spans_utf8(data, kind)]
+        assert got == want, (kind, got, want)
 
 
 def streams(data: bytes) -> None:
