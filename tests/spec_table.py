@@ -516,6 +516,9 @@ CLEANING = {
         Row("doi:10.1000/182.\nThe next sentence.", ["10.1000/182"], None, "pdf"),
         Row("doi:10.1000/182\nPMID: 123456", ["10.1000/182"], None, "pdf"),
         Row("doi:10.1000/182\n\nAbstract", ["10.1000/182"], None, "pdf"),
+        # a percent-encoded separator is the separator: the DOI is past its prefix, whole
+        Row("https://x.org/a?id=10.1234%2Fabc\nThe next line", ["10.1234/abc"], None, "pdf"),
+        Row("see doi%3A10.1234%2Fabc\nThe next line", ["10.1234/abc"], None, "pdf"),
     ],
     "pdf_join_uses_document_evidence": [
         Row(
@@ -676,6 +679,9 @@ CLEANING = {
         ),
         Row("FEBS Lett. 197: 4-15. 10.1016/0014-\n\n151\n\n", ["10.1016/0014-"], None, "pdf"),
         Row("doi:10.1000/182\n\nAbstract", ["10.1000/182"], None, "pdf"),
+        # a percent-encoded separator is the separator: the DOI is past its prefix, whole
+        Row("https://x.org/a?id=10.1234%2Fabc\nThe next line", ["10.1234/abc"], None, "pdf"),
+        Row("see doi%3A10.1234%2Fabc\nThe next line", ["10.1234/abc"], None, "pdf"),
     ],
     "pdf_hyphen_at_line_end_goes_on": [
         Row(

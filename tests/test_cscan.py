@@ -198,6 +198,7 @@ def test_c_pdf_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> N
         "10.1234/abc/\n\nxyz123 more\n10.1234/abc.\n154 A. Sundström et al.\n",  # boxes; a running header
         "https://onlinelibrary.wiley.com/doi/abs/10.1002/x.123/abstra\nct more",  # a view segment
         "10.1111/j.1365-\n2133.1977.tb1 x\n10.1234/a-\n10.1234/b-\n[12] 10.1234/c\n",
+        "https://x.org/a?id=10.1234%2Fabc\nThe next line 10.1234%2F\nabc x 10.1234%2fab-\n12 x\n",  # %2F separators
         "x 10." + "1" * 3000 + "/abc 10.1000/182 see 10.1234/" + "a" * 300 + "-\n" + "b1" * 10 + " x",
         "10.1234/" + "(" * 2100 + "-\n" + "1" * 2100 + "-\n" + "2" * 2100 + " x",  # brackets past a window
     ],

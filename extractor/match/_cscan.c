@@ -2295,12 +2295,15 @@ static int has_opener(const cp_t *s, Py_ssize_t n)
     return 0;
 }
 
-/* Where so_far.partition("/")[2] starts, or -1 when there is no "/". */
+/* Where pdf._suffix starts: after the first "/" or "%2F", or -1 (still in the prefix). */
 static Py_ssize_t suffix_at(const cp_t *s, Py_ssize_t n)
 {
-    for (Py_ssize_t i = 0; i < n; i++)
+    for (Py_ssize_t i = 0; i < n; i++) {
         if (s[i] == '/')
             return i + 1;
+        if (s[i] == '%' && i + 2 < n && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == 'f'))
+            return i + 3;
+    }
     return -1;
 }
 

@@ -154,6 +154,18 @@ def _complete_name(s: str) -> str:
     return s[: end_of_name(s, Form.BARE, "")]
 
 
+# The prefix's separator: "/", or "%2F" in a percent-encoded DOI (10.1234%2Fabc, spec §1).
+_SEPARATOR = re.compile("/|%2[Ff]")
+
+
+def _suffix(so_far: str) -> str | None:
+    """The DOI's suffix read so far — after its separator — or None while still in the prefix.
+    A percent-encoded separator counts: 10.1234%2Fabc at a line end is a whole DOI, not a prefix
+    that goes on with the next line's word."""
+    m = _SEPARATOR.search(so_far)
+    return None if m is None else so_far[m.end() :]
+
+
 def _open_bracket(s: str) -> bool:
     """True when `s` has a bracket opened and not closed (the DOI cannot end inside it)."""
     depth = 0
@@ -171,7 +183,7 @@ def _space_join(so_far: str, nxt: str) -> bool:
     if last == ">":
         inside = "<" in so_far and _SICI_CHECK.match(nxt) is not None
     elif last == ".":
-        inside = _ABBREVIATION_DOT.search(so_far.partition("/")[2]) is not None
+        inside = _ABBREVIATION_DOT.search(_suffix(so_far) or "") is not None
     else:
         # "10.1016/ j.cell…" (a space right after the prefix), "2159-\t8290", "11:1< 15::AID-"
         inside = last in "-/" or (_HAS_OPENER.search(so_far) is not None and _open_bracket(so_far))
@@ -195,7 +207,8 @@ _NEW_ID = re.compile(
 def _decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") -> tuple[bool, bool]:
     """(join, uncertain): whether the DOI `so_far`, broken at a line end, goes on with `nxt` on the
     next line, and whether that was a guess. `line` is that line from `nxt` on (its start)."""
-    if "/" in so_far:
+    suffix = _suffix(so_far)
+    if suffix is not None:
         if nxt[0] == "(" and (_ISSN_END.search(so_far) or _open_bracket(so_far)):
             return True, False
         last = so_far[-1]
@@ -207,8 +220,7 @@ def _decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") ->
             return False, False
     if _STARTS_NEW.match(nxt) or not _DOI_CHAR_START.match(nxt):
         return False, False
-    suffix = so_far.partition("/")[2]
-    if "/" not in so_far or not suffix:
+    if not suffix:
         return True, False  # the break is inside the prefix or right after it: a DOI goes on
     last = so_far[-1]
     if evidence is not None:
@@ -327,7 +339,7 @@ def join_pieces(
             break
         so_far = "".join(text[a:e] for a, e in pieces)
         cont = _continuation(text, b)
-        if cont is None and so_far[-1] in "-/" and so_far.partition("/")[2]:
+        if cont is None and so_far[-1] in "-/" and _suffix(so_far):
             # pdfminer sets its text boxes apart by a blank line: a DOI that stops in "-" or "/",
             # which no DOI ends with, goes on in the next box (a column's end broke it)
             bm = _BOX_BREAK.match(text, b)
