@@ -275,3 +275,21 @@ PDF_PIECES = [
     "t001",
     "showed",
 ]
+
+# A name for each rule of pdf.DEHYPHENATION_RULES that the rule rewrites (pdftotext dropped the
+# hyphen), in the table's order.
+REHYPHENATION_EXAMPLES = [
+    "10.1016/00223956(75)900266",
+    "10.1002/(SICI)10974571(199806)49:8<693::AIDASI4>3.0.CO;2O",
+    "10.1111/j.13652133.1977.tb1",
+    "10.1007/s00268001-00293-5",
+    "10.1007/s00268-00100293-5",
+    "10.2190/DAC5-TPV6XUHL-CRMV",
+    "10.1097/0000653419790300000011",
+    "10.9999/x<1::AIDJCLP2>",
+    "10.9999/x>3.0.CO;2O",
+    "10.1055/s00281095566",
+    "10.1146/annurev-pathol020712-163923",
+    "10.1016/0022-1317341189",
+    "10.1016/(79)900072",
+]

@@ -19,12 +19,12 @@ from extractor.match import find_spans, native
 from extractor.match.native import bucket_of, find_spans_utf8
 from extractor.pipeline.decode import clean
 
-from .helpers import PDF_PIECES, PIECES
+from .helpers import PDF_PIECES, PIECES, REHYPHENATION_EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def char_spans(data: bytes) -> list[tuple[int, int, str, str]]:
+def char_spans(data: bytes, kind: str = "plain") -> list[tuple[int, int, str, str]]:
     """The C matcher's hits on `data`, with character offsets (as find_spans gives them)."""
     text = data.decode("utf-8", "surrogateescape")
     b2c = {}
@@ -33,18 +33,17 @@ def char_spans(data: bytes) -> list[tuple[int, int, str, str]]:
         b2c[b] = i
         b += len(ch.encode("utf-8", "surrogateescape"))
     b2c[b] = len(text)
-    return [(b2c[s], b2c[e], form, doi) for s, e, form, doi in find_spans_utf8(data)]
+    return [(b2c[s], b2c[e], str(form), doi) for s, e, form, doi in find_spans_utf8(data, kind)]
 
 
-def reference(data: bytes) -> list[tuple[int, int, str, str]]:
+def reference(data: bytes, kind: str = "plain") -> list[tuple[int, int, str, str]]:
     """find_spans on the text as a shard reads it: invalid bytes as U+FFFD, one per byte."""
     text = clean(data.decode("utf-8", "surrogateescape"))[0]
-    return [(s, e, str(f), d) for s, e, f, d in find_spans(text, "plain")]
+    return [(s, e, str(f), d) for s, e, f, d in find_spans(text, kind)]
 
 
-def agree(data: bytes) -> None:
-    c = [(s, e, str(f), d) for s, e, f, d in char_spans(data)]
-    assert c == reference(data), data
+def agree(data: bytes, kind: str = "plain") -> None:
+    assert char_spans(data, kind) == reference(data, kind), data
 
 
 def corpus_files() -> Iterator[Path]:
@@ -136,23 +135,6 @@ def test_only_10_slash_and_rg_slash_trigger_a_short_doi(trigger: str, pad: int) 
 # ---- PDF text (native.pdf_scan): the rules of find_spans(…, "pdf") -----------------------------
 
 
-def pdf_char_spans(data: bytes) -> list[tuple[int, int, str, str]]:
-    """The C PDF matcher's hits on `data`, with character offsets."""
-    text = data.decode("utf-8", "surrogateescape")
-    b2c = {}
-    b = 0
-    for i, ch in enumerate(text):
-        b2c[b] = i
-        b += len(ch.encode("utf-8", "surrogateescape"))
-    b2c[b] = len(text)
-    return [(b2c[s], b2c[e], str(form), doi) for s, e, form, doi in find_spans_utf8(data, "pdf")]
-
-
-def pdf_agree(data: bytes) -> None:
-    text = clean(data.decode("utf-8", "surrogateescape"))[0]
-    assert pdf_char_spans(data) == [(s, e, str(f), d) for s, e, f, d in find_spans(text, "pdf")], data
-
-
 def pdf_files() -> Iterator[Path]:
     for d in ("corpora/labelled/pdf", "corpora/labelled-seed777/pdf", "corpora/labelled-kinds/pdf"):
         yield from sorted((ROOT / d).glob("*"))
@@ -162,20 +144,20 @@ def pdf_files() -> Iterator[Path]:
 def test_c_pdf_matcher_agrees_on_pdf_corpora(path: Path) -> None:
     """Text as pdftotext (default and -layout), PDFium, pdfminer and others extract it: lines
     broken inside DOIs, columns, running headers, reference numbers."""
-    pdf_agree(path.read_bytes())
+    agree(path.read_bytes(), "pdf")
 
 
 @given(st.lists(st.sampled_from(PDF_PIECES + PIECES), max_size=40))
 @settings(max_examples=3000, deadline=None)
 def test_c_pdf_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
-    pdf_agree("".join(pieces).encode("utf-8", "surrogateescape"))
+    agree("".join(pieces).encode("utf-8", "surrogateescape"), "pdf")
 
 
 @given(st.lists(st.tuples(st.sampled_from(PDF_PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=8))
 @settings(max_examples=200, deadline=None)
 def test_c_pdf_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
     # joins of long pieces: logical names past every window, the evidence keys of such names
-    pdf_agree("".join(p * k for p, k in pieces).encode("utf-8", "surrogateescape"))
+    agree("".join(p * k for p, k in pieces).encode("utf-8", "surrogateescape"), "pdf")
 
 
 @pytest.mark.parametrize(
@@ -185,6 +167,7 @@ def test_c_pdf_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> N
         "10.1371/journal.pone.\n0046041 and 10.1371/journal.pone.0046041.t001\n",  # evidence: a parent
         "10.1234/x123\n456 and 10.1234/x123456 and 10.1234/x999999",  # evidence: the DOI and shapes
         "10.1234/x123\n456 and 10.1234/x123456 and 10.1234/x999",  # the DOI seen whole, its shape not
+        "10.1234/x123\n456 and 10.1234/x999999 and 10.1234/x999",  # both shapes seen: not joined
         "10.1371/journal.pone.00\n46041 and 10.1371/journal.pone.0046041.t001 and 10.1371/journal.pone.99",
         "see https://doi.\norg/10.1234/abc def",  # a resolver broken across a line
         "see https://doi.   x\n org/10.1234/abc def",  # ... across a column gap
@@ -204,25 +187,13 @@ def test_c_pdf_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> N
     ],
 )
 def test_c_pdf_matcher_agrees_on_layouts(text: str) -> None:
-    pdf_agree(text.encode())
+    agree(text.encode(), "pdf")
 
 
 @pytest.mark.parametrize(
     "name",
     [
-        "10.1016/00223956(75)900266",
-        "10.1002/(SICI)10974571(199806)49:8<693::AIDASI4>3.0.CO;2O",
-        "10.1111/j.13652133.1977.tb1",
-        "10.1007/s00268001-00293-5",
-        "10.1007/s00268-00100293-5",
-        "10.2190/DAC5-TPV6XUHL-CRMV",
-        "10.1097/0000653419790300000011",
-        "10.9999/x<1::AIDJCLP2>",
-        "10.9999/x>3.0.CO;2O",
-        "10.1055/s00281095566",
-        "10.1146/annurev-pathol020712-163923",
-        "10.1016/0022-1317341189",
-        "10.1016/(79)900072",
+        *REHYPHENATION_EXAMPLES,
         "10.2190/DAC5-TPV6XUHL-CRMſ",  # IGNORECASE: ſ is an S
         "10.1016/٠٠٢٢٣٩٥٦(75)900266",  # \d: Arabic-Indic digits
         "10.1234/abc.2020.00001",  # no rule
@@ -231,7 +202,7 @@ def test_c_pdf_matcher_agrees_on_layouts(text: str) -> None:
 def test_c_pdf_matcher_rehyphenates_as_the_python_rules(name: str) -> None:
     """pdftotext's lost hyphens put back (pdf.DEHYPHENATION_RULES): the C matcher's prefilter
     (may_rehyphenate) lets through each rule's example, so the keys are the Python rules' keys."""
-    pdf_agree(f"see {name} and doi:{name}.\n".encode())
+    agree(f"see {name} and doi:{name}.\n".encode(), "pdf")
 
 
 _WORDS = ["see", "The", "and", "[12]", "PMID", "•", "154", "x", "abstract", "doi:", "https://doi.org/", "é"]
@@ -272,7 +243,7 @@ def _layout(draw: st.DrawFn) -> str:
 @given(_layout())
 @settings(max_examples=1500, deadline=None)
 def test_c_pdf_matcher_agrees_on_generated_layouts(text: str) -> None:
-    pdf_agree(text.encode())
+    agree(text.encode(), "pdf")
 
 
 @given(
@@ -307,6 +278,23 @@ def test_c_pdf_matcher_reads_windows_as_the_python_matcher(
         ret = make(tab, hits)(data, lo, cut, rlo, rhi, 7, chars, line_base, 0, n if line_base >= 0 else -1)
         got.append((ret, hits, tab.take()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("kind", ["plain", "pdf"])
+def test_candidates_too_long_are_counted_and_passed_over_by_both_matchers(kind: str) -> None:
+    """Spec §4: a candidate no rule ends within MAX_DOI_CHARS is dropped with its token,
+    counted, and its token's end is where the window's reading ended — in C as in Python."""
+    from extractor.pipeline.windows import CMatcher, PythonMatcher
+
+    long = "10.1234/" + "a" * 2500
+    data = f"see {long} then 10.1234/after and {long}x".encode()
+    got = []
+    for match in (
+        CMatcher(native.Mentions(), None, kind),
+        PythonMatcher(kind, False, native.Mentions(), None),
+    ):
+        got.append(match(data, 0, len(data) + 1, 0, len(data), 0, False))
+    assert got[0] == got[1] == (1, len(data), 2, -1)
 
 
 def test_mentions_table_aggregates_per_document() -> None:

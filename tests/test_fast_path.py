@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import extractor.match.find as F
 from extractor.pipeline.decode import decode_bytes, detect_kind
 
-from .helpers import FAST_PIECES, PDF_PIECES
+from .helpers import FAST_PIECES, PDF_PIECES, REHYPHENATION_EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,22 +103,7 @@ def test_rehyphenation_prefilter_passes_every_name_a_rule_changes() -> None:
     let through every name some rule of DEHYPHENATION_RULES rewrites."""
     import extractor.match.pdf as P
 
-    names = [
-        "10.1016/00223956(75)900266",
-        "10.1002/(SICI)10974571(199806)49:8<693::AIDASI4>3.0.CO;2O",
-        "10.1111/j.13652133.1977.tb1",
-        "10.1007/s00268001-00293-5",
-        "10.1007/s00268-00100293-5",
-        "10.2190/DAC5-TPV6XUHL-CRMV",
-        "10.1097/0000653419790300000011",
-        "10.9999/x<1::AIDJCLP2>",
-        "10.9999/x>3.0.CO;2O",
-        "10.1055/s00281095566",
-        "10.1146/annurev-pathol020712-163923",
-        "10.1016/0022-1317341189",
-        "10.1016/(79)900072",
-    ]
-    for name in names:
+    for name in REHYPHENATION_EXAMPLES:
         full = name
         for pattern, repl in P.DEHYPHENATION_RULES:
             full = pattern.sub(repl, full)

@@ -1916,6 +1916,70 @@ static int short_at(const Buf *B, Sink *k, Py_ssize_t p)
     return emit(k, B, off[len - 1], e, F_SHORT, name, 3 + cn);
 }
 
+/* The display form of the DOI whose anchor is at p — "10.", `first` digits of the registrant's
+ * first part, separator `sep` — and where its display text starts, or -1 when it is no DOI
+ * (find._Scanner.scan; spec §2). */
+static inline int anchor_form(const Buf *B, Py_ssize_t p, char sep, Py_ssize_t first, int pdf, Py_ssize_t *startp)
+{
+    int form = left_context(B, p, startp, pdf);
+    if (form < 0 || (sep == ':' && form != F_EIDR))
+        return -1;
+    if (form == F_EIDR && sep != ':')
+        form = F_URN;
+    if (!IS_LABELLED(form) && first < 4)
+        return -1; /* bare 10.2.1/, 10.5/100 and IP ranges are not DOIs */
+    if (form == F_BARE && sep != '/')
+        form = F_PERCENT;
+    return form;
+}
+
+/* A candidate at p that no rule ends within MAX_DOI_CHARS, dropped with its token up to `skip`
+ * (spec §4: counted, never truncated): counted when it is the sink's to report, and the skip
+ * carried on by a window reader when the token runs past the buffer. 0, or -1 on an error. */
+static int drop_token(Sink *k, Py_ssize_t p, Py_ssize_t skip)
+{
+    k->too_long += p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi;
+    if (p < k->lo || p >= k->hi)
+        return 0;
+    if (skip > k->last_end)
+        k->last_end = skip;
+    if (k->dropped == NULL)
+        return 0;
+    PyObject *t = Py_BuildValue("(nn)", p, skip);
+    int bad = t == NULL || PyList_Append(k->dropped, t) < 0;
+    Py_XDECREF(t);
+    return bad ? -1 : 0;
+}
+
+/* Where the name in s[0:L] (the anchor's A characters, then what follows) ends, as find._extend
+ * ends it — the text from `start` to the anchor at p is the URL before it; `cut` is first_cut
+ * when known, else -1. *n_raw: that end in s (the hit's end in the text). Returns the name's
+ * length once EIDR's ":" is read as "/" and a shields.io badge's escapes are undone, 0 when the
+ * suffix is empty. */
+static inline Py_ssize_t finish_name(const Buf *B, cp_t *s, Py_ssize_t L, Py_ssize_t A, int form, Py_ssize_t start, Py_ssize_t p,
+                              Py_ssize_t cut, Py_ssize_t *n_raw)
+{
+    static cp_t ub[LEFT_WINDOW + 8]; /* the GIL is held: one scan at a time, as for scan()'s buffers */
+    Py_ssize_t ubn = 0;
+    if (IS_URL(form))
+        for (Py_ssize_t i = start; i < p && ubn < LEFT_WINDOW + 4;)
+            i += dec(B->b, p, i, &ub[ubn++]);
+    Py_ssize_t nn = end_of_name(s, L, form, ub, ubn, cut);
+    *n_raw = nn;
+    if (nn <= A)
+        return 0;
+    if (form == F_EIDR) {
+        for (Py_ssize_t t = 0; t < nn; t++)
+            if (s[t] == ':') {
+                s[t] = '/';
+                break;
+            }
+    }
+    if (IS_URL(form) && !IS_RESOLVER(form) && shields(ub, ubn))
+        nn = shields_unescape(s, nn);
+    return nn;
+}
+
 static int scan(const Buf *B, Sink *k)
 {
     const unsigned char *b = B->b;
@@ -1924,7 +1988,6 @@ static int scan(const Buf *B, Sink *k)
     Py_ssize_t n = B->n, pos = 0, last_end = k->lo;
     static cp_t s[RUN_CAP];
     static Py_ssize_t bo[RUN_CAP];
-    static cp_t ub[LEFT_WINDOW + 8];
     while ((pos = next_anchor(b, n, pos)) >= 0) {
         Py_ssize_t p = pos, j = p + 3, first = 0;
         if (b[p + 2] != '.') {
@@ -1962,35 +2025,18 @@ static int scan(const Buf *B, Sink *k)
         if (p < last_end)
             continue;
         Py_ssize_t start;
-        int form = left_context(B, p, &start, 0);
+        int form = anchor_form(B, p, sep, first, 0, &start);
         if (form < 0)
             continue;
-        if (sep == ':' && form != F_EIDR)
-            continue;
-        if (form == F_EIDR && sep != ':')
-            form = F_URN;
-        if (!IS_LABELLED(form) && first < 4)
-            continue;
-        if (form == F_BARE && sep != '/')
-            form = F_PERCENT;
         /* _extend: the anchor, then the run after it (at offset 0 when the anchor alone is
          * too long for a name: only whether the token is skipped matters then) */
         Py_ssize_t A = q - p, off = A > MAX_LOGICAL ? 0 : A, qq, skip, cut;
         int mine = p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi;
         Py_ssize_t have = read_run(B, q, s, bo, off, form, &qq, &skip, &cut, 1);
         if (have < 0) {
-            k->too_long += mine;
             last_end = skip; /* dropped with the rest of its token, never truncated */
-            /* a window reader carries the skip on when the token runs past the buffer */
-            if (p >= k->lo && p < k->hi && skip > k->last_end)
-                k->last_end = skip;
-            if (k->dropped != NULL && p >= k->lo && p < k->hi) {
-                PyObject *t = Py_BuildValue("(nn)", p, skip);
-                int bad = t == NULL || PyList_Append(k->dropped, t) < 0;
-                Py_XDECREF(t);
-                if (bad)
-                    return -1;
-            }
+            if (drop_token(k, p, skip) < 0)
+                return -1;
             continue;
         }
         Py_ssize_t L = A + have;
@@ -2003,24 +2049,10 @@ static int scan(const Buf *B, Sink *k)
             bo[t] = p + t;
         }
         bo[L] = qq; /* the byte after the last character read */
-        Py_ssize_t ubn = 0;
-        if (IS_URL(form)) {
-            for (Py_ssize_t i = start; i < p && ubn < LEFT_WINDOW + 4;)
-                i += dec(b, p, i, &ub[ubn++]);
-        }
-        Py_ssize_t nn = end_of_name(s, L, form, ub, ubn, cut < 0 ? -1 : A + cut);
-        if (nn <= A)
+        Py_ssize_t raw, nn = finish_name(B, s, L, A, form, start, p, cut < 0 ? -1 : A + cut, &raw);
+        if (nn == 0)
             continue;
-        Py_ssize_t end = bo[nn];
-        if (form == F_EIDR) {
-            for (Py_ssize_t t = 0; t < nn; t++)
-                if (s[t] == ':') {
-                    s[t] = '/';
-                    break;
-                }
-        }
-        if (IS_URL(form) && !IS_RESOLVER(form) && shields(ub, ubn))
-            nn = shields_unescape(s, nn);
+        Py_ssize_t end = bo[raw];
         last_end = end;
         if (emit(k, B, start, end, form, s, nn) < 0)
             return -1;
@@ -2531,19 +2563,12 @@ static int evidence_add(Evidence *ev, PyObject *key, int certain)
 /* The key of the name a string would give alone (pdf._key(pdf._complete_name(s))). */
 static PyObject *complete_key(const cp_t *s, Py_ssize_t n) { return pdf_key(s, end_of_name(s, n, F_BARE, NULL, 0, -1)); }
 
-/* A set holds the key of so_far + nxt completed; 1, 0 or -1. */
-static int joined_in(PyObject *set, const cp_t *s, Py_ssize_t n, int shape)
+/* The set of shapes holds the shape of `key` (NULL: an error already set); 1, 0 or -1. */
+static int shape_in(PyObject *shapes, PyObject *key)
 {
-    PyObject *key = complete_key(s, n);
-    if (key == NULL)
-        return -1;
-    if (shape) {
-        Py_SETREF(key, shape_of(key));
-        if (key == NULL)
-            return -1;
-    }
-    int r = PySet_Contains(set, key);
-    Py_DECREF(key);
+    PyObject *shape = key == NULL ? NULL : shape_of(key);
+    int r = shape == NULL ? -1 : PySet_Contains(shapes, shape);
+    Py_XDECREF(shape);
     return r;
 }
 
@@ -2586,11 +2611,11 @@ static Py_ssize_t block_starts(const Buf *B, Py_ssize_t a, Py_ssize_t z, Py_ssiz
 typedef struct {
     Py_ssize_t *here, *below;
     Py_ssize_t hcap, bcap;
-} Columns_;
+} BlockColumns;
 
 /* pdf._continuation: the byte where the rest of a DOI that stops at byte `at` starts — on the
  * next line, in the DOI's own column — or -1; -2 on an error. */
-static Py_ssize_t continuation(const Buf *B, Py_ssize_t at, Columns_ *C)
+static Py_ssize_t continuation(const Buf *B, Py_ssize_t at, BlockColumns *C)
 {
     Py_ssize_t lb = line_break(B, at), after_gap = -1, nl;
     if (lb < 0) {
@@ -2718,42 +2743,53 @@ static int decide(const Buf *B, cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t
     if (sfx < 0 || sfx == n)
         return 1; /* the break is inside the prefix or right after it: a DOI goes on */
     memcpy(s + n, t, sizeof(cp_t) * (size_t)m);
+    int r = 0;
+    PyObject *joined = NULL; /* the key so_far + nxt would give, for the evidence */
     if (ev != NULL) {
-        int r = joined_in(ev->dois, s, n + m, 0);
+        if ((joined = complete_key(s, n + m)) == NULL)
+            return -1;
+        r = PySet_Contains(ev->dois, joined);
         if (r == 0)
-            r = joined_in(ev->parents, s, n + m, 0);
+            r = PySet_Contains(ev->parents, joined);
         if (r != 0)
-            return r;
+            goto out;
     }
     if (last == '-' || last == '_' || last == '/' || last == '.') {
         Py_ssize_t w = m;
         while (w && (t[w - 1] == '.' || t[w - 1] == ',' || t[w - 1] == ';' || t[w - 1] == ':' || t[w - 1] == ')' || t[w - 1] == ']'))
             w--;
         if (has_ascii_digit(t, w) || (last == '.' && w == 1 && t[0] == 'x'))
-            return 1;
-        if (last == '-' && !prose_word(t, w))
-            return 1; /* a DOI does not end in "-": …-0548- + PDN (APS), an acronym */
-        *guess = 1;
-        return 0;
+            r = 1;
+        else if (last == '-' && !prose_word(t, w))
+            r = 1; /* a DOI does not end in "-": …-0548- + PDN (APS), an acronym */
+        else
+            *guess = 1;
+        goto out;
     }
     if (!is_alnum(last)) {
         *guess = ev == NULL; /* the document's own DOIs could still join it */
-        return 0;
+        goto out;
     }
-    if (view_tail(s, n + m, n))
-        return 1; /* a URL broken inside a publisher's view segment (…/abstra + ct) */
+    if (view_tail(s, n + m, n)) {
+        r = 1; /* a URL broken inside a publisher's view segment (…/abstra + ct) */
+        goto out;
+    }
     *guess = 1;
-    if (ev == NULL)
-        return 0;
-    int joined = joined_in(ev->shapes, s, n + m, 1);
-    if (joined <= 0)
-        return joined;
-    int alone = joined_in(ev->shapes, s, n, 1);
-    if (alone < 0)
-        return -1;
-    if (!alone)
+    if (ev == NULL || (r = shape_in(ev->shapes, joined)) <= 0)
+        goto out;
+    /* the shape of this registrant's DOIs joined, and not alone */
+    PyObject *alone = complete_key(s, n);
+    int seen = shape_in(ev->shapes, alone);
+    Py_XDECREF(alone);
+    if (seen < 0)
+        r = -1;
+    else if (seen)
+        r = 0;
+    else
         *guess = 0;
-    return !alone;
+out:
+    Py_XDECREF(joined);
+    return r;
 }
 
 /* The logical text of a DOI being joined: its characters, each one's byte, its pieces. */
@@ -2811,7 +2847,7 @@ static int add_run(const Buf *B, Logical *L, Py_ssize_t i)
 }
 
 /* pdf.join_pieces: extend the DOI in L across the breaks that fall inside it. 0, or -1. */
-static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, Columns_ *C, int *uncertain)
+static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumns *C, int *uncertain)
 {
     cp_t t[NEXT_TOKEN];
     for (int j = 0; j < MAX_JOINS; j++) {
@@ -3016,9 +3052,8 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
     const unsigned char *b = B->b;
     Py_ssize_t n = B->n, pos = 0, resume = 0, last_end = k->lo;
     Logical L = {0};
-    Columns_ C = {0};
+    BlockColumns C = {0};
     Py_ssize_t *xa = NULL, *xb = NULL, nx = 0, xcap = 0, xcap1 = 0; /* later pieces of joined DOIs */
-    cp_t ub[LEFT_WINDOW + 8];
     int rc = -1;
     while ((pos = next_anchor(b, n, pos)) >= 0) {
         Py_ssize_t p = pos++;
@@ -3045,17 +3080,9 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         if (p < last_end || inside)
             continue;
         Py_ssize_t start;
-        int form = left_context(B, p, &start, 1);
+        int form = anchor_form(B, p, sep, first, 1, &start);
         if (form < 0)
             continue;
-        if (sep == ':' && form != F_EIDR)
-            continue;
-        if (form == F_EIDR && sep != ':')
-            form = F_URN;
-        if (!IS_LABELLED(form) && first < 4)
-            continue;
-        if (form == F_BARE && sep != '/')
-            form = F_PERCENT;
         int mine = p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi;
         Py_ssize_t A = q - p, qq, skip, cut;
         L.n = L.np = 0;
@@ -3068,19 +3095,9 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         }
         Py_ssize_t have = read_run(B, q, L.s, L.bo, A, form, &qq, &skip, &cut, 0);
         if (have < 0) {
-            if (first_pass) {
-                k->too_long += mine;
-                if (p >= k->lo && p < k->hi && skip > k->last_end)
-                    k->last_end = skip;
-                if (k->dropped != NULL && p >= k->lo && p < k->hi) {
-                    PyObject *t = Py_BuildValue("(nn)", p, skip);
-                    int bad = t == NULL || PyList_Append(k->dropped, t) < 0;
-                    Py_XDECREF(t);
-                    if (bad)
-                        goto done;
-                }
-            }
             last_end = skip; /* dropped with the rest of its token, never truncated */
+            if (first_pass && drop_token(k, p, skip) < 0)
+                goto done;
             continue;
         }
         L.n = A + have;
@@ -3098,23 +3115,10 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
             k->too_long += mine && first_pass;
             continue;
         }
-        Py_ssize_t ubn = 0;
-        if (IS_URL(form))
-            for (Py_ssize_t i = start; i < p && ubn < LEFT_WINDOW + 4;)
-                i += dec(b, p, i, &ub[ubn++]);
-        Py_ssize_t nn = end_of_name(L.s, L.n, form, ub, ubn, -1);
-        if (nn <= A)
+        Py_ssize_t raw, nn = finish_name(B, L.s, L.n, A, form, start, p, -1, &raw);
+        if (nn == 0)
             continue; /* an empty suffix */
-        Py_ssize_t end = L.be[nn - 1];
-        if (form == F_EIDR) {
-            for (Py_ssize_t t = 0; t < nn; t++)
-                if (L.s[t] == ':') {
-                    L.s[t] = '/';
-                    break;
-                }
-        }
-        if (IS_URL(form) && !IS_RESOLVER(form) && shields(ub, ubn))
-            nn = shields_unescape(L.s, nn);
+        Py_ssize_t end = L.be[raw - 1];
         if (collect_hit(out, start, end, form, L.s, nn) < 0)
             goto done;
         /* the pieces up to the end: the first ends the hit's reading, later ones are passed over */
