@@ -36,9 +36,10 @@ class RealPaths:
     def __init__(self) -> None:
         self._dirs: dict[str, str] = {}
 
-    def __call__(self, path: str) -> str:
+    def __call__(self, path: str, link: bool | None = None) -> str:
+        """The real path of `path`; `link`: whether it is a symbolic link, when known."""
         folder, name = os.path.split(path)
-        if not name or name in (".", "..") or os.path.islink(path):
+        if not name or name in (".", "..") or (os.path.islink(path) if link is None else link):
             return os.path.realpath(path)
         real = self._dirs.get(folder)
         if real is None:
@@ -174,6 +175,9 @@ FORMAT_HEAD = 1 << 16
 
 MAX_GROUP_FILES = 4096
 
+# Files planned by their contents whatever their size: a Parquet file is a shard per row group.
+_SPLIT_NAMES = (".parquet", ".pq")
+
 
 def plan_shards(
     files: list[tuple[str, str]], config: ScanConfig
@@ -181,8 +185,9 @@ def plan_shards(
     """Shards for the input files, rejected inputs, and the total bytes to read.
 
     A large uncompressed text file is split into byte ranges cut at line ends; a Parquet file
-    is a shard per row group; other large files are a shard each; small files are grouped, in
-    input order, into shards of about --shard-size bytes.
+    (by its name, or a large one by its contents) is a shard per row group; other large files
+    are a shard each; small files are grouped, in input order, into shards of about
+    --shard-size bytes, planned from their sizes alone (the shard tells each one's format).
     """
     specs: list[ShardSpec] = []
     rejected: list[dict[str, str]] = []
@@ -214,6 +219,7 @@ def plan_shards(
                     -1,
                     key_of("\n".join(group_ident)),
                     tuple(group),
+                    size=group_bytes,
                 )
             )
         group, group_ident, group_bytes = [], [], 0
@@ -224,14 +230,28 @@ def plan_shards(
                 size, version = remote.stat(path)
                 ident_path = path
             else:
-                st = os.stat(path)
+                st = os.lstat(path)
+                link = stat.S_ISLNK(st.st_mode)
+                if link:
+                    st = os.stat(path)
                 if not stat.S_ISREG(st.st_mode):
                     # a FIFO would hang the scan, a device never end
                     rejected.append(
                         {"source": source, "reason": "not a regular file (a FIFO, socket or device)"}
                     )
                     continue
-                size, version, ident_path = st.st_size, str(st.st_mtime_ns), realpath(path)
+                size, version, ident_path = st.st_size, str(st.st_mtime_ns), realpath(path, link)
+            if size < config.shard_size and not path.lower().endswith(_SPLIT_NAMES):
+                # A small file is planned from its size alone: never split, it joins a group
+                # whose shard tells its format (in the workers, in parallel; issue 11: opening
+                # each of 8,514 small pages here was a third of their scan).
+                total += size
+                group.append((source, path, ""))
+                group_ident.append(f"{ident_path}|{size}|{version}")
+                group_bytes += size
+                if group_bytes >= config.shard_size or len(group) >= MAX_GROUP_FILES:
+                    flush()
+                continue
             with open_input(path) as f:
                 head = f.read(FORMAT_HEAD)
                 comp = detect_compression(head)
@@ -244,7 +264,7 @@ def plan_shards(
                 # byte ranges, which would cut its characters)
                 transcoded = fmt == "text" and comp is None and declared_encoding(head) is not None
                 ident = f"{ident_path}|{size}|{version}|{fmt}"
-                parts: list[tuple[int, int]] | None = None
+                parts = [(0, -1)]
                 line0: list[int] = []
                 kind = config.kind
                 if fmt == "parquet":
@@ -253,9 +273,7 @@ def plan_shards(
                     f.seek(0)
                     n = pq.ParquetFile(f).num_row_groups
                     parts = [(g, g) for g in range(n)] or [(0, -1)]
-                elif (
-                    fmt in ("text", "jsonl") and comp is None and size > config.shard_size and not transcoded
-                ):
+                elif fmt in ("text", "jsonl") and comp is None and not transcoded:
                     # A compressed file stays one shard: a stream can only be decompressed from
                     # its start (gzip, bzip2, xz, zstd frames), so a range would read all before it.
                     cuts = [0]
@@ -279,8 +297,6 @@ def plan_shards(
                             rejected.append({"source": source, "reason": why})
                             continue
                         kind = config.kind or detect_kind(source, first)
-                elif size >= config.shard_size:
-                    parts = [(0, -1)]
         except OSError as exc:
             rejected.append({"source": source, "reason": exc.strerror or str(exc)})
             continue
@@ -288,13 +304,6 @@ def plan_shards(
             rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})
             continue
         total += size
-        if parts is None:
-            group.append((source, path, fmt))
-            group_ident.append(ident)
-            group_bytes += size
-            if group_bytes >= config.shard_size or len(group) >= MAX_GROUP_FILES:
-                flush()
-            continue
         flush()
         for i, (a, b) in enumerate(parts):
             specs.append(
@@ -308,6 +317,7 @@ def plan_shards(
                     b,
                     key_of(f"{ident}|{a}|{b}"),
                     line0=line0[i] if line0 else 0,
+                    size=size,
                 )
             )
     flush()
@@ -316,6 +326,8 @@ def plan_shards(
 
 def shard_bytes(spec: ShardSpec) -> int:
     """About how many bytes a shard reads (for the order of work only)."""
+    if spec.size >= 0 and not (spec.stop >= 0 and spec.fmt in ("text", "jsonl")):
+        return spec.size
     if spec.stop >= 0 and spec.fmt in ("text", "jsonl"):
         return spec.stop - spec.start
 

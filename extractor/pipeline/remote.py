@@ -24,7 +24,7 @@ _SEEN: dict[str, tuple[int, str]] = {}
 
 def is_url(path: str) -> bool:
     """A URL that fsspec reads (not a local path, not file://)."""
-    return bool(_URL.match(path)) and not path.lower().startswith("file://")
+    return "://" in path and bool(_URL.match(path)) and not path.lower().startswith("file://")
 
 
 def local_path(path: str) -> str:

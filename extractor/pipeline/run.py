@@ -127,8 +127,9 @@ def run_scan(
     summary = {
         "version": __version__,
         "inputs": [
-            {"source": src, "path": display_name(path), "format": fmt, "shard": s.index}
+            {"source": src, "path": display_name(path), "format": fmt or told.get(path, ""), "shard": s.index}
             for s in specs
+            for told in (done[s.index].formats if s.index in done else {},)
             for src, path, fmt in (s.files or ((s.source, s.path, s.fmt),))
         ],
         "options": {**options, "engine": engine.name, "workers": engine.workers},

@@ -13,10 +13,10 @@ from typing import Any
 
 from ..match import FORM_INDEX, FORMS, Form, Hit, find_dois, native
 from ..match.native import CHit, Mentions
-from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind
+from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head
 from .errors import input_errors
 from .inputs import FORMAT_HEAD, format_of
-from .read import ReadTap, StreamedText, format_head, open_counted, records
+from .read import ReadTap, StreamedText, detect_compression, format_head, open_counted, read_upto, records
 from .sinks import OccurrenceSink, drain
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress, take_chunk
 from .windows import (
@@ -28,6 +28,7 @@ from .windows import (
     PythonMatcher,
     StreamSource,
     map_file,
+    scan_whole,
     scan_windows,
 )
 
@@ -121,6 +122,41 @@ def _text_chunks(
             )
         if range_lo == 0:
             result.documents += 1
+
+
+def _told(unit: ShardSpec, config: ScanConfig) -> tuple[ShardSpec, bytes | None]:
+    """A group's file with its format told by its contents (as the planner tells a large
+    file's), and its bytes when it is UTF-8 text of one block, searched as they are."""
+    data = read_upto(unit.path, config.block_size)
+    if data is None or detect_compression(data[:8]) is not None:
+        head, data = format_head(unit.path, FORMAT_HEAD), None
+    else:
+        head = data[:FORMAT_HEAD]
+    fmt = format_of(unit.path, head, config.text_field)
+    if fmt != "text" or (data is not None and declared_encoding(data[:HEAD_BYTES]) is not None):
+        data = None  # read as the planner's file of this format is (transcoded, records)
+    told = ShardSpec(unit.index, unit.source, unit.path, fmt, unit.kind, unit.start, unit.stop, unit.key)
+    return told, data
+
+
+def _whole_chunk(
+    unit: ShardSpec,
+    data: bytes,
+    config: ScanConfig,
+    progress: Progress,
+    result: ShardResult,
+    occ: OccurrenceSink,
+) -> Chunk:
+    """The mentions of a small text file read whole, found as a stream of it would be."""
+    data, start = input_head(data, 0)
+    kind = unit.kind or detect_kind(unit.source, data[:HEAD_BYTES])
+    table = Mentions()
+    hits: list[CHit] | None = [] if config.occurrences else None
+    scan_whole(data, start, matcher_for(kind, config.allow_other_prefix, table, hits), result, progress)
+    if hits:
+        occ.add_c_hits(hits, unit.source, None)
+    result.documents += 1
+    return take_chunk(table, config.buckets)
 
 
 def _transcoded(stream: Any, block_size: int) -> Iterator[bytes] | None:
@@ -217,6 +253,13 @@ def unit_docs(
     """The documents of one input file (or byte range, or row group) with their mentions,
     numbered from 0 in the unit. An input that cannot be read raises InputError."""
     with input_errors():
+        data = None
+        if not unit.fmt:
+            unit, data = _told(unit, config)
+            result.formats[unit.path] = unit.fmt
+        if data is not None:
+            yield Doc(unit.source, None, 0, _whole_chunk(unit, data, config, progress, result, occ))
+            return
         if unit.fmt == "text":
             for chunk in _text_chunks(unit, config, progress, result, occ):
                 yield Doc(unit.source, None, 0, chunk)

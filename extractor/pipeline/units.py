@@ -92,7 +92,8 @@ class ShardSpec:
     index: int
     source: str  # the input path as given
     path: str
-    fmt: str  # text, jsonl, parquet or group
+    # text, jsonl, parquet, warc, pdf or group; "" for a group's file: told by its shard
+    fmt: str
     kind: str | None  # forced kind, or None to detect
     start: int = 0  # byte range for text; row group for parquet
     stop: int = -1
@@ -101,6 +102,7 @@ class ShardSpec:
     # lines of the file before a JSONL byte range (its records' line numbers); -1: not counted
     # at planning (an object in a store, read by range only), counted by the shard when needed
     line0: int = 0
+    size: int = -1  # the bytes of its file(s) at planning (-1: not known)
 
     def units(self) -> list[ShardSpec]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
@@ -125,6 +127,7 @@ class ShardResult:
     error: str | None = None
     rejected: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    formats: dict[str, str] = field(default_factory=dict)  # path -> format, of a group's files
 
 
 Progress = Callable[[int, int], None]  # (bytes, hits) since the last call

@@ -439,6 +439,21 @@ def scan_windows(
             return
 
 
+def scan_whole(data: bytes, start: int, match: Matcher, result: ShardResult, progress: Progress) -> None:
+    """scan_windows for a file's bytes held whole, from byte `start` of the file (past a byte
+    order mark): one window, the last, searched with no generator around it (issue 11: a tree
+    of small pages cost more per file than per byte). Counts as scan_windows counts."""
+    n = len(data)
+    bad, gained = native.invalid_bytes(data, 0, n)
+    reported, _end, too_long, newlines = match(data, 0, n, -start, n + 1, start, False, 0, 0, n)
+    result.invalid_bytes += bad
+    result.hits += reported
+    result.too_long += too_long
+    result.bytes_read += gained
+    result.newlines += newlines
+    progress(gained, reported)
+
+
 def token_end(buf: Any, start: int) -> int:
     """Where the token going on at byte `start` of `buf` ends: its first character that ends a
     DOI's run (spec §4), or the end of `buf`."""
