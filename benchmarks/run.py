@@ -307,6 +307,99 @@ def find_tables(say: Any) -> None:
         say(f"{label:<44} {len(text1) / 1e6 / t1:>8.1f} {t8 / t1:>6.1f} {hits:>8} {c}")
 
 
+def pages_tables(html_dir: Path, tmp: Path, say: Any) -> None:
+    """Small HTML pages, one worker in this process (issue 11): what a scan's shard costs per
+    file against its floor — reading the files alone and the C matcher alone — and the same
+    pages as the records of a WARC (when warcio is installed to write one)."""
+    from extractor.match.native import Mentions, html_scan
+    from extractor.pipeline.arrow_setup import skip_pandas
+    from extractor.pipeline.inputs import expand_inputs, plan_shards
+    from extractor.pipeline.read import read_upto
+    from extractor.pipeline.shard import run_shard
+    from extractor.pipeline.units import ScanConfig, no_progress
+
+    skip_pandas()  # as the scan's workers are set up
+    paths = sorted(str(p) for p in html_dir.iterdir())
+    datas = [p.read_bytes() for p in sorted(html_dir.iterdir())]
+    size = sum(map(len, datas))
+
+    def read_all() -> None:
+        for p in paths:
+            read_upto(p, 1 << 20)
+
+    def scan_all() -> None:
+        for d in datas:
+            html_scan(
+                d,
+                0,
+                len(d),
+                0,
+                len(d) + 1,
+                0,
+                Mentions(),
+                None,
+                chars=False,
+                line_base=0,
+                line_from=0,
+                line_to=len(d),
+            )
+
+    def shards(inputs: list[str]) -> float:
+        out = tmp / "pages-out"
+        config = ScanConfig(out=str(out))
+        best = float("inf")
+        for _ in range(3):
+            shutil.rmtree(out, ignore_errors=True)
+            files, _rej = expand_inputs(inputs, str(tmp / "spool"))
+            specs, _rej, _total = plan_shards(files, config)
+            (out / "_shards").mkdir(parents=True)
+            t0 = time.perf_counter()
+            for spec in specs:
+                run_shard(spec, config, no_progress)
+            best = min(best, time.perf_counter() - t0)
+        shutil.rmtree(out, ignore_errors=True)
+        return best
+
+    say()
+    say(
+        f"{len(paths)} HTML pages, {size / 1e6:.1f} MB, one worker (best of 3)  {'seconds':>8} {'MB/s':>8} {'us/page':>8}"
+    )
+    rows = [
+        ("read alone (open, read, close)", _best(read_all)),
+        ("html_scan alone (bytes in memory)", _best(scan_all)),
+        ("a scan's shards, in process", shards([str(html_dir)])),
+    ]
+    warc = tmp / "pages.warc.gz"
+    if write_pages_warc(paths, warc):
+        rows.append(
+            (f"the pages as a WARC ({warc.stat().st_size / 1e6:.1f} MB gzipped)", shards([str(warc)]))
+        )
+        warc.unlink()
+    for label, seconds in rows:
+        say(f"{label:<44} {seconds:>8.3f} {size / 1e6 / seconds:>8.1f} {seconds / len(paths) * 1e6:>8.1f}")
+
+
+def write_pages_warc(paths: list[str], warc: Path) -> bool:
+    """The pages as HTTP responses of a WARC gzipped per record, as a crawler writes them."""
+    try:
+        from warcio.statusandheaders import StatusAndHeaders
+        from warcio.warcwriter import WARCWriter
+    except ImportError:
+        return False
+    import io
+
+    with open(warc, "wb") as out:
+        w = WARCWriter(out, gzip=True)
+        for p in paths:
+            headers = StatusAndHeaders(
+                "200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+            )
+            uri = "https://pages.example/" + os.path.basename(p)
+            body = io.BytesIO(Path(p).read_bytes())
+            w.write_record(w.create_warc_record(uri, "response", payload=body, http_headers=headers))
+    return True
+
+
 SHAPES = ("four", "varied", "distinct", "exports")
 
 
@@ -529,7 +622,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", action="store_true", help="append the figures to benchmarks/RESULTS.md")
     ap.add_argument(
         "--only",
-        choices=("memory", "find", "engines", "shapes"),
+        choices=("memory", "find", "engines", "shapes", "pages"),
         help="run only this part (the scans are skipped)",
     )
     a = ap.parse_args(argv)
@@ -558,6 +651,8 @@ def main(argv: list[str] | None = None) -> int:
             engine_tables(plain_files, nbytes, a.repeat, tmp, say)
         elif a.only == "shapes":
             shapes_tables(rg, a.repeat, tmp, say)
+        elif a.only == "pages":
+            pages_tables(corpus / "html", tmp, say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)
@@ -647,6 +742,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{'':>11} {sp.peak_tree_mb:>13.0f} {sp.peak_proc_mb:>13.0f}"
         )
         shutil.rmtree(pdf_dir)
+        pages_tables(html_dir, tmp, say)
         find_tables(say)
         check_memory(a.memory_file, tmp, say)
     finally:
