@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
-from .helpers import make_corpus, run_json
+from .helpers import SCAN, make_corpus, run_json
 from .test_scan import scan, start_scan, wait_for_a_completed_shard
 
 distributed = pytest.importorskip("distributed")
@@ -43,7 +43,8 @@ class Cluster:
 
     def _start(self, cmd: list[str]) -> subprocess.Popen[bytes]:
         log = open(self.tmp / f"proc{len(self.procs)}.log", "wb")  # noqa: SIM115 - closed with the process
-        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        # in a folder of their own, as a cluster's processes are: not the scan's working folder
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.tmp)
         self.procs.append(p)
         return p
 
@@ -120,6 +121,29 @@ def test_a_scan_on_a_dask_cluster_equals_the_local_engine(tmp_path: Path, cluste
     options = run_json(dask)["options"]
     assert options["engine"] == "dask" and options["workers"] == 2
     assert run_json(dask)["shards"] > 10
+
+
+def test_relative_inputs_are_read_by_workers_started_elsewhere(tmp_path: Path, cluster: Cluster) -> None:
+    """A relative input named to the scan is read by workers whose working folder is another
+    (before: every input rejected as "no such file or directory" on the workers)."""
+    (tmp_path / "here").mkdir()
+    make_corpus(tmp_path / "here")
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    common = ["corpus", "--quiet", "--shard-size", "20000"]
+    for out, engine in ((local, ["--workers", "2"]), (dask, ["--dask", cluster.address])):
+        p = subprocess.run(
+            [*SCAN, *common, "-o", str(out), *engine],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path / "here",
+        )
+        assert p.returncode == 0, p.stderr
+    _same_output(local, dask)
+    assert not run_json(dask)["rejected"]
+    assert {
+        m["source"] for m in ds.dataset(str(dask / "mentions")).to_table(columns=["source"]).to_pylist()
+    } == {f"corpus/doc{i:02d}.txt" for i in range(12)} | {"corpus/page.html"}
 
 
 def test_a_worker_killed_mid_run_is_survived(tmp_path: Path, cluster: Cluster) -> None:

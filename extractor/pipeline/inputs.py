@@ -50,7 +50,8 @@ class RealPaths:
 def expand_inputs(
     items: list[str], spool_dir: str, out: str | None = None
 ) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
-    """(source as given, path) for every input file, and the inputs rejected with reasons.
+    """(source as given, absolute path or URL) for every input file, and the inputs rejected
+    with reasons.
 
     Files inside the output folder `out` are never inputs (scanning "." into ./out)."""
     files: list[tuple[str, str]] = []
@@ -60,12 +61,15 @@ def expand_inputs(
     realpath = RealPaths()
 
     def add(source: str, path: str) -> None:
-        key = path if remote.is_url(path) else realpath(path)
+        url = remote.is_url(path)
+        key = path if url else realpath(path)
         if out_real and key.startswith(out_real):
             return
         if key not in seen:
             seen.add(key)
-            files.append((display_name(source), path))
+            # absolute: a shard may be read by a process elsewhere (a Dask worker started in
+            # another folder: a relative input was "no such file" there); shown as given
+            files.append((display_name(source), path if url else os.path.abspath(path)))
 
     def expand(item: str, depth: int = 0) -> None:
         if item == "-":
