@@ -661,6 +661,9 @@ def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> No
                 print("make_corpus: fpdf2 missing (pip install fpdf2); no PDF genre made", file=sys.stderr)
                 break
             visible = [r.doi for r in recs]
+            # the typeset PDF itself, for scans of raw PDFs (issue 11); it is labelled below as
+            # PDFium's text is (its reader), which the pypdfium2 row gives
+            shutil.copyfile(pdf_path, os.path.join(out, "pdf", f"refs-{k:03d}.pdf"))
             for tool in PDF_TOOLS:
                 ptext = _extract(tool, pdf_path)
                 if ptext is None:
@@ -691,6 +694,15 @@ def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> No
                         "ignore": sorted(lost | corrupted),
                     }
                 )
+                if tool == "pypdfium2":
+                    rows.append(
+                        {
+                            **rows[-1],
+                            "doc": f"pdf/refs-{k:03d}.pdf",
+                            "tool": "raw",
+                            "derivation": "medline-fpdf2-raw",
+                        }
+                    )
     _write_manifest(out, rows)
     print(
         f"make_corpus: {len(rows)} labelled documents in {out} (PDF tools: {', '.join(sorted(tools_seen)) or 'none'})"

@@ -17,7 +17,9 @@ from typing import Any
 
 from ..match import KINDS, find_dois
 from ..pipeline.decode import decode_bytes, detect_kind
+from ..pipeline.errors import InputError
 from ..pipeline.read import read_all
+from ..pipeline.search import hits_in_records, input_format
 
 
 @dataclass(slots=True)
@@ -88,7 +90,12 @@ def load_manifest(path: str) -> list[dict[str, Any]]:
 
 
 def predict(path: str, kind: str | None = None) -> set[str]:
-    """The set of canonical DOIs the extractor finds in one document."""
+    """The set of canonical DOIs the extractor finds in one document: a record file (a raw PDF,
+    a WARC, JSONL, Parquet) read record by record as `find` and `scan` read it, any other as
+    text."""
+    fmt = input_format(path)
+    if fmt != "text":
+        return {h.doi for _rid, h in hits_in_records(path, fmt, kind)}
     data = read_all(path)
     text, _ = decode_bytes(data)
     return {h.doi for h in find_dois(text, kind or detect_kind(path, data[:65536]))}
@@ -120,6 +127,8 @@ def score_rows(
             pred = predict(row["_path"], row["genre"] if row["genre"] in KINDS else None)
         except OSError as exc:
             raise ManifestError(f"cannot read document {row['doc']!r}: {exc.strerror or exc}") from None
+        except InputError as exc:  # a record file that cannot be read (an encrypted PDF, …)
+            raise ManifestError(f"cannot read document {row['doc']!r}: {exc}") from None
         s = score_doc(row, pred)
         docs.append(s)
         keys = [f"genre={row['genre']}", "ALL (micro)"]
