@@ -116,7 +116,7 @@ def test_small_files_of_every_format_are_told_by_their_shard(tmp_path: Path) -> 
     assert total == sum(p.stat().st_size for p in (tmp_path / "tree").iterdir())
 
     grouped, each = tmp_path / "grouped", tmp_path / "each"
-    scan_here([tmp_path / "tree"], grouped, occurrences=True)
+    scan_here([tmp_path / "tree"], grouped, occurrences=True, keep_work=True)
     # every file (but the empty one) larger than the shard size: planned by its contents, alone
     scan_here([tmp_path / "tree"], each, occurrences=True, shard_size=1)
     a, b = run_json(grouped), run_json(each)
@@ -138,6 +138,13 @@ def test_small_files_of_every_format_are_told_by_their_shard(tmp_path: Path) -> 
     assert [Path(r["source"]).name for r in a["rejected"]] == ["l-binary"]
     for name in ("mentions", "occurrences", "dois"):
         assert _rows(grouped, name) == _rows(each, name), name
+    # a rerun resumes the completed shard, and still names each file's format from its marker
+    scan_here([tmp_path / "tree"], grouped, occurrences=True, keep_work=True)
+    again = run_json(grouped)
+    assert (
+        again["shards_resumed"] == 1
+        and {Path(i["path"]).name: i["format"] for i in again["inputs"]} == formats
+    )
     assert {"10.1000/utf16é", "10.1000/café", "10.1000/pq.8", "10.1000/rec.4", "10.1000/x/y"} <= {
         m["doi"] for m in table(grouped, "mentions")
     }

@@ -330,10 +330,10 @@ def plan_shards(
 
 def shard_bytes(spec: ShardSpec) -> int:
     """About how many bytes a shard reads (for the order of work only)."""
-    if spec.size >= 0 and not (spec.stop >= 0 and spec.fmt in ("text", "jsonl")):
-        return spec.size
     if spec.stop >= 0 and spec.fmt in ("text", "jsonl"):
         return spec.stop - spec.start
+    if spec.size >= 0:  # known at planning
+        return spec.size
 
     def size(path: str) -> int:
         return remote.known_size(path) if remote.is_url(path) else os.path.getsize(path)

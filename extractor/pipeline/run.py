@@ -78,6 +78,23 @@ class RunReport:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
+def _inputs(specs: list[ShardSpec], done: dict[int, ShardResult]) -> list[dict[str, Any]]:
+    """_run.json's inputs: each file with its format, as planned or as its shard told it."""
+    rows = []
+    for s in specs:
+        told = done[s.index].formats if s.index in done else {}
+        for src, path, fmt in s.files or ((s.source, s.path, s.fmt),):
+            rows.append(
+                {
+                    "source": src,
+                    "path": display_name(path),
+                    "format": fmt or told.get(path, ""),
+                    "shard": s.index,
+                }
+            )
+    return rows
+
+
 def run_scan(
     inputs: list[str], config: ScanConfig, engine: Engine, observer: Observer | None = None
 ) -> RunReport:
@@ -126,12 +143,7 @@ def run_scan(
     options = {k: v for k, v in asdict(config).items() if k != "out"}
     summary = {
         "version": __version__,
-        "inputs": [
-            {"source": src, "path": display_name(path), "format": fmt or told.get(path, ""), "shard": s.index}
-            for s in specs
-            for told in (done[s.index].formats if s.index in done else {},)
-            for src, path, fmt in (s.files or ((s.source, s.path, s.fmt),))
-        ],
+        "inputs": _inputs(specs, done),
         "options": {**options, "engine": engine.name, "workers": engine.workers},
         "matcher": MATCHER,
         "bytes_read": sum(r.bytes_read for r in ok),
