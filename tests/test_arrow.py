@@ -166,3 +166,20 @@ def test_from_duckdb_and_polars() -> None:
     from_polars = pl.from_arrow(extract_batch(frame.to_arrow()))
     assert isinstance(from_polars, pl.DataFrame)
     assert sorted(from_polars.rows()) == sorted(tuple(r.values()) for r in hits.to_pylist())
+
+
+def test_from_ray_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Ray Data line, as written: map_batches hands each block to extract_batch as
+    an Arrow table. A one-CPU Ray started here on 127.0.0.1, its usage report off."""
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.data")
+    ids, texts = _frame_texts()
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+    try:
+        ds = ray.data.from_arrow(pa.table({"id": ids, "text": texts}))
+        got = ds.map_batches(extract_batch, batch_format="pyarrow").take_all()
+    finally:
+        ray.shutdown()
+    key = lambda r: (r["id"], r["char_offset"])  # noqa: E731
+    assert sorted(got, key=key) == sorted(expected(list(texts), list(ids), None), key=key)
