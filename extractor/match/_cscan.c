@@ -2910,28 +2910,17 @@ static int pdf_anchor(const Buf *B, Py_ssize_t p, Py_ssize_t *e, char *sep, Py_s
 {
     const unsigned char *b = B->b;
     Py_ssize_t n = B->n, j = p + 3, w = j;
-    if (w < n && (b[w] == ' ' || b[w] == '\t')) {
-        while (w < n && (b[w] == ' ' || b[w] == '\t'))
-            w++;
-        Py_ssize_t w2 = w;
-        if (w2 < n && b[w2] == '\r')
+    /* either alternative is optional blanks, then an optional line break and its indent */
+    while (w < n && (b[w] == ' ' || b[w] == '\t'))
+        w++;
+    Py_ssize_t w2 = w;
+    if (w2 < n && b[w2] == '\r')
+        w2++;
+    if (w2 < n && b[w2] == '\n') {
+        w2++;
+        while (w2 < n && (b[w2] == ' ' || b[w2] == '\t'))
             w2++;
-        if (w2 < n && b[w2] == '\n') {
-            w2++;
-            while (w2 < n && (b[w2] == ' ' || b[w2] == '\t'))
-                w2++;
-            w = w2;
-        }
-    } else {
-        Py_ssize_t w2 = w;
-        if (w2 < n && b[w2] == '\r')
-            w2++;
-        if (w2 < n && b[w2] == '\n') {
-            w2++;
-            while (w2 < n && (b[w2] == ' ' || b[w2] == '\t'))
-                w2++;
-            w = w2;
-        }
+        w = w2;
     }
     if (w > j && w + 3 < n && b[w] == '1' && b[w + 1] == '0' && b[w + 2] == '.' && is_digit(b[w + 3]))
         w = j; /* "1–10. 10.1038/x": a page range ending in 10, then a DOI */

@@ -161,6 +161,14 @@ def format_of(path: str, head: bytes, text_field: str = "text") -> str:
     return "text"
 
 
+def format_by_head(path: str, head: bytes, text_field: str = "text") -> str:
+    """format_of a file from its first bytes as stored: a compressed file's told by what its
+    compression holds (a .warc.gz, a .json.gz), read again through the decompressor."""
+    if detect_compression(head) is not None:
+        head = format_head(path, FORMAT_HEAD)
+    return format_of(path, head, text_field)
+
+
 def _line_cut(f: Any, pos: int) -> int:
     """The offset just after the first newline at or after `pos` (or the end of file)."""
     f.seek(pos)
@@ -259,11 +267,7 @@ def plan_shards(
             with open_input(path) as f:
                 head = f.read(FORMAT_HEAD)
                 comp = detect_compression(head)
-                if comp is not None:
-                    # the format by what the compression holds (a .warc.gz, a .json.gz)
-                    fmt = format_of(path, format_head(path, FORMAT_HEAD), config.text_field)
-                else:
-                    fmt = format_of(path, head, config.text_field)
+                fmt = format_by_head(path, head, config.text_field)
                 # a text in UTF-16 or a declared charset is read whole, transcoded (never by
                 # byte ranges, which would cut its characters)
                 transcoded = fmt == "text" and comp is None and declared_encoding(head) is not None
@@ -329,16 +333,8 @@ def plan_shards(
 
 
 def shard_bytes(spec: ShardSpec) -> int:
-    """About how many bytes a shard reads (for the order of work only)."""
+    """About how many bytes a shard reads (for the order of work only): its byte range, else
+    the size of its file(s) at planning."""
     if spec.stop >= 0 and spec.fmt in ("text", "jsonl"):
         return spec.stop - spec.start
-    if spec.size >= 0:  # known at planning
-        return spec.size
-
-    def size(path: str) -> int:
-        return remote.known_size(path) if remote.is_url(path) else os.path.getsize(path)
-
-    try:
-        return sum(size(p) for _s, p, _f in spec.files) if spec.files else size(spec.path)
-    except OSError:
-        return 0
+    return max(spec.size, 0)

@@ -17,8 +17,8 @@ from .errors import StoreError
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # The package fsspec needs for a protocol, for the message when it is missing.
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs"}
-# (size, version) of each object as its listing gave it: the planner's stat and the order of
-# work read it here instead of asking the store again for every object.
+# (size, version) of each object as its listing gave it: the planner's stat reads it here instead
+# of asking the store again for every object.
 _SEEN: dict[str, tuple[int, str]] = {}
 
 
@@ -111,11 +111,6 @@ def stat(url: str) -> tuple[int, str]:
         raise StoreError(reason(exc)) from exc
     _SEEN[url] = _size_version(info)
     return _SEEN[url]
-
-
-def known_size(url: str) -> int:
-    """The size the planner saw (0 when unknown): for the order of work, no request."""
-    return _SEEN.get(url, (0, ""))[0]
 
 
 def open_binary(url: str) -> io.BufferedReader:

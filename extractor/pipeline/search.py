@@ -15,7 +15,7 @@ from ..match import FORM_INDEX, FORMS, Form, Hit, find_dois, native
 from ..match.native import CHit, Mentions
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head
 from .errors import input_errors
-from .inputs import FORMAT_HEAD, format_of
+from .inputs import FORMAT_HEAD, format_by_head, format_of
 from .read import ReadTap, StreamedText, detect_compression, format_head, open_counted, read_upto, records
 from .sinks import OccurrenceSink, drain
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress, take_chunk
@@ -128,13 +128,12 @@ def _told(unit: ShardSpec, config: ScanConfig) -> tuple[ShardSpec, bytes | None]
     """A group's file with its format told by its contents (as the planner tells a large
     file's), and its bytes when it is UTF-8 text of one block, searched as they are."""
     data = read_upto(unit.path, config.block_size)
-    if data is None or detect_compression(data[:8]) is not None:
-        head, data = format_head(unit.path, FORMAT_HEAD), None
+    if data is None:
+        fmt = format_of(unit.path, format_head(unit.path, FORMAT_HEAD), config.text_field)
     else:
-        head = data[:FORMAT_HEAD]
-    fmt = format_of(unit.path, head, config.text_field)
-    if fmt != "text" or (data is not None and declared_encoding(data[:HEAD_BYTES]) is not None):
-        data = None  # read as the planner's file of this format is (transcoded, records)
+        fmt = format_by_head(unit.path, data[:FORMAT_HEAD], config.text_field)
+        if fmt != "text" or detect_compression(data) or declared_encoding(data[:HEAD_BYTES]):
+            data = None  # read as the planner's file of this format is (streamed, transcoded)
     told = ShardSpec(unit.index, unit.source, unit.path, fmt, unit.kind, unit.start, unit.stop, unit.key)
     return told, data
 
