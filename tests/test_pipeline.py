@@ -15,6 +15,7 @@ import random
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from hypothesis import strategies as st
 from extractor.engines.inprocess import InProcessEngine
 from extractor.match import find_dois, find_spans
 from extractor.match.jsonstr import JsonStringDecoder
+from extractor.match.native import HAVE_C
 from extractor.match.pdf import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, read
 from extractor.pipeline.decode import byte_offsets, clean
@@ -436,6 +438,55 @@ def test_corrupt_archive_of_every_format_is_rejected_not_fatal(tmp_path: Path, f
         f"truncated.{fmt}",
     }
     assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/good"}
+
+
+def _large_gzip_text(lines: int) -> bytes:
+    """Text that gzip leaves larger than read.READ_AHEAD_MIN, so it is read ahead in a thread."""
+    rng = random.Random(7)
+    return b"".join(
+        b"%08x %s doi:10.%d/%x.%x\n"
+        % (n, rng.randbytes(24).hex().encode(), 1000 + n % 97, rng.getrandbits(40), n)
+        for n in range(lines)
+    )
+
+
+def test_a_large_gzip_read_ahead_gives_what_its_plain_text_gives(tmp_path: Path) -> None:
+    """Issue 14: a gzip file of READ_AHEAD_MIN or more is decompressed in a thread ahead of the
+    search; its rows are those of the same text uncompressed, and no thread is left behind."""
+    data = _large_gzip_text(60_000)
+    blob = gzip.compress(data, compresslevel=1)
+    assert len(blob) >= read.READ_AHEAD_MIN
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "refs.txt").write_bytes(data)
+    (tmp_path / "b" / "refs.txt").write_bytes(blob)  # the same name: sources compare equal
+    threads = threading.active_count()
+    plain = scan_here([tmp_path / "a"], tmp_path / "out-a", shard_size=1 << 40)
+    packed = scan_here([tmp_path / "b"], tmp_path / "out-b")
+    assert threading.active_count() == threads
+    assert packed.summary["hits"] == plain.summary["hits"] == 60_000
+    rows = [
+        [{k: v for k, v in m.items() if k != "source"} for m in table(tmp_path / out, "mentions")]
+        for out in ("out-a", "out-b")
+    ]
+    assert rows[0] == rows[1]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbled"])
+def test_a_large_damaged_gzip_read_ahead_is_rejected_not_fatal(tmp_path: Path, damage: str) -> None:
+    """The read-ahead thread's error reaches the shard as a plain reader's would: the input is
+    rejected with its reason, the scan goes on, and the thread stops."""
+    blob = gzip.compress(_large_gzip_text(60_000), compresslevel=1)
+    cut = len(blob) * 2 // 3
+    bad = blob[:cut] if damage == "truncated" else blob[:cut] + bytes(range(256)) * 64 + blob[cut:]
+    (tmp_path / "bad.txt.gz").write_bytes(bad)
+    (tmp_path / "good.txt").write_text("doi:10.1000/good\n")
+    threads = threading.active_count()
+    out = tmp_path / "out"
+    scan_here([tmp_path / "bad.txt.gz", tmp_path / "good.txt"], out)
+    assert threading.active_count() == threads
+    assert [os.path.basename(r["source"]) for r in run_json(out)["rejected"]] == ["bad.txt.gz"]
+    assert "10.1000/good" in {m["doi"] for m in table(out, "mentions")}
 
 
 def test_multi_frame_zstd_is_read_to_its_end(tmp_path: Path) -> None:
@@ -1272,11 +1323,59 @@ _RECORDS = [None, "r1", "r\x00x", "r", "r\x00"]  # NULs: joined keys that could 
     )
 )
 @settings(max_examples=300, deadline=None)
-def test_merge_bucket_equals_a_plain_merge(rows: list[tuple[int, int, int, int, int, int]]) -> None:
-    """The merge (keys seen once taken as they are, repeated ones aggregated, issue 14) gives
-    what merging row by row gives: per (source, record, DOI) the counts added, the first offset
-    with its line and raw text (the earliest row among equal offsets), the forms united, the
-    earliest place; rows in (place, offset, DOI) order."""
+@pytest.mark.parametrize("grouping", ["C", "Arrow"])
+def test_merge_bucket_equals_a_plain_merge(
+    grouping: str, rows: list[tuple[int, int, int, int, int, int]]
+) -> None:
+    """The merge (grouped in one hash pass in C, or, without the C part, with Arrow's kernels:
+    keys seen once taken as they are, repeated ones aggregated; issue 14) gives what merging row
+    by row gives: per (source, record, DOI) the counts added, the first offset with its line and
+    raw text (the earliest row among equal offsets), the forms united, the earliest place; rows
+    in (place, offset, DOI) order."""
+    from unittest import mock
+
+    from extractor.pipeline import dedupe
+
+    if grouping == "C" and not HAVE_C:
+        pytest.skip("the package was built without its C part")
+    # the other way of grouping is made to fail, so that each run proves the one it names
+    other = (
+        ("_group_arrow", {"side_effect": AssertionError})
+        if grouping == "C"
+        else ("_group_native", {"return_value": None})
+    )
+    with mock.patch.object(dedupe, other[0], **other[1]):
+        _check_merge_bucket(rows)
+
+
+@pytest.mark.skipif(not HAVE_C, reason="the package was built without its C part")
+def test_group_mentions_refuses_buffers_that_do_not_hold_its_rows() -> None:
+    """The merge's C grouping reads only what the buffers hold: short columns, offsets past the
+    data or going backwards are a ValueError, never a read out of bounds."""
+    from extractor.match.native import group_mentions
+
+    i32 = pa.array([0, 0], pa.int32()).buffers()[1]
+    i64 = pa.array([1, 1], pa.int64()).buffers()[1]
+    _v, offs, data = pa.array(["10.1/a", "10.1/a"]).buffers()
+    assert group_mentions(i32, i32, offs, data, 0, i64, i64, i32, 2) == (
+        b"\0\0\0\0",
+        (2).to_bytes(8, "little"),
+        (1).to_bytes(8, "little"),
+        b"\0\0\0\0",
+    )
+    bad_offsets = pa.py_buffer(b"".join(k.to_bytes(4, "little", signed=True) for k in (0, 9, 3)))
+    for args in (
+        (i32, i32, offs, data, 0, i64, i64, i32, 3),  # more rows than the columns hold
+        (i32, i32, offs, data, 1, i64, i64, i32, 2),  # offsets from past their end
+        (i32, i32, bad_offsets, data, 0, i64, i64, i32, 2),  # backwards
+        (i32, i32, offs, pa.py_buffer(b"10.1"), 0, i64, i64, i32, 2),  # past the data
+        (i32, i32, offs, data, 0, i64, i64, i32, -1),
+    ):
+        with pytest.raises(ValueError):
+            group_mentions(*args)
+
+
+def _check_merge_bucket(rows: list[tuple[int, int, int, int, int, int]]) -> None:
     from extractor.match import forms_of
     from extractor.pipeline.dedupe import merge_bucket
     from extractor.pipeline.write import PARTIAL_SCHEMA

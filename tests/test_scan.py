@@ -362,15 +362,20 @@ def small_disk(tmp_path: Path) -> Any:
 
 
 def _footprint(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    """Bytes of the files under `path` as a tmpfs holds them (whole pages)."""
+    return sum(-(-f.stat().st_size // 4096) * 4096 for f in path.rglob("*") if f.is_file())
 
 
 @pytest.mark.parametrize(
-    ("room", "where"),  # room: the part of what a clean run writes that the disk holds
-    [(0.1, "fatal error, stopping"), (0.6, "cannot write the output"), (0.85, "cannot write the output")],
+    ("room", "where"),  # room: what the disk holds, as (share of the shards' work files, of the result)
+    [
+        ((0.1, 0.0), "fatal error, stopping"),
+        ((1.0, 0.25), "cannot write the output"),
+        ((1.0, 0.75), "cannot write the output"),
+    ],
 )
 def test_a_full_disk_fails_the_run_keeps_nothing_half_written_and_resumes(
-    tmp_path: Path, small_disk: Path, room: float, where: str
+    tmp_path: Path, small_disk: Path, room: tuple[float, float], where: str
 ) -> None:
     """Issue 15: a real filesystem running full — in the workers' part files or in the merge's
     output — is a failed run (exit 2, the OS's message, no traceback) that publishes no partial
@@ -381,7 +386,8 @@ def test_a_full_disk_fails_the_run_keeps_nothing_half_written_and_resumes(
     )
     clean = tmp_path / "clean"
     scan(str(src), "-o", str(clean), "--workers", "2", "--quiet", "--keep-work")
-    size = int(_footprint(clean) * room) // 4096 * 4096
+    work = sum(_footprint(clean / name) for name in ("_work", "_shards"))
+    size = int(work * room[0] + (_footprint(clean) - work) * room[1]) // 4096 * 4096
     subprocess.run(["mount", "-o", f"remount,size={size}", str(small_disk)], check=True)
     out = small_disk / "out"
     p = scan(str(src), "-o", str(out), "--workers", "2", "--quiet", check=None)

@@ -230,6 +230,29 @@ def buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int) -> byt
     return _buckets_of(offsets, data, start, n, buckets)
 
 
+def group_mentions(
+    src: Any,
+    rec: Any,
+    doi_offsets: Any,
+    doi_data: Any,
+    doi_start: int,
+    counts: Any,
+    places: Any,
+    forms: Any,
+    n: int,
+) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """The merge's groups of n partial mention rows by (source code, record code, DOI), given as
+    column buffers in first-offset order: per group in first-seen order, its first row (int32),
+    counts summed (int64), least place (int64) and form masks OR-ed (int32); None without the C
+    part (the merge then groups with Arrow's kernels)."""
+    if _cscan is None:
+        return None
+    result: tuple[bytes, bytes, bytes, bytes] = _cscan.group_mentions(
+        src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n
+    )
+    return result
+
+
 def find_spans_utf8(data: bytes, kind: str = "plain") -> list[Span]:
     """find_spans for plain or PDF text given as UTF-8 bytes, with byte offsets: the same rules,
     run by the C matcher on the bytes themselves (invalid bytes read as U+FFFD)."""

@@ -52,31 +52,10 @@ def merge_bucket(
         }
     ).take(order)
     del place
-    t = t.append_column("_row", _row_numbers(t.num_rows))
-    # Most keys are seen once (a document's mentions are distinct within it; only a document
-    # given in chunks or a file in byte ranges repeats one): those rows are their own groups,
-    # and only the rows of repeated keys are aggregated (issue 14: the merge of 4 M distinct
-    # DOIs spent most of its time aggregating groups of one). A key can repeat only where its
-    # DOI does, so the (source, record, DOI) keys are built for those rows alone.
-    again = _repeated(t["doi"])
-    if again is not None:
-        maybe = t.filter(again)
-        key = pc.binary_join_element_wise(
-            pc.cast(maybe["_src"], pa.string()), pc.cast(maybe["_rec"], pa.string()), maybe["doi"], "/"
-        )
-        dup = _repeated(key)
-        del key
-        parts = [t.filter(pc.invert(again))]
-        if dup is None:  # DOIs repeated only across documents: every key still seen once
-            parts.append(maybe)
-        else:
-            parts += [maybe.filter(pc.invert(dup)), _aggregate(maybe.filter(dup))]
-        del maybe, dup
-        g = pa.concat_tables([p.select(_GROUP_COLUMNS) for p in parts])
-        del parts
-    else:
-        g = t.select(_GROUP_COLUMNS)
-    del t, again
+    g = _group_native(t)
+    if g is None:
+        g = _group_arrow(t)
+    del t
     first = order.take(g["_row"])  # the row of the table with each group's first offset
     del order
     g = pa.table(
@@ -129,6 +108,84 @@ def merge_bucket(
 
 
 _GROUP_COLUMNS = ["_src", "_rec", "doi", "count", "_row", "_place", "forms"]
+
+
+def _group_native(t: pa.Table) -> pa.Table | None:
+    """The groups of rows `t` (in first-offset order) by (source, record, DOI), one row each:
+    its codes and DOI, counts summed, its first row (`_row`, into t), least place, forms OR-ed.
+    One hash pass in C over the columns' buffers; None without the C part."""
+    from ..match.native import HAVE_C, group_mentions
+
+    if not HAVE_C:
+        return None
+    cols = {name: t[name].combine_chunks() for name in ("_src", "_rec", "doi", "count", "_place", "forms")}
+    if any(a.null_count for a in cols.values()):
+        return None
+    doi = cols["doi"]
+    _valid, offsets, data = doi.buffers()
+    grouped = group_mentions(
+        _values(cols["_src"], 4),
+        _values(cols["_rec"], 4),
+        offsets,
+        data if data is not None else pa.py_buffer(b""),
+        doi.offset,
+        _values(cols["count"], 8),
+        _values(cols["_place"], 8),
+        _values(cols["forms"], 4),
+        len(doi),
+    )
+    assert grouped is not None
+    first_b, count_b, place_b, forms_b = grouped
+    n = len(first_b) // 4
+    first = pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(first_b)])
+    return pa.table(
+        {
+            "_src": cols["_src"].take(first),
+            "_rec": cols["_rec"].take(first),
+            "doi": doi.take(first),
+            "count": pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(count_b)]),
+            "_row": first,
+            "_place": pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(place_b)]),
+            "forms": pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(forms_b)]),
+        }
+    )
+
+
+def _values(a: pa.Array, width: int) -> pa.Buffer:
+    """The value buffer of a fixed-width array without nulls, from its offset."""
+    return a.buffers()[1].slice(a.offset * width, len(a) * width)
+
+
+def _group_arrow(t: pa.Table) -> pa.Table:
+    """The groups of rows `t` (in first-offset order) by (source, record, DOI) with Arrow's
+    kernels, as _group_native makes them (the package without its C part)."""
+    import pyarrow.compute as pc
+
+    t = t.append_column("_row", _row_numbers(t.num_rows))
+    # Most keys are seen once (a document's mentions are distinct within it; only a document
+    # given in chunks or a file in byte ranges repeats one): those rows are their own groups,
+    # and only the rows of repeated keys are aggregated (issue 14: the merge of 4 M distinct
+    # DOIs spent most of its time aggregating groups of one). A key can repeat only where its
+    # DOI does, so the (source, record, DOI) keys are built for those rows alone.
+    again = _repeated(t["doi"])
+    if again is not None:
+        maybe = t.filter(again)
+        key = pc.binary_join_element_wise(
+            pc.cast(maybe["_src"], pa.string()), pc.cast(maybe["_rec"], pa.string()), maybe["doi"], "/"
+        )
+        dup = _repeated(key)
+        del key
+        parts = [t.filter(pc.invert(again))]
+        if dup is None:  # DOIs repeated only across documents: every key still seen once
+            parts.append(maybe)
+        else:
+            parts += [maybe.filter(pc.invert(dup)), _aggregate(maybe.filter(dup))]
+        del maybe, dup
+        g = pa.concat_tables([p.select(_GROUP_COLUMNS) for p in parts])
+        del parts
+    else:
+        g = t.select(_GROUP_COLUMNS)
+    return g
 
 
 def _repeated(values: pa.ChunkedArray) -> pa.ChunkedArray | None:

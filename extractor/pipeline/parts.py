@@ -1,7 +1,7 @@
 """A shard's partial results on disk: part files, occurrence files and the completion marker.
 
-The one module that knows their names and format. A shard writes Arrow IPC part files (zstd
-buffers, one record batch per hash bucket, in bucket order) and Parquet occurrence files, each
+The one module that knows their names and format. A shard writes Arrow IPC part files
+(uncompressed, one record batch per hash bucket, in bucket order) and Parquet occurrence files, each
 under a temporary name then renamed; its completion marker, written last, lists them, so the
 leftovers of a killed attempt are never read. The merge reads them back by bucket.
 """
@@ -21,10 +21,13 @@ from .write import atomically
 
 PART_EXT = ".arrow"
 
-# A shard's partial rows are read once, by the merge: Arrow IPC files with zstd-compressed
-# buffers cost far less to write and to open than Parquet (a shard writes one per flush, a
-# record batch per bucket).
-PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
+# A shard's partial rows are read once, by the merge, on the machine or shared disk that wrote
+# them: Arrow IPC files cost far less to write and to open than Parquet (a shard writes one per
+# flush, a record batch per bucket), and uncompressed they are memory-mapped back as they are.
+# zstd cost 0.33 s of a 1 GB scan's 2.2 s of shards and 0.2 s of its merge (issue 14), to keep
+# 24 MB of work files instead of 100 (up to 4.4x the input where every DOI is distinct); the work
+# files go when the run completes.
+PART_OPTIONS = pa.ipc.IpcWriteOptions(compression=None)
 
 
 class PartRef(NamedTuple):
