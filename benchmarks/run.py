@@ -748,8 +748,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{m.peak_tree_mb:>13.0f} {m.peak_proc_mb:>13.0f}"
             )
         say(
-            f"ratio scan(1 worker) / rg: {s1.seconds / rg_m.seconds:.2f}x (target <= 3x); "
-            f"2-worker speed-up: {s1.seconds / s2.seconds:.2f}x (target >= 1.8x); "
+            f"ratio scan(1 worker) / rg: {s1.seconds / rg_m.seconds:.2f}x (issue 14: <= 2.5x); "
+            f"2-worker speed-up: {s1.seconds / s2.seconds:.2f}x (issue 14: >= 1.85x); "
             f"hits: scan {hits}, rg {rg_hits} (rg finds bare-pattern matches only)"
         )
         # Compressed input against decompression alone.
@@ -770,7 +770,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         say(
             f"gzip overhead: scan(gz) - scan(plain) = {sg.seconds - s1g.seconds:.2f} s vs decompression {dec.seconds:.2f} s "
-            f"(plain scan timed in the same rounds: {s1g.seconds:.2f} s)"
+            f"(plain scan timed in the same rounds: {s1g.seconds:.2f} s; scan(gz) / scan(plain) "
+            f"{sg.seconds / s1g.seconds:.2f}x, issue 14: <= 1.3x)"
         )
         jl = sorted(str(p) for p in (corpus / "jsonl").iterdir())[:4]
         jl_bytes = sum(os.path.getsize(p) for p in jl)
