@@ -4,6 +4,7 @@ records, resume, rejected inputs and bounded buffers (issues 3 and 9)."""
 from __future__ import annotations
 
 import bz2
+import contextlib
 import errno
 import gzip
 import io
@@ -1339,12 +1340,16 @@ def test_merge_bucket_equals_a_plain_merge(
     if grouping == "C" and not HAVE_C:
         pytest.skip("the package was built without its C part")
     # the other way of grouping is made to fail, so that each run proves the one it names
-    other = (
-        ("_group_arrow", {"side_effect": AssertionError})
-        if grouping == "C"
-        else ("_group_native", {"return_value": None})
-    )
-    with mock.patch.object(dedupe, other[0], **other[1]):
+    if grouping == "C":
+        others = {
+            "_group_arrow": {"side_effect": AssertionError},
+            "_per_doi_arrow": {"side_effect": AssertionError},
+        }
+    else:
+        others = {"_group_native": {"return_value": None}, "_per_doi_native": {"return_value": None}}
+    with contextlib.ExitStack() as stack:
+        for name, how in others.items():
+            stack.enter_context(mock.patch.object(dedupe, name, **how))
         _check_merge_bucket(rows)
 
 
@@ -1362,6 +1367,7 @@ def test_group_mentions_refuses_buffers_that_do_not_hold_its_rows() -> None:
         (2).to_bytes(8, "little"),
         (1).to_bytes(8, "little"),
         b"\0\0\0\0",
+        (2).to_bytes(8, "little"),
     )
     bad_offsets = pa.py_buffer(b"".join(k.to_bytes(4, "little", signed=True) for k in (0, 9, 3)))
     for args in (
@@ -1424,8 +1430,10 @@ def _check_merge_bucket(rows: list[tuple[int, int, int, int, int, int]]) -> None
     ]
     assert got == [e for _k, e in expected]
     per_doi: dict[str, list[int]] = {}
+    first_source: dict[str, str] = {}
     for e in got:
         per_doi.setdefault(e["doi"], []).append(e["count"])
-    assert [(d["doi"], d["occurrences"], d["documents"]) for d in dois.to_pylist()] == sorted(
-        (d, sum(c), len(c)) for d, c in per_doi.items()
-    )
+        first_source.setdefault(e["doi"], e["source"])
+    assert [
+        (d["doi"], d["occurrences"], d["documents"], d["first_source"]) for d in dois.to_pylist()
+    ] == sorted((d, sum(c), len(c), first_source[d]) for d, c in per_doi.items())

@@ -3399,9 +3399,9 @@ done:
  * merge's grouping of partial mention rows by (source code, record code, DOI), rows given in
  * first-offset order (so a group's first row is its first offset). Each column is a buffer of
  * n values (int32 codes, int64 counts and places, int32 form masks; the DOIs as an Arrow string
- * array's int32 offsets from doi_start and its data). Returns four bytes objects, one value a
+ * array's int32 offsets from doi_start and its data). Returns five bytes objects, one value a
  * group in first-seen order: its first row (int32), counts summed (int64), least place (int64),
- * form masks OR-ed (int32). One hash pass instead of the key strings, counts and aggregations
+ * form masks OR-ed (int32), rows (int64). With codes all 0 it groups by DOI alone (dois/). One hash pass instead of the key strings, counts and aggregations
  * Arrow would need (issue 14: they were half of the merge). */
 static PyObject *py_group_mentions(PyObject *self, PyObject *args)
 {
@@ -3410,7 +3410,7 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
     Py_ssize_t start, n;
     if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*n", &src, &rec, &off, &data, &start, &cnt, &plc, &frm, &n))
         return NULL;
-    PyObject *result = NULL, *o_first = NULL, *o_count = NULL, *o_place = NULL, *o_forms = NULL;
+    PyObject *result = NULL, *o_first = NULL, *o_count = NULL, *o_place = NULL, *o_forms = NULL, *o_rows = NULL;
     int32_t *slots = NULL;
     if (n < 0 || n > INT32_MAX / 2 || start < 0 || src.len < n * 4 || rec.len < n * 4 || cnt.len < n * 8 ||
         plc.len < n * 8 || frm.len < n * 4 || (start + n + 1) * (Py_ssize_t)sizeof(int32_t) > off.len) {
@@ -3434,7 +3434,8 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
     o_count = PyBytes_FromStringAndSize(NULL, n * 8);
     o_place = PyBytes_FromStringAndSize(NULL, n * 8);
     o_forms = PyBytes_FromStringAndSize(NULL, n * 4);
-    if (slots == NULL || !o_first || !o_count || !o_place || !o_forms) {
+    o_rows = PyBytes_FromStringAndSize(NULL, n * 8);
+    if (slots == NULL || !o_first || !o_count || !o_place || !o_forms || !o_rows) {
         if (slots == NULL)
             PyErr_NoMemory();
         goto done;
@@ -3442,6 +3443,7 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
     memset(slots, 0xff, cap * sizeof *slots);
     int32_t *first = (int32_t *)PyBytes_AS_STRING(o_first), *forms = (int32_t *)PyBytes_AS_STRING(o_forms);
     int64_t *count = (int64_t *)PyBytes_AS_STRING(o_count), *place = (int64_t *)PyBytes_AS_STRING(o_place);
+    int64_t *rows = (int64_t *)PyBytes_AS_STRING(o_rows);
     Py_ssize_t groups = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         const char *key = d + offs[i];
@@ -3458,6 +3460,7 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
                 count[groups] = c[i];
                 place[groups] = p[i];
                 forms[groups] = f[i];
+                rows[groups] = 1;
                 groups++;
                 break;
             }
@@ -3467,21 +3470,24 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
                 if (p[i] < place[g])
                     place[g] = p[i];
                 forms[g] |= f[i];
+                rows[g]++;
                 break;
             }
             at = (at + 1) & (cap - 1);
         }
     }
     if (_PyBytes_Resize(&o_first, groups * 4) < 0 || _PyBytes_Resize(&o_count, groups * 8) < 0 ||
-        _PyBytes_Resize(&o_place, groups * 8) < 0 || _PyBytes_Resize(&o_forms, groups * 4) < 0)
+        _PyBytes_Resize(&o_place, groups * 8) < 0 || _PyBytes_Resize(&o_forms, groups * 4) < 0 ||
+        _PyBytes_Resize(&o_rows, groups * 8) < 0)
         goto done;
-    result = PyTuple_Pack(4, o_first, o_count, o_place, o_forms);
+    result = PyTuple_Pack(5, o_first, o_count, o_place, o_forms, o_rows);
 done:
     PyMem_Free(slots);
     Py_XDECREF(o_first);
     Py_XDECREF(o_count);
     Py_XDECREF(o_place);
     Py_XDECREF(o_forms);
+    Py_XDECREF(o_rows);
     PyBuffer_Release(&src);
     PyBuffer_Release(&rec);
     PyBuffer_Release(&off);

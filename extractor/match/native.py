@@ -240,14 +240,15 @@ def group_mentions(
     places: Any,
     forms: Any,
     n: int,
-) -> tuple[bytes, bytes, bytes, bytes] | None:
+) -> tuple[bytes, bytes, bytes, bytes, bytes] | None:
     """The merge's groups of n partial mention rows by (source code, record code, DOI), given as
     column buffers in first-offset order: per group in first-seen order, its first row (int32),
-    counts summed (int64), least place (int64) and form masks OR-ed (int32); None without the C
-    part (the merge then groups with Arrow's kernels)."""
+    counts summed (int64), least place (int64), form masks OR-ed (int32) and rows (int64); codes
+    all 0 group by DOI alone. None without the C part (the merge then groups with Arrow's
+    kernels)."""
     if _cscan is None:
         return None
-    result: tuple[bytes, bytes, bytes, bytes] = _cscan.group_mentions(
+    result: tuple[bytes, bytes, bytes, bytes, bytes] = _cscan.group_mentions(
         src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n
     )
     return result

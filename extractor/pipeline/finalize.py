@@ -113,7 +113,7 @@ def merge_split_bucket(
                 batch = batch.cast(schema)
                 fine = _finer_buckets(batch["doi"], buckets, ways)
                 for w in range(ways):
-                    piece = batch.filter(pc.equal(fine, w))
+                    piece = batch.filter(pc.equal(fine, pa.scalar(w, pa.int32())))
                     if piece.num_rows:
                         writers[w].write_batch(piece)
                         written[w] += piece.num_rows
@@ -147,7 +147,11 @@ def _finer_buckets(dois: pa.Array, buckets: int, ways: int) -> pa.Array:
 
     _valid, offsets, data = dois.buffers()
     fine = buckets_of(offsets, data, dois.offset, len(dois), buckets * ways)
-    return pc.divide(pa.Array.from_buffers(pa.int32(), len(dois), [None, pa.py_buffer(fine)]), buckets)
+    # an int32 divisor: a Python int made Arrow widen every row to int64 first, 0.75 µs a row
+    return pc.divide(
+        pa.Array.from_buffers(pa.int32(), len(dois), [None, pa.py_buffer(fine)]),
+        pa.scalar(buckets, pa.int32()),
+    )
 
 
 def _read_spill(path: str) -> pa.Table:
