@@ -63,11 +63,17 @@ def _work_in_worker(spec: ShardSpec, config: ScanConfig) -> ShardResult:
 
 
 def _warm_up() -> None:
-    """Import and initialise what the bucket merges use (Arrow compute, Acero, Parquet)."""
+    """Import and initialise what the bucket merges use: one merge of one row (Arrow compute,
+    and Acero where the merge groups without the C part), and Parquet's module."""
     import pyarrow as pa
     import pyarrow.parquet
 
-    pa.table({"k": [1], "v": [1]}).group_by("k", use_threads=False).aggregate([("v", "sum")])
+    from ..pipeline.dedupe import merge_bucket
+    from ..pipeline.write import PARTIAL_SCHEMA
+
+    row = {"shard": 0, "doc": 0, "source": "s", "record": None, "doi": "10.1000/182", "count": 1}
+    row |= {"first_offset": 0, "first_line": 1, "first_raw": "10.1000/182", "forms": 1}
+    merge_bucket(pa.Table.from_pylist([row], schema=PARTIAL_SCHEMA))
 
 
 def _outcome(fut: Future[ShardResult], spec: ShardSpec, deaths: dict[int, int]) -> ShardResult | None:
