@@ -512,6 +512,50 @@ def engine_tables(plain_files: list[str], nbytes: int, repeat: int, tmp: Path, s
         f"Dask / local: {dask.seconds / local.seconds:.2f}x with a LocalCluster started by the run, "
         f"{running.seconds / local.seconds:.2f}x on a running cluster (target <= 1.15x)"
     )
+    engines_at_scale(plain_files, nbytes, repeat, tmp, say)
+
+
+def engines_at_scale(
+    plain_files: list[str], nbytes: int, repeat: int, tmp: Path, say: Any, copies: int = 4
+) -> None:
+    """Dask's costs are fixed (its client's import, the scheduler's round trips), so they weigh
+    less as a job grows: the same comparison on the corpus `copies` times over, as hard links
+    (no disk; distinct paths, so each is read: an input reached twice by one path is read once)."""
+    big = tmp / "copies"
+    try:
+        for c in range(copies):
+            (big / str(c)).mkdir(parents=True)
+            for f in plain_files:
+                os.link(f, big / str(c) / Path(f).name)
+    except OSError as exc:
+        say(f"(no scaled engine comparison: cannot hard-link the corpus into {tmp}: {exc})")
+        return
+    drop = lambda: shutil.rmtree(tmp / "out", ignore_errors=True)  # noqa: E731
+    with dask_cluster(tmp, 2) as address:
+        run_measured([*scan_cmd(plain_files[:1], str(tmp / "out"), 2), "--dask", address])
+        drop()
+        local, dask, running = median_runs(
+            [
+                scan_cmd([str(big)], str(tmp / "out"), 2),
+                [*scan_cmd([str(big)], str(tmp / "out"), 2), "--dask", "local"],
+                [*scan_cmd([str(big)], str(tmp / "out"), 2), "--dask", address],
+            ],
+            repeat,
+            drop,
+        )
+    shutil.rmtree(big, ignore_errors=True)
+    size = nbytes * copies / 1e6
+    say(f"{f'the corpus {copies} times ({size:.0f} MB), 2 workers':<44} {'seconds':>8} {'MB/s':>8}")
+    for label, m in (
+        ("local process pool", local),
+        ("Dask LocalCluster (--dask local)", dask),
+        ("Dask cluster already running (--dask tcp://)", running),
+    ):
+        say(f"{label:<44} {m.seconds:>8.2f} {size / m.seconds:>8.1f}")
+    say(
+        f"Dask / local at {size:.0f} MB: {dask.seconds / local.seconds:.2f}x with a LocalCluster started by the "
+        f"run, {running.seconds / local.seconds:.2f}x on a running cluster (target <= 1.15x)"
+    )
 
     import socket
 
