@@ -1340,6 +1340,7 @@ def test_merge_bucket_equals_a_plain_merge(
     if grouping == "C" and not HAVE_C:
         pytest.skip("the package was built without its C part")
     # the other way of grouping is made to fail, so that each run proves the one it names
+    others: dict[str, dict[str, Any]]
     if grouping == "C":
         others = {
             "_group_arrow": {"side_effect": AssertionError},
