@@ -3,7 +3,9 @@ its table to the engines users call it from — a Dask DataFrame, DuckDB, Polars
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import shutil
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -181,5 +183,45 @@ def test_from_ray_data(monkeypatch: pytest.MonkeyPatch) -> None:
         got = ds.map_batches(extract_batch, batch_format="pyarrow").take_all()
     finally:
         ray.shutdown()
+    key = lambda r: (r["id"], r["char_offset"])  # noqa: E731
+    assert sorted(got, key=key) == sorted(expected(list(texts), list(ids), None), key=key)
+
+
+def test_from_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Spark line, as written: mapInArrow hands each partition to the function as
+    an iterator of record batches, and takes back the batches it yields. A local Spark of one
+    core, bound to 127.0.0.1, its web UI off; it needs a Java runtime (.ci/run installs one)."""
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs a Java runtime (Debian: default-jre-headless)")
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    monkeypatch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+    ids, texts = _frame_texts()
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    try:
+        spark_df = spark.createDataFrame(
+            list(zip(ids, texts, strict=True)), "id string, text string"
+        ).repartition(3)
+
+        def dois(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for b in batches:
+                yield from extract_batch(b).to_batches()
+
+        got = [
+            r.asDict()
+            for r in spark_df.mapInArrow(
+                dois, "id string, char_offset long, raw string, form string, doi string"
+            ).collect()
+        ]
+    finally:
+        spark.stop()
     key = lambda r: (r["id"], r["char_offset"])  # noqa: E731
     assert sorted(got, key=key) == sorted(expected(list(texts), list(ids), None), key=key)
