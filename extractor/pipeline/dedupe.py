@@ -116,81 +116,77 @@ def _per_doi_arrow(mentions: pa.Table) -> tuple[Any, Any, Any, Any]:
 
 
 def _per_doi_native(mentions: pa.Table) -> tuple[Any, Any, Any, Any] | None:
-    """_per_doi_arrow in one hash pass in C (group_mentions with every code 0); None without the
+    """_per_doi_arrow in one hash pass in C (every source and record code 0); None without the
     C part (issue 14: a group-by of 4 M distinct DOIs was a tenth of their merge)."""
-    from ..match.native import HAVE_C, group_mentions
-
-    if not HAVE_C:
-        return None
     doi = mentions["doi"].combine_chunks()
-    counts = mentions["count"].combine_chunks()
-    if doi.null_count or counts.null_count:
+    grouped = _hash_groups(doi, mentions["count"].combine_chunks())
+    if grouped is None:
         return None
-    n = len(doi)
-    zeros = pa.py_buffer(bytes(8 * n))
-    _valid, offsets, data = doi.buffers()
-    grouped = group_mentions(
-        zeros,
-        zeros,
-        offsets,
-        data if data is not None else pa.py_buffer(b""),
-        doi.offset,
-        _values(counts, 8),
-        zeros,
-        zeros,
-        n,
-    )
-    assert grouped is not None
-    first_b, count_b, _place, _forms, rows_b = grouped
-    k = len(first_b) // 4
-    first = pa.Array.from_buffers(pa.int32(), k, [None, pa.py_buffer(first_b)])
-    return (
-        doi.take(first),
-        pa.Array.from_buffers(pa.int64(), k, [None, pa.py_buffer(count_b)]),
-        pa.Array.from_buffers(pa.int64(), k, [None, pa.py_buffer(rows_b)]),
-        first,
-    )
+    first, count, _place, _forms, rows = grouped
+    return doi.take(first), count, rows, first
 
 
 def _group_native(t: pa.Table) -> pa.Table | None:
     """The groups of rows `t` (in first-offset order) by (source, record, DOI), one row each:
     its codes and DOI, counts summed, its first row (`_row`, into t), least place, forms OR-ed.
     One hash pass in C over the columns' buffers; None without the C part."""
-    from ..match.native import HAVE_C, group_mentions
-
-    if not HAVE_C:
-        return None
     cols = {name: t[name].combine_chunks() for name in ("_src", "_rec", "doi", "count", "_place", "forms")}
-    if any(a.null_count for a in cols.values()):
-        return None
-    doi = cols["doi"]
-    _valid, offsets, data = doi.buffers()
-    grouped = group_mentions(
-        _values(cols["_src"], 4),
-        _values(cols["_rec"], 4),
-        offsets,
-        data if data is not None else pa.py_buffer(b""),
-        doi.offset,
-        _values(cols["count"], 8),
-        _values(cols["_place"], 8),
-        _values(cols["forms"], 4),
-        len(doi),
+    grouped = _hash_groups(
+        cols["doi"], cols["count"], cols["_place"], cols["_src"], cols["_rec"], cols["forms"]
     )
-    assert grouped is not None
-    first_b, count_b, place_b, forms_b, _rows = grouped
-    n = len(first_b) // 4
-    first = pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(first_b)])
+    if grouped is None:
+        return None
+    first, count, place, forms, _rows = grouped
     return pa.table(
         {
             "_src": cols["_src"].take(first),
             "_rec": cols["_rec"].take(first),
-            "doi": doi.take(first),
-            "count": pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(count_b)]),
+            "doi": cols["doi"].take(first),
+            "count": count,
             "_row": first,
-            "_place": pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(place_b)]),
-            "forms": pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(forms_b)]),
+            "_place": place,
+            "forms": forms,
         }
     )
+
+
+def _hash_groups(
+    doi: pa.Array,
+    counts: pa.Array,
+    places: pa.Array | None = None,
+    src: pa.Array | None = None,
+    rec: pa.Array | None = None,
+    forms: pa.Array | None = None,
+) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array] | None:
+    """match.native.group_mentions on Arrow arrays without nulls (a column not given is all 0):
+    per group its first row, counts summed, least place, forms OR-ed and rows, as arrays; None
+    without the C part or where a column has nulls."""
+    from ..match.native import HAVE_C, group_mentions
+
+    given = [a for a in (doi, counts, places, src, rec, forms) if a is not None]
+    if not HAVE_C or any(a.null_count for a in given):
+        return None
+    n = len(doi)
+    zeros = pa.py_buffer(bytes(8 * n))
+    _valid, offsets, data = doi.buffers()
+    grouped = group_mentions(
+        zeros if src is None else _values(src, 4),
+        zeros if rec is None else _values(rec, 4),
+        offsets,
+        data if data is not None else pa.py_buffer(b""),
+        doi.offset,
+        _values(counts, 8),
+        zeros if places is None else _values(places, 8),
+        zeros if forms is None else _values(forms, 4),
+        n,
+    )
+    assert grouped is not None
+    k = len(grouped[0]) // 4
+    types = (pa.int32(), pa.int64(), pa.int64(), pa.int32(), pa.int64())
+    first, count, place, ors, rows = (
+        pa.Array.from_buffers(typ, k, [None, pa.py_buffer(b)]) for typ, b in zip(types, grouped, strict=True)
+    )
+    return first, count, place, ors, rows
 
 
 def _values(a: pa.Array, width: int) -> pa.Buffer:
