@@ -65,6 +65,19 @@ def test_default_workers_are_the_cpus_this_process_may_use(tmp_path: Path) -> No
     assert run_json(tmp_path / "all")["options"]["workers"] == len(os.sched_getaffinity(0))
 
 
+def test_a_small_job_with_the_default_workers_runs_in_process(tmp_path: Path) -> None:
+    """Issue 14: under local.SMALL_JOB bytes a pool's start costs more than its workers save, so
+    a scan that was not told --workers runs in its own process; told, it starts the pool. The
+    rows are the same either way."""
+    src = make_corpus(tmp_path)
+    scan(str(src), "-o", str(tmp_path / "default"), "-q")
+    scan(str(src), "-o", str(tmp_path / "two"), "-q", "--workers", "2")
+    assert run_json(tmp_path / "default")["options"]["engine"] == "in-process"
+    assert run_json(tmp_path / "two")["options"]["engine"] == "local"
+    for name in ("mentions", "dois"):
+        assert table(tmp_path / "default", name) == table(tmp_path / "two", name), name
+
+
 def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
     """Killed (SIGKILL, the whole process group) once some shards are complete and others not:
     the rerun resumes from the completion markers and gives the clean run's output."""

@@ -55,8 +55,8 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         "--workers",
         "-j",
         type=int,
-        default=usable_cpus(),
-        help="worker processes (default: the CPUs this process may use)",
+        help="worker processes (default: the CPUs this process may use; then a job of less than "
+        "128 MiB runs in this process, where starting workers would cost more than they save)",
     )
     ap.add_argument(
         "--dask",
@@ -225,6 +225,9 @@ class ProgressDisplay(Observer):
 
 def cmd_scan(args: argparse.Namespace) -> int:
     """Run a scan; exit 0 when every input was read, 1 when any was rejected, 2 on a fatal error."""
+    asked = args.workers is not None
+    if not asked:
+        args.workers = usable_cpus()
     for flag in ("workers", "buckets", "shard_size"):
         if getattr(args, flag) < 1:
             say(f"doi-extract scan: --{flag.replace('_', '-')} must be positive")
@@ -276,7 +279,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         with (
             interrupt,
             output_folder(out, args.force),
-            make_engine(args.workers, args.buckets, args.dask) as engine,
+            make_engine(args.workers, args.buckets, args.dask, small_in_process=not asked) as engine,
         ):
             report = run_scan(args.inputs, config, engine, display)
     except KeyboardInterrupt:

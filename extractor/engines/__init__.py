@@ -17,11 +17,12 @@ if TYPE_CHECKING:
 
 
 def make_engine(
-    workers: int, buckets: int = 16, dask: str | None = None
+    workers: int, buckets: int = 16, dask: str | None = None, small_in_process: bool = False
 ) -> InProcessEngine | LocalEngine | DaskEngine:
     """A Dask cluster when `dask` names one (an address, or "local" to start one with
     `workers` processes); else in-process for one worker (no process start-up), a local
-    process pool for more."""
+    process pool for more; with `small_in_process` (workers not asked for), a job of less than
+    local.SMALL_JOB bytes runs in process all the same."""
     if dask is not None:
         from .dask_engine import DaskEngine
 
@@ -30,9 +31,9 @@ def make_engine(
         from .inprocess import InProcessEngine
 
         return InProcessEngine()
-    from .local import LocalEngine
+    from .local import SMALL_JOB, LocalEngine
 
-    return LocalEngine(workers, buckets)
+    return LocalEngine(workers, buckets, SMALL_JOB if small_in_process else 0)
 
 
 def __getattr__(name: str) -> Any:
