@@ -16,6 +16,7 @@ from ..pipeline.errors import Fatal
 from ..pipeline.inputs import shard_bytes
 from ..pipeline.shard import work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
+from .inprocess import InProcessEngine
 from .procs import die_with_parent, mp_context
 
 R = TypeVar("R")
@@ -70,14 +71,6 @@ def _work_in_worker(spec: ShardSpec, config: ScanConfig) -> ShardResult:
 SMALL_JOB = 128 << 20
 
 
-def _here(spec: ShardSpec, config: ScanConfig, progress: Progress) -> ShardResult:
-    """A shard searched in this process (the in-process engine's way: its errors are fatal)."""
-    try:
-        return work(spec, config, progress)
-    except Exception as exc:  # a fault of the program or system, as the pool says it
-        raise Fatal(f"{type(exc).__name__}: {exc}") from exc
-
-
 def _warm_up() -> None:
     """Import and initialise what the bucket merges use: one merge of one row (Arrow compute,
     and Acero where the merge groups without the C part), and Parquet's module."""
@@ -125,6 +118,7 @@ class LocalEngine:
         # A job of fewer bytes runs in this process: starting workers would cost more than they
         # save (SMALL_JOB); 0 never.
         self.in_process_below = in_process_below
+        self._in_process: InProcessEngine | None = None  # what runs a job found small
         self._pool: ProcessPoolExecutor | None = None
         self._queue: Any = None
 
@@ -152,9 +146,10 @@ class LocalEngine:
         self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress
     ) -> Iterator[ShardResult]:
         if self._pool is None and sum(shard_bytes(s) for s in specs) < self.in_process_below:
-            self.name = "in-process"  # as _run.json tells it
-            for spec in specs:
-                yield _here(spec, config, progress)
+            self._in_process = InProcessEngine()
+            self.name = self._in_process.name  # as _run.json tells it
+        if self._in_process is not None:
+            yield from self._in_process.run_shards(specs, config, progress)
             return
         todo = list(specs)
         deaths: dict[int, int] = {}
@@ -188,7 +183,9 @@ class LocalEngine:
                 self.close()  # the broken pool; the next turn starts a new one
 
     def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
-        if self.workers == 1 or len(jobs) < 2 or self.name == "in-process":
+        if self._in_process is not None:
+            return self._in_process.map(fn, jobs)
+        if self.workers == 1 or len(jobs) < 2:
             return [fn(*job) for job in jobs]
         pool = self._start(len(jobs))
         return list(pool.map(fn, *zip(*jobs, strict=True)))

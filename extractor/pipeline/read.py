@@ -87,15 +87,21 @@ def open_input(path: str) -> BinaryIO:
     return open(path, "rb")
 
 
-def open_stream(path: str | BinaryIO) -> tuple[BinaryIO, str | None]:
+def open_stream(path: str | BinaryIO, read_ahead: bool = False) -> tuple[BinaryIO, str | None]:
     """A binary stream of the decompressed contents of `path` (or of an open binary stream
-    with peek, such as stdin), and the compression found."""
+    with peek, such as stdin), and the compression found. With `read_ahead`, a gzip file of
+    READ_AHEAD_MIN bytes or more is decompressed ahead, in a thread of python-isal's
+    (igzip_threaded) that releases the GIL while it works, so that it runs on another core as
+    the blocks before are searched (issue 14: gzip input cost 1.7x plain text with one worker;
+    ripgrep's -z decompresses in another process likewise)."""
     raw = open_input(path) if isinstance(path, str) else path
     head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
     comp = detect_compression(head)
     if comp is None:
         return raw, None
     if comp == "gzip":
+        if read_ahead and _igzip_threaded is not None and _stored_size(raw) >= READ_AHEAD_MIN:
+            return _igzip_threaded.open(raw, "rb", threads=1), comp
         return _GzipFile(fileobj=raw), comp  # type: ignore[return-value]
     if comp == "bzip2":
         return bz2.BZ2File(raw), comp  # type: ignore[return-value]
@@ -122,23 +128,11 @@ class DiskProgress:
 
 def open_counted(path: str, progress: Progress) -> tuple[BinaryIO, BinaryIO, str | None, Progress]:
     """An input's file, its decompressed stream, the compression found, and `progress` counting
-    bytes of the file (DiskProgress when compressed); the caller closes both streams. A gzip
-    file of READ_AHEAD_MIN bytes or more is decompressed ahead, in a thread of python-isal's
-    (igzip_threaded) that releases the GIL while it works, so that it runs on another core as
-    the blocks before are searched (issue 14: gzip input cost 1.7x plain text with one worker;
-    ripgrep's -z decompresses in another process likewise)."""
+    bytes of the file (DiskProgress when compressed); the caller closes both streams. A large
+    gzip file is decompressed ahead (open_stream's read_ahead)."""
     raw = open_input(path)
     try:
-        head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
-        if (
-            _igzip_threaded is not None
-            and detect_compression(head) == "gzip"
-            and _stored_size(raw) >= READ_AHEAD_MIN
-        ):
-            stream: BinaryIO = _igzip_threaded.open(raw, "rb", threads=1)
-            comp: str | None = "gzip"
-        else:
-            stream, comp = open_stream(raw)
+        stream, comp = open_stream(raw, read_ahead=True)
     except BaseException:
         raw.close()
         raise
