@@ -191,16 +191,18 @@ def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, float | Non
 
 def _html_into_table(data: bytes) -> None:
     from extractor.match import native
+    from extractor.pipeline.table import Mentions
 
-    native.html_scan(data, 0, len(data), 0, len(data) + 1, 0, native.Mentions(), None)
+    native.html_scan(data, 0, len(data), 0, len(data) + 1, 0, Mentions(), None)
 
 
 def _pdf_into_table(data: bytes) -> None:
     from extractor.match import native
     from extractor.match.find import clear_caches
+    from extractor.pipeline.table import Mentions
 
     clear_caches()  # the rehyphenation cache, cold as find_dois' caches are
-    native.pdf_scan(data, 0, len(data), 0, len(data) + 1, 0, native.Mentions(), None)
+    native.pdf_scan(data, 0, len(data), 0, len(data) + 1, 0, Mentions(), None)
 
 
 def _timed(fn: Any, *args: Any) -> float:
@@ -293,7 +295,8 @@ def find_tables(say: Any) -> None:
     # C MB/s: the C matcher as scan runs it (hits counted into a document's mention table);
     # C spans: find_spans_utf8, one Python Span per hit (the library's bytes API). HTML rows: the
     # C port of its views (native.html_scan) into a mention table; PDF rows: native.pdf_scan.
-    from extractor.match.native import Mentions, find_spans_utf8, scan
+    from extractor.match.native import find_spans_utf8, scan
+    from extractor.pipeline.table import Mentions
 
     def c_scan(data: bytes) -> None:
         scan(data, 0, len(data), 0, len(data), 0, Mentions(), None)
@@ -325,11 +328,12 @@ def pages_tables(html_dir: Path, tmp: Path, say: Any) -> None:
     """Small HTML pages, one worker in this process (issue 11): what a scan's shard costs per
     file against its floor — reading the files alone and the C matcher alone — and the same
     pages as the records of a WARC (when warcio is installed to write one)."""
-    from extractor.match.native import Mentions, html_scan
+    from extractor.match.native import html_scan
     from extractor.pipeline.arrow_setup import skip_pandas
     from extractor.pipeline.inputs import expand_inputs, plan_shards
     from extractor.pipeline.read import read_upto
     from extractor.pipeline.shard import run_shard
+    from extractor.pipeline.table import Mentions
     from extractor.pipeline.units import ScanConfig, no_progress
 
     skip_pandas()  # as the scan's workers are set up

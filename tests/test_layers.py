@@ -1,6 +1,7 @@
-"""The layers hold (issue 9, ARCHITECTURE.md): data flows one way, cli → engines → pipeline →
-match; no import cycle anywhere, lazy imports (inside functions) included; no private name
-imported across modules; the C extension imported by match/native.py alone."""
+"""The layers hold (ARCHITECTURE.md): data flows one way, cli → engines → pipeline → match; no
+import cycle anywhere, lazy imports (inside functions) included; no private name imported across
+modules; each C extension imported by one module of its own layer; the C parts split by concern
+(no file over 1,500 lines) and the mention table and merge outside match/."""
 
 from __future__ import annotations
 
@@ -36,7 +37,13 @@ def _module_name(path: Path) -> str:
 
 
 MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
-EXTENSIONS = {_module_name(p) for p in PKG.rglob("*.c")}  # built from C: they import nothing
+# Built from C (a unity file _NAME.c beside the folder of parts it includes): they import nothing.
+EXTENSIONS = {_module_name(p) for p in PKG.rglob("_*.c")}
+# Each extension and the one module that imports it.
+EXTENSION_IMPORTERS = {
+    "extractor.match._cscan": "extractor.match.native",
+    "extractor.pipeline._ctable": "extractor.pipeline.table",
+}
 
 
 def _imports(name: str) -> list[tuple[str, list[str]]]:
@@ -110,9 +117,28 @@ def test_no_private_name_is_imported_across_modules() -> None:
                 assert not private, f"{name} imports {private} from {target}"
 
 
-def test_only_native_imports_the_c_extension() -> None:
-    importers = {n for n in MODULES for t, _ in _imports(n) if t == "extractor.match._cscan"}
-    assert importers == {"extractor.match.native"}
+def test_each_c_extension_has_one_importer() -> None:
+    assert set(EXTENSION_IMPORTERS) == EXTENSIONS
+    for ext, importer in EXTENSION_IMPORTERS.items():
+        importers = {n for n in MODULES for t, _ in _imports(n) if t == ext}
+        assert importers == {importer}, ext
+
+
+def test_no_c_file_is_over_1500_lines() -> None:
+    """The C parts are split by concern, each file readable on its own."""
+    sizes = {p.relative_to(PKG).as_posix(): len(p.read_text().splitlines()) for p in PKG.rglob("*.[ch]")}
+    assert len(sizes) >= 10
+    assert {name: n for name, n in sizes.items() if n > 1500} == {}
+
+
+def test_match_says_only_what_a_doi_is() -> None:
+    """The mention table, the buckets and the merge's grouping are the pipeline's: no file
+    under match/ (C or Python) defines them."""
+    for path in (PKG / "match").rglob("*"):
+        if path.suffix in (".c", ".h", ".py", ".pyi"):
+            text = path.read_text()
+            for name in ("Mentions", "group_mentions", "bucket_of", "fnv1a"):
+                assert name not in text, f"{path.relative_to(PKG)} holds {name}"
 
 
 def test_the_checker_sees_lazy_and_relative_imports() -> None:

@@ -1,6 +1,7 @@
-"""Without the C extension (issue 13): it is optional at build time (a failed compile warns and
-installs the rest), `import extractor` never needs it, and the Python fallbacks of its helpers
-give exactly what it gives — so a scan without it writes the same rows."""
+"""Without the C parts (the matcher, match/_cscan.c, and the mention table, pipeline/_ctable.c):
+they are optional at build time (a failed compile warns and installs the rest), `import
+extractor` never needs them, and the Python fallbacks give exactly what they give — so a scan
+without either writes the same rows."""
 
 from __future__ import annotations
 
@@ -16,15 +17,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from extractor.match import native
+from extractor.pipeline import table as mention_table
 
 from .helpers import PIECES, make_corpus, run_json, table
 
 ROOT = Path(__file__).resolve().parent.parent
 _TEXT_PIECES = [p for p in PIECES if not any("\ud800" <= c <= "\udfff" for c in p)]  # a DOI holds none
-needs_c = pytest.mark.skipif(not native.HAVE_C, reason="compares with the C extension")
+needs_c = pytest.mark.skipif(not (native.HAVE_C and mention_table.HAVE_C), reason="compares with the C parts")
 
-# Run Python with the extension hidden, as an install without a compiler has it.
-WITHOUT_C = "import sys; sys.modules['extractor.match._cscan'] = None\n"
+# Run Python with the C parts hidden, as an install without a compiler has them.
+WITHOUT_C = (
+    "import sys; sys.modules['extractor.match._cscan'] = sys.modules['extractor.pipeline._ctable'] = None\n"
+)
+# The matcher in C with the table in Python: hits reach the table through its add() (sink.h).
+WITHOUT_C_TABLE = "import sys; sys.modules['extractor.pipeline._ctable'] = None\n"
 
 
 def _python_without_c(code: str) -> subprocess.CompletedProcess[str]:
@@ -34,7 +40,7 @@ def _python_without_c(code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_extension_is_optional_at_build_time(tmp_path: Path) -> None:
-    """CC=false: the compile fails, the build still succeeds (setup.py: optional=True)."""
+    """CC=false: the compiles fail, the build still succeeds (setup.py: optional=True)."""
     p = subprocess.run(
         [
             sys.executable,
@@ -53,7 +59,7 @@ def test_the_extension_is_optional_at_build_time(tmp_path: Path) -> None:
         env={**os.environ, "CC": "false"},
     )
     assert p.returncode == 0, p.stderr[-2000:]
-    assert not list((tmp_path / "lib").rglob("_cscan*")), "the extension was built although CC=false"
+    assert not list((tmp_path / "lib").rglob("_c*.so")), "a C part was built although CC=false"
 
 
 @needs_c
@@ -64,13 +70,13 @@ def test_a_scan_without_the_extension_writes_the_same_rows(tmp_path: Path) -> No
     )
     for pdf_text in sorted((ROOT / "corpora" / "labelled" / "pdf").glob("*.pdf.txt"))[:6]:
         (src / pdf_text.name).write_bytes(pdf_text.read_bytes())  # PDF text: its rules in C or Python
-    with_c, without = tmp_path / "c", tmp_path / "py"
+    with_c, without, half = tmp_path / "c", tmp_path / "py", tmp_path / "half"
     code = (
         "from extractor.cli import main\n"
-        "import extractor.match.native as n; assert not n.HAVE_C\n"
+        "import extractor.pipeline.table as t; assert not t.HAVE_C\n"
         "sys.exit(main(['scan', {src!r}, '-o', {out!r}, '-q', '--workers', '1', '--occurrences', '--buckets', '4']))"
     )
-    for out, prefix in ((with_c, ""), (without, WITHOUT_C)):
+    for out, prefix in ((with_c, ""), (without, WITHOUT_C), (half, WITHOUT_C_TABLE)):
         p = (
             subprocess.run(
                 [sys.executable, "-c", prefix + "import sys\n" + code.format(src=str(src), out=str(out))],
@@ -89,8 +95,9 @@ def test_a_scan_without_the_extension_writes_the_same_rows(tmp_path: Path) -> No
         else:
             assert p.returncode == 0, p.stderr
     for name in ("mentions", "dois", "occurrences"):
-        assert table(with_c, name) == table(without, name), name
+        assert table(with_c, name) == table(without, name) == table(half, name), name
     assert run_json(without)["matcher"].startswith("Python") and run_json(with_c)["matcher"] == "C"
+    assert run_json(half)["matcher"] == "C"
     assert run_json(without)["invalid_bytes_replaced"] == run_json(with_c)["invalid_bytes_replaced"] > 0
 
 
@@ -127,10 +134,11 @@ def test_newlines_in_python_equals_c(data: bytes, start: int, stop: int) -> None
 @settings(max_examples=500, deadline=None)
 def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
     doi = "10.1000/" + "".join(pieces)
-    assert native._bucket_of(doi, buckets) == native.bucket_of(doi, buckets)
+    assert mention_table._bucket_of(doi, buckets) == mention_table.bucket_of(doi, buckets)
     arr = pa.array([doi, "10.1/a", "", doi + "z"])
     _valid, offs, data = arr.buffers()
-    assert native._buckets_of(offs, data, 1, 3, buckets) == native.buckets_of(offs, data, 1, 3, buckets)
+    py = mention_table._buckets_of(offs, data, 1, 3, buckets)
+    assert py == mention_table.buckets_of(offs, data, 1, 3, buckets)
 
 
 @needs_c
@@ -148,7 +156,8 @@ def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
 )
 @settings(max_examples=500, deadline=None)
 def test_the_python_mention_table_equals_c(adds: list[tuple[str, int, int, int]], buckets: int) -> None:
-    c, py, c2, py2 = native.Mentions(), native.PyMentions(), native.Mentions(), native.PyMentions()
+    Mentions, PyMentions = mention_table.Mentions, mention_table.PyMentions
+    c, py, c2, py2 = Mentions(), PyMentions(), Mentions(), PyMentions()
     for doi, offset, form, line in adds:
         for table_ in (c, py, c2, py2):
             raw = doi if offset % 3 == 0 else f"raw{offset}"  # the key itself, or not

@@ -31,7 +31,6 @@ from hypothesis import strategies as st
 from extractor.engines.inprocess import InProcessEngine
 from extractor.match import find_dois, find_spans
 from extractor.match.jsonstr import JsonStringDecoder
-from extractor.match.native import HAVE_C
 from extractor.match.pdf import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, read
 from extractor.pipeline.decode import byte_offsets, clean
@@ -42,6 +41,7 @@ from extractor.pipeline.run import Observer, run_scan
 from extractor.pipeline.search import hits_in_stream, unit_docs
 from extractor.pipeline.shard import run_shard, work
 from extractor.pipeline.sinks import OccurrenceSink
+from extractor.pipeline.table import HAVE_C
 from extractor.pipeline.units import chunk_counts, no_progress
 from extractor.pipeline.windows import MappedSource, map_file
 
@@ -1358,7 +1358,7 @@ def test_merge_bucket_equals_a_plain_merge(
 def test_group_mentions_refuses_buffers_that_do_not_hold_its_rows() -> None:
     """The merge's C grouping reads only what the buffers hold: short columns, offsets past the
     data or going backwards are a ValueError, never a read out of bounds."""
-    from extractor.match.native import group_mentions
+    from extractor.pipeline.table import group_mentions
 
     i32 = pa.array([0, 0], pa.int32()).buffers()[1]
     i64 = pa.array([1, 1], pa.int64()).buffers()[1]

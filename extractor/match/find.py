@@ -17,12 +17,11 @@ from . import pdf as pdf_repair
 from .canonical import canonical_key, clean_name, fold_ascii
 from .forms import Form
 from .html import html_views
+from .kinds import kind_of
 from .pdf import Evidence
 from .rules import MAX_DOI_CHARS, RESOLVERS, RUN, RUN_END, RUN_SHORT, SHORT_WINDOW, end_of_name, first_cut
 from .shortdoi import short_dois
 from .tails import SHIELDS, shields_unescape
-
-KINDS = ("plain", "html", "pdf")
 
 LEFT_WINDOW = 512
 
@@ -464,11 +463,10 @@ def find_spans(
     `after` (plain and PDF text): anchors before it are passed over, as after a hit that ended
     there — a reader resuming in a window where the last window's hits ended reads the DOIs
     after it as the whole text does (a chain of PDF lines joined pairwise has one phase)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    if after and kind == "html":
-        raise ValueError("after is for plain and PDF text; HTML is read in views")
-    if kind == "html":
+    k = kind_of(kind)
+    if after and not k.resumes:
+        raise ValueError(f"after is for kinds read as they are; {kind} is read in views")
+    if k.views:
         spans = []
         for view in html_views(text):
             for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
@@ -476,13 +474,13 @@ def find_spans(
                 spans.append(_span(Span, (rs, re_, form, _KEYS[name])))
         spans.sort(key=lambda h: (h[0], h[1]))
         return spans
-    if kind == "pdf":
+    if k.pdf_rules:
         return [
             _span(Span, (s, e, form, _PDF_KEYS[name]))
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats, after)
         ]
     return [
-        _span(Span, (s, e, form, _KEYS[name]))
+        _span(Span, (s, e, k.form or form, _KEYS[name]))
         for s, e, form, name in _hits(text, False, allow_other_prefix, stats, after)
     ]
 

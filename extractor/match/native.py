@@ -1,11 +1,10 @@
-"""The C matcher (_cscan.c): find.py's rules for plain text, run on raw UTF-8 bytes, and
-html.py's views built in C and searched by the same rules (tests/test_chtml.py holds them to
-find_spans(…, "html")).
+"""The C matcher (_cscan.c, from cscan/): find.py's rules for plain text, PDF text and HTML,
+run on raw UTF-8 bytes (tests/test_cscan.py and tests/test_chtml.py hold it to find_spans).
 
 The only module that imports the extension. At import it checks that the tables compiled into
-C equal the Python rules they port (tails, trailing and format characters, brackets, windows,
-forms), so a rule added on one side only fails at once instead of making the two disagree;
-tests/test_cscan.py holds the rules themselves to find.py.
+C equal the Python rules they port, by content: characters, brackets, windows, the tail and
+rehyphenation rules' patterns and the forms in order; a rule changed on one side only fails at
+once instead of making the two disagree.
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ import codecs
 import functools
 import html
 import re
-from array import array
-from typing import Any, NamedTuple
+from typing import Any
 
 from .canonical import FORMAT_CHARS, PDF_HYPHENS
 from .find import LEFT_WINDOW, REHYPHENATED, Span
@@ -31,121 +29,13 @@ except ImportError:  # built without a C compiler (setup.py: the extension is op
 
 # Whether the C extension is here. Without it every text goes to the Python matcher (the
 # reference for every rule, so results are the same, only slower) and the helpers below run
-# in Python: the package installs and works where nothing can be compiled (issue 13).
+# in Python: the package installs and works where nothing can be compiled.
 HAVE_C = _cscan is not None
 MATCHER = "C" if HAVE_C else "Python (the C extension was not built)"
 
 # A hit as the C matcher reports it: (start, end, index in FORMS, canonical DOI, raw text, 1-based
 # line or None when lines are not counted).
 CHit = tuple[int, int, int, str, str, int | None]
-
-_MASK64 = (1 << 64) - 1
-
-
-def _fnv1a(data: bytes) -> int:
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & _MASK64
-    return h
-
-
-class Columns(NamedTuple):
-    """A mention table's rows as the buffers of Arrow arrays (Mentions.take_columns): a
-    document with thousands of distinct DOIs handed on with no Python object per row. Strings are
-    int32 offsets and UTF-8 data; counts, offsets and lines int64; masks int32; lines_valid a
-    validity bitmap of the lines (None when every row has one)."""
-
-    doi_offsets: bytes
-    doi_data: bytes
-    counts: bytes
-    offsets: bytes
-    raw_offsets: bytes
-    raw_data: bytes
-    masks: bytes
-    lines: bytes
-    lines_valid: bytes | None
-    bounds: list[int]
-
-    @property
-    def rows(self) -> int:
-        return len(self.counts) // 8
-
-
-def _string_buffers(values: list[str]) -> tuple[bytes, bytes]:
-    data = [v.encode("utf-8") for v in values]
-    offsets = array("i", [0])
-    for d in data:
-        offsets.append(offsets[-1] + len(d))
-    return offsets.tobytes(), b"".join(data)
-
-
-class PyMentions:
-    """The mention table in Python, for when the C extension is absent: the same rows, in the
-    same order, as _cscan.Mentions (rows first-seen within each bucket)."""
-
-    def __init__(self) -> None:
-        self._rows: dict[
-            str, list[Any]
-        ] = {}  # doi -> [count, first offset, form mask, first raw, first line]
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def add(self, doi: str, offset: int, form: int, raw: str, line: int = -1, /) -> None:
-        row = self._rows.get(doi)
-        if row is None:
-            self._rows[doi] = [1, offset, 1 << form, raw, None if line < 0 else line]
-            return
-        row[0] += 1
-        row[2] |= 1 << form
-        if offset < row[1]:
-            row[1], row[3], row[4] = offset, raw, None if line < 0 else line
-
-    def take(
-        self, buckets: int = 1, /
-    ) -> tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]:
-        if buckets < 1:
-            raise ValueError("buckets must be positive")
-        groups: list[list[tuple[str, list[Any]]]] = [[] for _ in range(buckets)]
-        for doi, row in self._rows.items():
-            groups[bucket_of(doi, buckets)].append((doi, row))
-        self._rows = {}
-        rows = [r for g in groups for r in g]
-        bounds = [0]
-        for g in groups:
-            bounds.append(bounds[-1] + len(g))
-        return (
-            [d for d, _ in rows],
-            [r[0] for _, r in rows],
-            [r[1] for _, r in rows],
-            [r[3] for _, r in rows],
-            [r[2] for _, r in rows],
-            [r[4] for _, r in rows],
-            bounds,
-        )
-
-    def take_columns(
-        self, buckets: int = 1, /
-    ) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes | None, list[int]]:
-        dois, counts, offsets, raws, masks, lines, bounds = self.take(buckets)
-        valid = None
-        if None in lines:
-            bits = bytearray((len(lines) + 7) // 8)
-            for j, line in enumerate(lines):
-                if line is not None:
-                    bits[j >> 3] |= 1 << (j & 7)
-            valid = bytes(bits)
-        return (
-            *_string_buffers(dois),
-            array("q", counts).tobytes(),
-            array("q", offsets).tobytes(),
-            *_string_buffers(raws),
-            array("i", masks).tobytes(),
-            array("q", [0 if line is None else line for line in lines]).tobytes(),
-            valid,
-            bounds,
-        )
-
 
 _ESCAPED = re.compile("[\udc80-\udcff]")  # invalid bytes, as surrogateescape decodes them
 
@@ -184,74 +74,23 @@ def _newlines(data: Any, start: int = 0, stop: int = -1, /) -> int:
     return bytes(data[start:stop]).count(b"\n") if start < stop else 0
 
 
-def _bucket_of(doi: str, buckets: int, /) -> int:
-    if buckets < 1:
-        raise ValueError("buckets must be positive")
-    return _fnv1a(doi.encode("utf-8")) % buckets
-
-
-def _buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int, /) -> bytes:
-    offs = memoryview(offsets).cast("B").cast("i")
-    body = bytes(memoryview(data).cast("B"))
-    return array(
-        "i", (_fnv1a(body[offs[i] : offs[i + 1]]) % buckets for i in range(start, start + n))
-    ).tobytes()
+def _no_c(*args: Any, **kw: Any) -> tuple[int, int, int, int]:
+    raise RuntimeError("this needs the C matcher, which was not built")
 
 
 if _cscan is not None:
-    # Counts each DOI of a document by its canonical key; take(buckets) hands out its rows as
-    # lists, take_columns(buckets) as Arrow buffers (Columns).
-    Mentions: Any = _cscan.Mentions
     # (data, lo, hi, rlo, rhi, base, mentions, hits, chars=False, line_base=-1, line_from=0,
-    # line_to=-1) -> (reported, last_end, too_long, newlines in data[line_from:line_to] or -1)
-    scan: Any = _cscan.scan
+    # line_to=-1) -> (reported, last_end, too_long, newlines in data[line_from:line_to] or -1);
+    # `mentions` is a sink (match/cscan/sink.h): a table with add(doi, offset, form, raw, line)
+    scan = _cscan.scan
     # (data, start, stop) -> (invalid bytes, next start)
-    invalid_bytes: Any = _cscan.invalid_bytes
+    invalid_bytes = _cscan.invalid_bytes
     # (data, start, stop) -> newline bytes in data[start:stop] (line numbers of text files)
-    newlines: Any = _cscan.newlines
+    newlines = _cscan.newlines
 else:
-    Mentions = PyMentions
-    scan = None
+    scan = _no_c
     invalid_bytes = _invalid_bytes
     newlines = _newlines
-
-
-def bucket_of(doi: str, buckets: int) -> int:
-    """A stable bucket for a DOI (the same in every process and run, unlike hash()): FNV-1a of
-    its UTF-8 bytes, in C because it runs once per distinct DOI of every document."""
-    return _cscan.bucket_of(doi, buckets) if _cscan is not None else _bucket_of(doi, buckets)
-
-
-def buckets_of(offsets: Any, data: Any, start: int, n: int, buckets: int) -> bytes:
-    """bucket_of for rows [start, start + n) of a string column given as its buffers (int32
-    offsets, UTF-8 data, as Arrow keeps them): n int32s, no Python object per row."""
-    if _cscan is not None:
-        return _cscan.buckets_of(offsets, data, start, n, buckets)
-    return _buckets_of(offsets, data, start, n, buckets)
-
-
-def group_mentions(
-    src: Any,
-    rec: Any,
-    doi_offsets: Any,
-    doi_data: Any,
-    doi_start: int,
-    counts: Any,
-    places: Any,
-    forms: Any,
-    n: int,
-) -> tuple[bytes, bytes, bytes, bytes, bytes] | None:
-    """The merge's groups of n partial mention rows by (source code, record code, DOI), given as
-    column buffers in first-offset order: per group in first-seen order, its first row (int32),
-    counts summed (int64), least place (int64), form masks OR-ed (int32) and rows (int64); codes
-    all 0 group by DOI alone. None without the C part (the merge then groups with Arrow's
-    kernels)."""
-    if _cscan is None:
-        return None
-    result: tuple[bytes, bytes, bytes, bytes, bytes] = _cscan.group_mentions(
-        src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n
-    )
-    return result
 
 
 def find_spans_utf8(data: bytes, kind: str = "plain") -> list[Span]:
@@ -355,12 +194,19 @@ def _python_tables() -> dict[str, object]:
         "rxiv": RXIV_TAILS,
         "segments": RESOURCE_SEGMENTS,
         "media": MEDIA_EXTENSIONS,
-        "tail_rules": len(TAIL_RULES),
+        # the rules by their patterns: (pattern, flags, context) and (pattern, flags, replacement)
+        "tail_rules": tuple(
+            s
+            for p, ctx in TAIL_RULES
+            for s in (p.pattern, str(int(p.flags)), "" if ctx is None else ctx.pattern)
+        ),
         "max_doi_chars": MAX_DOI_CHARS,
         "short_window": SHORT_WINDOW,
         "left_window": LEFT_WINDOW,
-        "forms": len(FORMS),
-        "dehyphenation_rules": len(DEHYPHENATION_RULES),
+        "forms": tuple(f.value for f in FORMS),
+        "dehyphenation_rules": tuple(
+            s for p, repl in DEHYPHENATION_RULES for s in (p.pattern, str(int(p.flags)), repl)
+        ),
         "pdf_hyphens": "".join(sorted(PDF_HYPHENS)),
     }
 

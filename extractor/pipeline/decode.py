@@ -127,16 +127,17 @@ def clean(text: str) -> tuple[str, int]:
 
 
 def byte_offsets(text: str, starts: list[int]) -> list[int]:
-    """UTF-8 byte offsets of sorted character offsets into `text` (surrogates are one byte)."""
+    """UTF-8 byte offsets of character offsets into `text` (surrogates are one byte), in any
+    order: a URL hit that holds the one before it starts before it."""
     if text.isascii():
         return list(starts)
-    out = []
+    out = [0] * len(starts)
     pos = 0
     acc = 0
-    for s in starts:
-        acc += len(text[pos:s].encode("utf-8", "surrogateescape"))
-        pos = s
-        out.append(acc)
+    for i in sorted(range(len(starts)), key=starts.__getitem__):
+        acc += len(text[pos : starts[i]].encode("utf-8", "surrogateescape"))
+        pos = starts[i]
+        out[i] = acc
     return out
 
 

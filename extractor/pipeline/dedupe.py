@@ -158,10 +158,10 @@ def _hash_groups(
     rec: pa.Array | None = None,
     forms: pa.Array | None = None,
 ) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array] | None:
-    """match.native.group_mentions on Arrow arrays without nulls (a column not given is all 0):
+    """table.group_mentions on Arrow arrays without nulls (a column not given is all 0):
     per group its first row, counts summed, least place, forms OR-ed and rows, as arrays; None
     without the C part or where a column has nulls."""
-    from ..match.native import HAVE_C, group_mentions
+    from .table import HAVE_C, group_mentions
 
     given = [a for a in (doi, counts, places, src, rec, forms) if a is not None]
     if not HAVE_C or any(a.null_count for a in given):

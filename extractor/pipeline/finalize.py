@@ -143,7 +143,7 @@ def _finer_buckets(dois: pa.Array, buckets: int, ways: int) -> pa.Array:
     """For DOIs of one bucket, which of its `ways` pieces each falls in (C, on the Arrow buffers)."""
     import pyarrow.compute as pc
 
-    from ..match.native import buckets_of
+    from .table import buckets_of
 
     _valid, offsets, data = dois.buffers()
     fine = buckets_of(offsets, data, dois.offset, len(dois), buckets * ways)

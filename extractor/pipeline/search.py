@@ -11,13 +11,14 @@ import codecs
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..match import FORM_INDEX, FORMS, Form, Hit, find_dois, native
-from ..match.native import CHit, Mentions
+from ..match import FORMS, Hit, Kind, find_dois, kind_of, native
+from ..match.native import CHit
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head
 from .errors import input_errors
 from .inputs import FORMAT_HEAD, format_by_head, format_of
 from .read import ReadTap, StreamedText, detect_compression, format_head, open_counted, read_upto, records
 from .sinks import OccurrenceSink, drain
+from .table import Mentions, MentionTable
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress, take_chunk
 from .windows import (
     BYTE_RESERVE,
@@ -27,35 +28,41 @@ from .windows import (
     Matcher,
     PythonMatcher,
     StreamSource,
+    Window,
     map_file,
     scan_whole,
     scan_windows,
 )
 
 
-def uses_c(kind: str, allow_other_prefix: bool) -> bool:
-    """Whether a text of this kind goes to the C matcher: plain text, PDF text and HTML (its
-    views built in C too), 10-prefixes only (the C port has find.py's rules for those)."""
-    return kind in ("plain", "pdf", "html") and not allow_other_prefix and native.HAVE_C
+def uses_c(kind: Kind, allow_other_prefix: bool) -> bool:
+    """Whether a text of this kind goes to the C matcher: a kind with a C entry point,
+    10-prefixes only (the C port has find.py's rules for those)."""
+    return kind.c_entry is not None and not allow_other_prefix and native.HAVE_C
 
 
 def matcher_for(
-    kind: str, allow_other_prefix: bool, table: Mentions | None, hits: list[CHit] | None
+    kind: str, allow_other_prefix: bool, table: MentionTable | None, hits: list[CHit] | None
 ) -> Matcher:
     """The matcher for a text of this kind: the one place where C or Python is chosen."""
-    if uses_c(kind, allow_other_prefix):
-        return CMatcher(table, hits, kind)
-    return PythonMatcher(kind, allow_other_prefix, table, hits)
+    k = kind_of(kind)
+    if uses_c(k, allow_other_prefix):
+        return CMatcher(table, hits, k)
+    return PythonMatcher(k, allow_other_prefix, table, hits)
 
 
 def match_record(
-    data: Any, kind: str | None, allow_other_prefix: bool, table: Mentions | None, hits: list[CHit] | None
+    data: Any,
+    kind: str | None,
+    allow_other_prefix: bool,
+    table: MentionTable | None,
+    hits: list[CHit] | None,
 ) -> tuple[int, int]:
     """Search a record's whole text (valid UTF-8 bytes) in one call, its kind detected from it
     unless given; offsets count characters. (reported, candidates too long)"""
     match = matcher_for(kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits)
-    reported, _end, too_long, _lines = match(data, 0, len(data), 0, len(data) + 1, 0, True)
-    return reported, too_long
+    found = match(Window.whole(data))
+    return found.reported, found.too_long
 
 
 def _chunks(
@@ -145,11 +152,12 @@ def _whole_chunk(
     progress: Progress,
     result: ShardResult,
     occ: OccurrenceSink,
+    table: MentionTable,
 ) -> Chunk:
-    """The mentions of a small text file read whole, found as a stream of it would be."""
+    """The mentions of a small text file read whole, found as a stream of it would be; `table`
+    is empty, and emptied again."""
     data, start = input_head(data, 0)
     kind = unit.kind or detect_kind(unit.source, data[:HEAD_BYTES])
-    table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
     scan_whole(data, start, matcher_for(kind, config.allow_other_prefix, table, hits), result, progress)
     if hits:
@@ -198,24 +206,6 @@ def _streamed_source(text: StreamedText) -> StreamSource:
     return StreamSource.of_blocks(clean(t)[0].encode("utf-8") for t in text.chunks if t)
 
 
-def _link_dois(links: str) -> Iterator[Hit]:
-    """The DOIs of a PDF's link URIs (one a line), with the form pdf-link."""
-    for h in find_dois(links, "plain"):
-        yield h._replace(form=Form.PDF_LINK)
-
-
-def _link_hits(links: str, table: Mentions, hits: list[CHit] | None) -> int:
-    """A PDF's link URIs counted into a mention table (and listed), as a record's hits are."""
-    form = FORM_INDEX[Form.PDF_LINK]
-    n = 0
-    for h in _link_dois(links):
-        table.add(h.doi, h.start, form, h.raw)
-        if hits is not None:
-            hits.append((h.start, h.end, form, h.doi, h.raw, None))
-        n += 1
-    return n
-
-
 def _record_chunks(
     text: str,
     rid: str | None,
@@ -225,19 +215,16 @@ def _record_chunks(
     progress: Progress,
     result: ShardResult,
     occ: OccurrenceSink,
+    table: MentionTable,
 ) -> Chunk:
     """A record's text held whole (records are many and small: one window, one call); offsets
-    count characters."""
+    count characters; `table` is empty, and emptied again."""
     text, bad = clean(text)  # invalid bytes of the record (see read.iter_jsonl_records)
     result.invalid_bytes += bad
-    table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
-    if kind == "pdf-link":
-        reported, too_long = _link_hits(text, table, hits), 0
-    else:
-        reported, too_long = match_record(
-            text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits
-        )
+    reported, too_long = match_record(
+        text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits
+    )
     result.too_long += too_long
     result.hits += reported
     progress(0, reported)
@@ -251,13 +238,16 @@ def unit_docs(
 ) -> Iterator[Doc]:
     """The documents of one input file (or byte range, or row group) with their mentions,
     numbered from 0 in the unit. An input that cannot be read raises InputError."""
+    # one table for the unit's documents, emptied by each (a table per document paid for its
+    # storage again each time: a quarter of the time of a file of distinct DOIs)
+    table = Mentions()
     with input_errors():
         data = None
         if not unit.fmt:
             unit, data = _told(unit, config)
             result.formats[unit.path] = unit.fmt
         if data is not None:
-            yield Doc(unit.source, None, 0, _whole_chunk(unit, data, config, progress, result, occ))
+            yield Doc(unit.source, None, 0, _whole_chunk(unit, data, config, progress, result, occ, table))
             return
         if unit.fmt == "text":
             for chunk in _text_chunks(unit, config, progress, result, occ):
@@ -281,7 +271,7 @@ def unit_docs(
                 unit.source,
                 rid,
                 n,
-                _record_chunks(text, rid, kind, unit, config, progress, result, occ),
+                _record_chunks(text, rid, kind, unit, config, progress, result, occ, table),
                 meta,
             )
 
@@ -318,10 +308,6 @@ def hits_in_records(
                     yield (text.rid or text.line_id), h
                 continue
             text = clean(text)[0]
-            if rkind == "pdf-link":
-                for h in _link_dois(text):
-                    yield rid, h
-                continue
             k = rkind or kind or detect_kind(None, text[:HEAD_BYTES])
             for h in find_dois(text, k, allow_other_prefix=allow_other_prefix):
                 yield rid, h

@@ -11,10 +11,11 @@ from typing import Any
 import pyarrow as pa
 
 from ..match import FORMS
-from ..match.native import CHit, Mentions
+from ..match.native import CHit
 from .decode import clean
 from .parts import ShardPaths, write_part
-from .units import Chunk, Columns, take_chunk
+from .table import Columns, MentionTable
+from .units import Chunk, take_chunk
 from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
 
 
@@ -90,7 +91,7 @@ class OccurrenceSink:
 
 def drain(
     found: Iterator[int],
-    table: Mentions,
+    table: MentionTable,
     hits: list[CHit] | None,
     occ: OccurrenceSink,
     source: str,

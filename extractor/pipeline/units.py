@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .. import __version__
-from ..match.native import Columns
+from .table import Columns
 
 # The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
 # under another layout is not reused, it is redone.

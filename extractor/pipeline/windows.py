@@ -3,9 +3,10 @@ the one before, and hits too near its end wait for the next, so a hit across a w
 is found once and whole, in bounded memory on an input of any size.
 
 The windows come from a source (a memory map of a file, or the blocks of a stream); a matcher
-searches one window — the C matcher on the bytes themselves (plain text; HTML through its views
-built in C), or the Python matcher on the window decoded (PDF text, other prefixes, no C). Every hit is counted in a mention table (and, with
-occurrences, listed); offsets count bytes, or characters for a record's text.
+searches one window (a Window in, a Found out) — the C matcher on the bytes themselves (plain
+text, PDF text, HTML through its views built in C), or the Python matcher on the window decoded
+(other prefixes, a kind without a C entry point, no C part). Every hit is counted in a mention
+table (and, with occurrences, listed); offsets count bytes, or characters for a record's text.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import mmap
 import os
 import stat
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
-from ..match import FORM_INDEX, FindStats, find_spans, native
-from ..match.native import CHit, Mentions
+from ..match import FORM_INDEX, FindStats, Kind, find_spans, native
+from ..match.native import CHit
 from ..match.rules import MAX_DOI_CHARS, RUN_END
 from .decode import HEAD_BYTES, byte_offsets, clean, input_head
 from .errors import InputError
+from .table import MentionTable
 from .units import Progress, ShardResult
 
 # A hit that starts in the last BYTE_RESERVE bytes of a window may not be complete yet: it is
@@ -35,106 +37,107 @@ RANGE_OVERLAP = 4096
 MIN_WINDOW = 2 * (BYTE_RESERVE + BYTE_LEFT)
 
 
-class Matcher(Protocol):
-    """Searches one window: counts the hits that start before `cut` and in [rlo, rhi) (bytes
-    of `data`) with offsets + `base`, passing over anchors before `lo` as after a hit that ended
-    there (the window before read them; a URL hit may start before `lo`, its anchor not); returns
-    (reported, end of the last hit or dropped token, candidates too long). A token dropped as
-    too long (spec §4) ends at the window's end when its end is not in the window: the rest is
-    passed over too. (HTML, read in views, counts the hits that start in [lo, cut).) With
-    `line_base` >= 0 — the newlines before byte `line_from` of `data` — each hit gets its 1-based
-    line; -1 for none (a record's text). With `line_to` >= 0 too, a fourth value is the newlines
-    of data[line_from:line_to], counted on from the hits' count (each byte once); else -1."""
+class Window(NamedTuple):
+    """One window of an input as a matcher searches it: which of its hits to report, and how.
 
-    def __call__(
-        self,
-        data: Any,
-        lo: int,
-        cut: int,
-        rlo: int,
-        rhi: int,
-        base: int,
-        chars: bool,
-        line_base: int = -1,
-        line_from: int = 0,
-        line_to: int = -1,
-    ) -> tuple[int, int, int, int]: ...
+    The hits counted start before `cut` and in [rlo, rhi) (bytes of `data`), with offsets +
+    `base`; anchors before `lo` are passed over as after a hit that ended there (the window
+    before read them; a URL hit may start before `lo`, its anchor not). A kind read in views
+    (HTML) counts the hits that start in [lo, cut). With `chars` (valid UTF-8: a record's text)
+    offsets count characters, else bytes. With `line_base` >= 0 — the newlines before byte
+    `line_from` of `data` — each hit gets its 1-based line; -1 for none (a record's text). With
+    `line_to` >= 0 too, the newlines of data[line_from:line_to] are counted, on from the hits'
+    count (each byte once)."""
+
+    data: Any
+    lo: int
+    cut: int
+    rlo: int
+    rhi: int
+    base: int = 0
+    chars: bool = False
+    line_base: int = -1
+    line_from: int = 0
+    line_to: int = -1
+
+    @classmethod
+    def whole(cls, data: Any, chars: bool = True) -> Window:
+        """All of `data` in one window, every hit reported (a record's text)."""
+        return cls(data, 0, len(data), 0, len(data) + 1, 0, chars)
+
+
+class Found(NamedTuple):
+    """What a matcher found in a window: hits reported; the end of the last hit or of a token
+    dropped as too long (spec §4: one whose end is not in the window ends at the window's end,
+    so the rest is passed over too); candidates too long; and the newlines of
+    data[line_from:line_to], or -1 when they were not asked for."""
+
+    reported: int
+    last_end: int
+    too_long: int
+    newlines: int
+
+
+class Matcher(Protocol):
+    """Searches one window, counting its hits into the matcher's table and list."""
+
+    def __call__(self, w: Window) -> Found: ...
 
 
 class CMatcher:
-    """The C matcher on the raw bytes: plain text (native.scan), PDF text (native.pdf_scan: the
-    rules of find_spans(…, "pdf"), read twice when a break was a guess), or HTML, whose views it
-    builds and searches in C (native.html_scan: the rules of find_spans(…, "html"), each hit
-    mapped back to the markup; like the Python matcher, it counts the hits that start in [lo,
-    cut) of the window, whose views it reads whole)."""
+    """The C matcher on the raw bytes, through the kind's entry point in native.py: plain text
+    (scan), PDF text (pdf_scan: the rules of find_spans(…, "pdf"), read twice when a break was a
+    guess), or HTML, whose views it builds and searches in C (html_scan: the rules of
+    find_spans(…, "html"), each hit mapped back to the markup)."""
 
-    def __init__(self, table: Mentions | None, hits: list[CHit] | None, kind: str = "plain") -> None:
+    def __init__(self, table: MentionTable | None, hits: list[CHit] | None, kind: Kind) -> None:
+        if kind.c_entry is None:
+            raise ValueError(f"{kind.name} text has no C entry point")
         self.table = table
         self.hits = hits
-        self.scan = {"plain": native.scan, "pdf": native.pdf_scan, "html": native.html_scan}[kind]
+        self.scan = getattr(native, kind.c_entry)
 
-    def __call__(
-        self,
-        data: Any,
-        lo: int,
-        cut: int,
-        rlo: int,
-        rhi: int,
-        base: int,
-        chars: bool,
-        line_base: int = -1,
-        line_from: int = 0,
-        line_to: int = -1,
-    ) -> tuple[int, int, int, int]:
-        result: tuple[int, int, int, int] = self.scan(
-            data,
-            lo,
-            cut,
-            rlo,
-            rhi,
-            base,
-            self.table,
-            self.hits,
-            chars=chars,
-            line_base=line_base,
-            line_from=line_from,
-            line_to=line_to,
+    def __call__(self, w: Window) -> Found:
+        return Found(
+            *self.scan(
+                w.data,
+                w.lo,
+                w.cut,
+                w.rlo,
+                w.rhi,
+                w.base,
+                self.table,
+                self.hits,
+                chars=w.chars,
+                line_base=w.line_base,
+                line_from=w.line_from,
+                line_to=w.line_to,
+            )
         )
-        return result
 
 
 class PythonMatcher:
-    """HTML and PDF text (and other prefixes): the window decoded, read by find_spans.
+    """Any kind (other prefixes, a kind without a C entry point, no C part): the window
+    decoded, read by find_spans.
 
     Invalid UTF-8 bytes decode to lone surrogates (surrogateescape), one per byte, so that
     character offsets map exactly to byte offsets; the matcher reads them as U+FFFD.
     """
 
     def __init__(
-        self, kind: str, allow_other_prefix: bool, table: Mentions | None, hits: list[CHit] | None
+        self, kind: Kind, allow_other_prefix: bool, table: MentionTable | None, hits: list[CHit] | None
     ) -> None:
         self.kind = kind
         self.allow_other_prefix = allow_other_prefix
         self.table = table
         self.hits = hits
 
-    def __call__(
-        self,
-        data: Any,
-        lo: int,
-        cut: int,
-        rlo: int,
-        rhi: int,
-        base: int,
-        chars: bool,
-        line_base: int = -1,
-        line_from: int = 0,
-        line_to: int = -1,
-    ) -> tuple[int, int, int, int]:
+    def __call__(self, w: Window) -> Found:
+        data, lo, cut, rlo, rhi, base, chars, line_base, line_from, line_to = w
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
         stats = FindStats()
-        resumed = self.kind != "html"  # HTML is read in views: its hits are chosen by start
+        resumed = self.kind.resumes  # a kind read in views chooses its hits by start
         after = 0
         if resumed and lo:
             # hits before `lo` were read in the last window, the last of them ending there or
@@ -145,7 +148,7 @@ class PythonMatcher:
                 at -= 1
             after = len(bytes(data[:at]).decode("utf-8", "surrogateescape"))
         spans = find_spans(
-            text, self.kind, allow_other_prefix=self.allow_other_prefix, stats=stats, after=after
+            text, self.kind.name, allow_other_prefix=self.allow_other_prefix, stats=stats, after=after
         )
         starts = byte_offsets(raw, [s.start for s in spans])
         # (plain and PDF: anchors before `lo` were passed over, so a hit may start before it)
@@ -172,13 +175,13 @@ class PythonMatcher:
             if rlo <= b < rhi
         )
         reported, newlines = _report(found, data, self.table, self.hits, line_base, line_from, line_to)
-        return reported, last_end, stats.too_long, newlines
+        return Found(reported, last_end, stats.too_long, newlines)
 
 
 def _report(
     found: Iterator[tuple[int, int, int, int, str, str]],
     data: Any,
-    table: Mentions | None,
+    table: MentionTable | None,
     hits: list[CHit] | None,
     line_base: int,
     line_from: int,
@@ -239,7 +242,7 @@ class MappedSource:
     The window is paced by the hits it gave: what one window finds is held until it is drained
     (each distinct DOI about 1 KB on its way to a part file), so text dense with DOIs is read
     in smaller windows — 8 MiB of nothing but distinct DOIs held 240,000 of them and took a
-    shard to 300 MB (issue 15). Windows start at PACE_MIN and grow while hits are sparse.
+    shard to 300 MB . Windows start at PACE_MIN and grow while hits are sparse.
     """
 
     _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)  # not on Windows: pages are then left to the OS
@@ -264,7 +267,7 @@ class MappedSource:
     def window(self, pos: int) -> tuple[Any, bool]:
         end = min(self.stop, pos + self.size)
         # Pages of a mapping past the end of its file kill the process (SIGBUS) when touched: a
-        # file cut short while it is read (issue 15) is rejected before its window is read.
+        # file cut short while it is read  is rejected before its window is read.
         # (A cut during the one window being searched still falls in that gap.)
         size = os.fstat(self.fd).st_size
         if size < end:
@@ -405,14 +408,16 @@ def scan_windows(
         while keep < n and buf[keep] & 0xC0 == 0x80:  # a character boundary
             keep += 1
         # the matcher counts the newlines up to where they are next needed — the next window's
-        # start, or the end of what the shard owns — so that each byte is counted once (issue 14)
+        # start, or the end of what the shard owns — so that each byte is counted once
         line_to = -1
         if lines and not last and pos + keep > line_pos:
             line_to = keep
         elif lines and last and (owned_to is None or line_pos <= owned_to):
             line_to = n if owned_to is None else min(n, owned_to - pos)
         reported, last_end, too_long, newlines = match(
-            buf, done, cut, rlo, rhi, units, chars, line_count if lines else -1, line_pos - pos, line_to
+            Window(
+                buf, done, cut, rlo, rhi, units, chars, line_count if lines else -1, line_pos - pos, line_to
+            )
         )
         result.hits += reported
         result.too_long += too_long
@@ -441,11 +446,11 @@ def scan_windows(
 
 def scan_whole(data: bytes, start: int, match: Matcher, result: ShardResult, progress: Progress) -> None:
     """scan_windows for a file's bytes held whole, from byte `start` of the file (past a byte
-    order mark): one window, the last, searched with no generator around it (issue 11: a tree
-    of small pages cost more per file than per byte). Counts as scan_windows counts."""
+    order mark): one window, the last, searched with no generator around it (a tree of small
+    pages cost more per file than per byte). Counts as scan_windows counts."""
     n = len(data)
     bad, gained = native.invalid_bytes(data, 0, n)
-    reported, _end, too_long, newlines = match(data, 0, n, -start, n + 1, start, False, 0, 0, n)
+    reported, _end, too_long, newlines = match(Window(data, 0, n, -start, n + 1, start, False, 0, 0, n))
     result.invalid_bytes += bad
     result.hits += reported
     result.too_long += too_long

@@ -1,0 +1,98 @@
+/* ---- character classes, as Python's re sees them ------------------------------------------ */
+
+static inline int is_space(cp_t c)
+{
+    if (c < 128)
+        return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
+    return Py_UNICODE_ISSPACE(c);
+}
+
+static inline int is_alnum(cp_t c)
+{
+    if (c < 128)
+        return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+    return Py_UNICODE_ISALNUM(c);
+}
+
+/* [^\s"\x00-\x1f\x7f-\x9f]: the characters a DOI's run is made of. */
+static inline int run_end(cp_t c) { return c < 0x20 || c == '"' || (c >= 0x7F && c <= 0x9F) || is_space(c); }
+
+/* The token before an anchor ends at whitespace or one of "'([{<>,; (find._TOKEN_REV). */
+static inline int token_stop(cp_t c)
+{
+    switch (c) {
+    case '"': case '\'': case '(': case '[': case '{': case '<': case '>': case ',': case ';':
+        return 1;
+    }
+    return is_space(c);
+}
+
+/* Case-insensitive match of one character against a lower-case ASCII pattern character. */
+static inline int ci(cp_t c, unsigned char l)
+{
+    if (c == l)
+        return 1;
+    if (l >= 'a' && l <= 'z') {
+        if (c == (cp_t)(l - 32))
+            return 1;
+        if (l == 'i')
+            return c == 0x130 || c == 0x131;
+        if (l == 's')
+            return c == 0x17F;
+        if (l == 'k')
+            return c == 0x212A;
+    }
+    return 0;
+}
+
+/* (?i)[a-z]: ASCII letters and the four characters IGNORECASE folds into them. */
+static inline int az_ci(cp_t c)
+{
+    return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z' && c < 128) || c == 0x130 || c == 0x131 || c == 0x17F || c == 0x212A;
+}
+static inline int is_digit(cp_t c) { return c >= '0' && c <= '9'; }
+static inline int ascii_alpha(cp_t c) { return c < 128 && (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+static inline int hexd(cp_t c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f' && c < 128); }
+static inline int hexv(cp_t c) { return c <= '9' ? (int)(c - '0') : (int)((c | 0x20) - 'a' + 10); }
+
+static inline int trailing(cp_t c)
+{
+    switch (c) {
+    case '.': case ',': case ';': case ':': case '!': case '?': case '"': case '\'': case '*': case '`':
+    case 0x201D: case 0x2019: case 0xBB: case 0x201C: case 0x203A: case 0x300D: case 0x2026:
+    case 0xAD: case 0x200B: case 0x200C: case 0x200D: case 0x2060: case 0xFEFF:
+        return 1;
+    }
+    return 0;
+}
+static inline int format_char(cp_t c)
+{
+    return c == 0xAD || c == 0x200B || c == 0x200C || c == 0x200D || c == 0x2060 || c == 0xFEFF;
+}
+static inline int opener(cp_t c)
+{
+    return c == '(' || c == '[' || c == '{' || c == '<' || c == 0xFF08 || c == 0xFF3B || c == 0xFF5B || c == 0xFF1C;
+}
+static inline cp_t opener_of(cp_t c)
+{
+    switch (c) {
+    case ')': return '(';
+    case ']': return '[';
+    case '}': return '{';
+    case '>': return '<';
+    case 0xFF09: return 0xFF08;
+    case 0xFF3D: return 0xFF3B;
+    case 0xFF5D: return 0xFF5B;
+    case 0xFF1E: return 0xFF1C;
+    }
+    return 0;
+}
+
+/* s[i:] starts with the lower-case ASCII literal `lit`, case-insensitively, within n. */
+static inline int lit_at(const cp_t *s, Py_ssize_t n, Py_ssize_t i, const char *lit)
+{
+    for (; *lit; lit++, i++)
+        if (i >= n || !ci(s[i], (unsigned char)*lit))
+            return 0;
+    return 1;
+}

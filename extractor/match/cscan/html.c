@@ -1,0 +1,849 @@
+/* ---- HTML views (spec §3, §5): match/html.py's html_views on UTF-8 bytes ------------------------
+ *
+ * The same three views — the text flow (entities decoded, inline tags transparent, other tags a
+ * line break), the attribute values that may hold a DOI, the JSON of JSON `<script>` elements
+ * (string escapes decoded) — built in one pass over the bytes with the same tag, attribute,
+ * comment and raw-text rules, each with its map from view bytes to raw bytes. Character
+ * references are decoded by the Python function given (html.unescape: its table of 2,231 names
+ * and its numeric rules stay the one source); JSON escapes here, as jsonstr.unescape does.
+ * The views are then searched by scan() (plain rules, as find.py searches them) and each hit
+ * mapped back to the markup. tests/test_cscan.py checks the result against find_spans(…, "html").
+ */
+
+typedef struct {
+    unsigned char *t; /* the view's text */
+    Py_ssize_t tn, tcap;
+    Py_ssize_t *seg; /* per segment: view start, raw start, raw length (0: copied verbatim) */
+    Py_ssize_t sn, scap;
+} HView;
+
+static void hv_free(HView *v)
+{
+    PyMem_Free(v->t);
+    PyMem_Free(v->seg);
+    v->t = NULL;
+    v->seg = NULL;
+}
+
+/* The bytes of a piece just put into a view: each byte that is not part of a valid character
+ * made 0xFF, which reads as U+FFFD alone. Two invalid bytes on either side of a tag must not
+ * join into one character in the view (`\xc3<a>\x81` is two U+FFFD, as the document decoded
+ * whole has them, not an Á). */
+static void hv_invalid(unsigned char *t, Py_ssize_t len)
+{
+    Py_ssize_t i = 0;
+    while (i < len) {
+        if (t[i] < 0x80) {
+            i++;
+            continue;
+        }
+        cp_t c;
+        int k = dec(t, len, i, &c);
+        if (k == 1)
+            t[i] = 0xFF;
+        i += k;
+    }
+}
+
+static int hv_seg(HView *v, const unsigned char *s, Py_ssize_t len, Py_ssize_t rpos, Py_ssize_t rlen)
+{
+    if (v->tn + len > v->tcap) {
+        Py_ssize_t cap = (v->tcap + len) * 2 + 256;
+        unsigned char *t = PyMem_Realloc(v->t, (size_t)cap);
+        if (t == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        v->t = t;
+        v->tcap = cap;
+    }
+    if (rlen == 0 && v->sn > 0 && v->seg[3 * v->sn - 1] == 0 && v->seg[3 * v->sn - 2] + (v->tn - v->seg[3 * v->sn - 3]) == rpos) {
+        /* a verbatim piece right after the raw bytes of the one before: the same segment (the
+         * map is the same; a page of tiny pieces keeps a few segments, not one per piece) */
+        if (len > 0) /* s may be NULL for an empty piece: memcpy's arguments must not be */
+            memcpy(v->t + v->tn, s, (size_t)len);
+        hv_invalid(v->t + v->tn, len);
+        v->tn += len;
+        return 0;
+    }
+    if (v->sn + 1 > v->scap) {
+        Py_ssize_t cap = v->scap * 2 + 64;
+        Py_ssize_t *g = PyMem_Realloc(v->seg, (size_t)cap * 3 * sizeof(Py_ssize_t));
+        if (g == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        v->seg = g;
+        v->scap = cap;
+    }
+    v->seg[3 * v->sn] = v->tn;
+    v->seg[3 * v->sn + 1] = rpos;
+    v->seg[3 * v->sn + 2] = rlen;
+    v->sn++;
+    if (len > 0)
+        memcpy(v->t + v->tn, s, (size_t)len);
+    hv_invalid(v->t + v->tn, len);
+    v->tn += len;
+    return 0;
+}
+
+/* View.linear: text copied verbatim (nothing for an empty piece). */
+static inline int hv_linear(HView *v, const unsigned char *s, Py_ssize_t len, Py_ssize_t rpos)
+{
+    return len > 0 ? hv_seg(v, s, len, rpos, 0) : 0;
+}
+
+/* The segment holding view byte x: bisect_right(vpos, x) - 1, as View.to_raw finds it. */
+static Py_ssize_t hv_segment(const HView *v, Py_ssize_t x)
+{
+    Py_ssize_t lo = 0, hi = v->sn;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (x < v->seg[3 * mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo - 1;
+}
+
+/* View.to_raw: the raw span of view bytes [start, end). */
+static void hv_to_raw(const HView *v, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *rs, Py_ssize_t *re)
+{
+    Py_ssize_t i = hv_segment(v, start), j = hv_segment(v, end - 1);
+    *rs = v->seg[3 * i + 1] + (v->seg[3 * i + 2] ? 0 : start - v->seg[3 * i]);
+    *re = v->seg[3 * j + 1] + (v->seg[3 * j + 2] ? v->seg[3 * j + 2] : end - v->seg[3 * j]);
+}
+
+/* ASCII whitespace, as \s reads with re.ASCII (html.py's attribute and tag patterns) */
+static inline int ws(unsigned c) { return c == ' ' || (c >= 9 && c <= 13); }
+static inline int wordc(unsigned c) { return ascii_alpha(c) || is_digit(c) || c == '_'; }
+
+/* The length of html.py's _ENTITY at b[i] == '&', or 0:
+ * &(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?) */
+static Py_ssize_t entity_len(const unsigned char *b, Py_ssize_t i, Py_ssize_t n)
+{
+    Py_ssize_t j = i + 1, d = 0;
+    if (j < n && b[j] == '#') {
+        j++;
+        while (j < n && d < 7 && is_digit(b[j]))
+            j++, d++;
+        if (d == 0 && j < n && (b[j] == 'x' || b[j] == 'X')) {
+            j++;
+            while (j < n && d < 6 && hexd(b[j]))
+                j++, d++;
+        }
+    } else if (j < n && ascii_alpha(b[j])) {
+        j++;
+        while (j < n && d < 31 && (ascii_alpha(b[j]) || is_digit(b[j])))
+            j++, d++;
+    }
+    if (d == 0)
+        return 0;
+    if (j < n && b[j] == ';')
+        j++;
+    return j - i;
+}
+
+static int quick_reference(const unsigned char *b, Py_ssize_t m, char *out);
+
+/* _add_text: text with character references decoded by `unescape` (html.unescape). */
+static int hv_text(HView *v, const unsigned char *b, Py_ssize_t a, Py_ssize_t z, PyObject *unescape)
+{
+    const unsigned char *amp = memchr(b + a, '&', (size_t)(z - a));
+    if (amp == NULL)
+        return hv_linear(v, b + a, z - a, a);
+    Py_ssize_t pos = a, i = amp - b;
+    while (i < z) {
+        if (b[i] != '&') {
+            const unsigned char *next = memchr(b + i, '&', (size_t)(z - i));
+            if (next == NULL)
+                break;
+            i = next - b;
+        }
+        Py_ssize_t m = entity_len(b, i, z);
+        if (m == 0) {
+            i++;
+            continue;
+        }
+        char quick;
+        if (quick_reference(b + i, m, &quick)) {
+            if (hv_linear(v, b + pos, i - pos, pos) < 0 || hv_seg(v, (const unsigned char *)&quick, 1, i, m) < 0)
+                return -1;
+            i += m;
+            pos = i;
+            continue;
+        }
+        PyObject *src = PyUnicode_DecodeASCII((const char *)b + i, m, "strict");
+        PyObject *rep = src == NULL ? NULL : PyObject_CallOneArg(unescape, src);
+        Py_XDECREF(src);
+        if (rep == NULL)
+            return -1;
+        Py_ssize_t rn;
+        const char *r = PyUnicode_Check(rep) ? PyUnicode_AsUTF8AndSize(rep, &rn) : NULL;
+        if (r == NULL) {
+            Py_DECREF(rep);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "unescape must return a str");
+            return -1;
+        }
+        int same = rn == m && memcmp(r, b + i, (size_t)m) == 0;
+        int rc = same ? 0 : hv_linear(v, b + pos, i - pos, pos);
+        if (rc == 0 && !same)
+            rc = hv_seg(v, (const unsigned char *)r, rn, i, m);
+        Py_DECREF(rep);
+        if (rc < 0)
+            return -1;
+        i += m;
+        if (!same)
+            pos = i;
+    }
+    return hv_linear(v, b + pos, z - pos, pos);
+}
+
+/* jsonstr.ESCAPE at b[i] == '\\': a surrogate pair, \uXXXX, or a short escape; its length or 0. */
+static Py_ssize_t json_escape(const unsigned char *b, Py_ssize_t i, Py_ssize_t n, cp_t *out)
+{
+    if (i + 1 >= n)
+        return 0;
+    unsigned c = b[i + 1];
+    if (c == 'u') {
+        if (i + 6 > n || !hexd(b[i + 2]) || !hexd(b[i + 3]) || !hexd(b[i + 4]) || !hexd(b[i + 5]))
+            return 0;
+        cp_t code = 0;
+        for (int t = 2; t < 6; t++)
+            code = code * 16 + (cp_t)hexv(b[i + t]);
+        if (code >= 0xD800 && code < 0xDC00 && i + 12 <= n && b[i + 6] == '\\' && b[i + 7] == 'u' &&
+            (b[i + 8] | 0x20) == 'd' && (b[i + 9] | 0x20) >= 'c' && (b[i + 9] | 0x20) <= 'f' && hexd(b[i + 10]) &&
+            hexd(b[i + 11])) {
+            cp_t low = 0;
+            for (int t = 8; t < 12; t++)
+                low = low * 16 + (cp_t)hexv(b[i + t]);
+            *out = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            return 12;
+        }
+        *out = (code >= 0xD800 && code < 0xE000) ? 0xFFFD : code;
+        return 6;
+    }
+    const char *from = "/\\\"bfnrt", *to = "/\\\"\b\f\n\r\t";
+    const char *at = c ? strchr(from, (int)c) : NULL;
+    if (at == NULL)
+        return 0;
+    *out = (cp_t)(unsigned char)to[at - from];
+    return 2;
+}
+
+/* _add_json: JSON text with its string escapes decoded. */
+static int hv_json(HView *v, const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
+{
+    Py_ssize_t pos = a, i = a;
+    for (;;) {
+        const unsigned char *bs = i < z ? memchr(b + i, '\\', (size_t)(z - i)) : NULL;
+        if (bs == NULL)
+            break;
+        i = bs - b;
+        cp_t c;
+        Py_ssize_t m = json_escape(b, i, z, &c);
+        if (m == 0) {
+            i++;
+            continue;
+        }
+        char u[4];
+        Py_ssize_t un = utf8_encode(&c, 1, u);
+        if (hv_linear(v, b + pos, i - pos, pos) < 0 || hv_seg(v, (const unsigned char *)u, un, i, m) < 0)
+            return -1;
+        i += m;
+        pos = i;
+    }
+    return hv_linear(v, b + pos, z - pos, pos);
+}
+
+/* Characters in b[a:z), each invalid byte one (as the text the Python views are built on). */
+static Py_ssize_t count_chars(const unsigned char *b, Py_ssize_t n, Py_ssize_t a, Py_ssize_t z)
+{
+    Py_ssize_t c = 0;
+    cp_t cp;
+    while (a < z) {
+        a += dec(b, n, a, &cp);
+        c++;
+    }
+    return c;
+}
+
+static Py_ssize_t find_byte(const unsigned char *b, Py_ssize_t from, Py_ssize_t n, unsigned char c)
+{
+    const unsigned char *p = from < n ? memchr(b + from, c, (size_t)(n - from)) : NULL;
+    return p == NULL ? -1 : p - b;
+}
+
+static Py_ssize_t find_str(const unsigned char *b, Py_ssize_t from, Py_ssize_t n, const char *s)
+{
+    Py_ssize_t sl = (Py_ssize_t)strlen(s);
+    while (from + sl <= n) {
+        Py_ssize_t p = find_byte(b, from, n, (unsigned char)s[0]);
+        if (p < 0 || p + sl > n)
+            return -1;
+        if (memcmp(b + p, s, (size_t)sl) == 0)
+            return p;
+        from = p + 1;
+    }
+    return -1;
+}
+
+static Py_ssize_t count_byte(const unsigned char *b, Py_ssize_t a, Py_ssize_t z, unsigned char c)
+{
+    Py_ssize_t k = 0;
+    for (; a < z; a++)
+        k += b[a] == c;
+    return k;
+}
+
+#define MAX_TAG 8192 /* html.py's _MAX_TAG, in characters */
+
+/* html.py's _TAG matched at b[lt] == '<' with the match ending by `stop` (its endpos):
+ * <(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]*"|'[^']*')*)> — the end of the match, or -1;
+ * *name_end is where the name ends (the attribute text runs from there to the end - 1). */
+static Py_ssize_t tag_match(const unsigned char *b, Py_ssize_t lt, Py_ssize_t stop, Py_ssize_t *name_end)
+{
+    Py_ssize_t i = lt + 1;
+    if (i < stop && b[i] == '/')
+        i++;
+    if (i >= stop || !ascii_alpha(b[i]))
+        return -1;
+    Py_ssize_t k = 1;
+    i++;
+    while (i < stop && k < 64 && (ascii_alpha(b[i]) || is_digit(b[i]) || b[i] == ':' || b[i] == '_' || b[i] == '-'))
+        i++, k++;
+    *name_end = i;
+    while (i < stop) {
+        unsigned c = b[i];
+        if (c == '>')
+            return i + 1;
+        if (c == '"' || c == '\'') {
+            Py_ssize_t q = i + 1;
+            while (q < stop && b[q] != c)
+                q++;
+            if (q >= stop)
+                return -1;
+            i = q + 1;
+            continue;
+        }
+        i++;
+    }
+    return -1;
+}
+
+static const char *const INLINE_NAMES[] = {
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "nobr",
+    "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "ins", "del",
+    "italic", "bold", "sc", "monospace", "underline", "overline", "roman", "sans-serif", "ext-link", "uri",
+    "named-content", "styled-content", NULL};
+
+static int name_is(const char *lower, Py_ssize_t n, const char *name)
+{
+    return (Py_ssize_t)strlen(name) == n && memcmp(lower, name, (size_t)n) == 0;
+}
+
+static int is_inline(const char *lower, Py_ssize_t n)
+{
+    for (int i = 0; INLINE_NAMES[i] != NULL; i++)
+        if (INLINE_NAMES[i][0] == lower[0] && name_is(lower, n, INLINE_NAMES[i]))
+            return 1;
+    return 0;
+}
+
+/* html.unescape's result for the references pages are full of, without asking it: the four
+ * named ones with their semicolon, and numeric ones of printable ASCII (chr(n) there, WHATWG
+ * HTML §13.2.5.80); 0 for any other (then it is asked). */
+static int quick_reference(const unsigned char *b, Py_ssize_t m, char *out)
+{
+    if (m == 5 && memcmp(b, "&amp;", 5) == 0)
+        return *out = '&', 1;
+    if (m == 4 && memcmp(b, "&lt;", 4) == 0)
+        return *out = '<', 1;
+    if (m == 4 && memcmp(b, "&gt;", 4) == 0)
+        return *out = '>', 1;
+    if (m == 6 && memcmp(b, "&quot;", 6) == 0)
+        return *out = '"', 1;
+    if (m >= 4 && b[1] == '#' && b[m - 1] == ';') {
+        int hex = b[2] == 'x' || b[2] == 'X';
+        long v = 0;
+        for (Py_ssize_t i = 2 + hex; i < m - 1; i++) {
+            v = v * (hex ? 16 : 10) + hexv(b[i]);
+            if (v > 0x7E)
+                return 0;
+        }
+        if (v >= 0x20)
+            return *out = (char)v, 1;
+    }
+    return 0;
+}
+
+/* _ATTRS_MAY_HOLD: 10[./]|[&%]|[Rr][Gg]/ */
+static int attrs_may_hold(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
+{
+    for (Py_ssize_t i = a; i < z; i++) {
+        unsigned c = b[i];
+        if (c == '&' || c == '%')
+            return 1;
+        if (c == '1' && i + 2 < z && b[i + 1] == '0' && (b[i + 2] == '.' || b[i + 2] == '/'))
+            return 1;
+        if ((c | 0x20) == 'r' && i + 2 < z && (b[i + 1] | 0x20) == 'g' && b[i + 2] == '/')
+            return 1;
+    }
+    return 0;
+}
+
+/* A value worth a line of the attribute view: it holds "10" or a shortDOI resolver's rg/. */
+static int value_may_hold(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
+{
+    for (Py_ssize_t i = a; i + 1 < z; i++) {
+        if (b[i] == '1' && b[i + 1] == '0')
+            return 1;
+        if ((b[i] | 0x20) == 'r' && i + 2 < z && (b[i + 1] | 0x20) == 'g' && b[i + 2] == '/')
+            return 1;
+    }
+    return 0;
+}
+
+/* _add_attributes: each attribute value of b[a:z) that may hold a DOI, a line of the view.
+ * _ATTR: ([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))? */
+static int hv_attributes(HView *v, const unsigned char *b, Py_ssize_t a, Py_ssize_t z, PyObject *unescape)
+{
+    if (!attrs_may_hold(b, a, z))
+        return 0;
+    Py_ssize_t i = a;
+    while (i < z) {
+        unsigned c = b[i];
+        if (ws(c) || c == '=' || c == '/' || c == '>' || c == '"' || c == '\'') {
+            i++;
+            continue;
+        }
+        while (i < z && !(ws(b[i]) || b[i] == '=' || b[i] == '/' || b[i] == '>' || b[i] == '"' || b[i] == '\''))
+            i++;
+        Py_ssize_t j = i;
+        while (j < z && ws(b[j]))
+            j++;
+        if (j >= z || b[j] != '=')
+            continue;
+        j++;
+        while (j < z && ws(b[j]))
+            j++;
+        Py_ssize_t vs = -1, ve = -1, after = -1;
+        if (j < z && (b[j] == '"' || b[j] == '\'')) {
+            Py_ssize_t q = j + 1;
+            while (q < z && b[q] != b[j])
+                q++;
+            if (q < z)
+                vs = j + 1, ve = q, after = q + 1;
+        } else {
+            Py_ssize_t q = j;
+            while (q < z && !(ws(b[q]) || b[q] == '>' || b[q] == '"' || b[q] == '\''))
+                q++;
+            if (q > j)
+                vs = j, ve = q, after = q;
+        }
+        if (vs < 0)
+            continue; /* the name alone matched */
+        if (value_may_hold(b, vs, ve)) {
+            if (hv_text(v, b, vs, ve, unescape) < 0 || hv_seg(v, (const unsigned char *)"\n", 1, ve, 0) < 0)
+                return -1;
+        }
+        i = after;
+    }
+    return 0;
+}
+
+/* re.search(r"(?i)\btype\s*=\s*["']?([^"'\s>]+)", attrs) (ASCII), then _JSON_TYPES on the
+ * value: (?i)\bjson\b|ld\+json. */
+static int script_is_json(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
+{
+    for (Py_ssize_t i = a; i + 4 <= z; i++) {
+        if ((b[i] | 0x20) != 't' || (b[i + 1] | 0x20) != 'y' || (b[i + 2] | 0x20) != 'p' || (b[i + 3] | 0x20) != 'e')
+            continue;
+        if (i > a && wordc(b[i - 1]))
+            continue;
+        Py_ssize_t j = i + 4;
+        while (j < z && ws(b[j]))
+            j++;
+        if (j >= z || b[j] != '=')
+            continue;
+        j++;
+        while (j < z && ws(b[j]))
+            j++;
+        Py_ssize_t vs = j;
+        if (j < z && (b[j] == '"' || b[j] == '\''))
+            vs = j + 1;
+        Py_ssize_t ve = vs;
+        while (ve < z && !(b[ve] == '"' || b[ve] == '\'' || ws(b[ve]) || b[ve] == '>'))
+            ve++;
+        if (ve == vs)
+            continue; /* with the quote given back, the value cannot start at a quote either */
+        for (Py_ssize_t t = vs; t + 4 <= ve; t++) {
+            if ((b[t] | 0x20) == 'j' && (b[t + 1] | 0x20) == 's' && (b[t + 2] | 0x20) == 'o' && (b[t + 3] | 0x20) == 'n' &&
+                !(t > vs && wordc(b[t - 1])) && !(t + 4 < ve && wordc(b[t + 4])))
+                return 1;
+            if (t + 7 <= ve && (b[t] | 0x20) == 'l' && (b[t + 1] | 0x20) == 'd' && b[t + 2] == '+' &&
+                (b[t + 3] | 0x20) == 'j' && (b[t + 4] | 0x20) == 's' && (b[t + 5] | 0x20) == 'o' && (b[t + 6] | 0x20) == 'n')
+                return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* </name, ASCII case-insensitively, from byte `from`: its start, or -1. */
+static Py_ssize_t find_end_tag(const unsigned char *b, Py_ssize_t from, Py_ssize_t n, const char *name)
+{
+    Py_ssize_t nl = (Py_ssize_t)strlen(name);
+    for (Py_ssize_t p = find_byte(b, from, n, '<'); p >= 0; p = find_byte(b, p + 1, n, '<')) {
+        if (p + 2 + nl > n)
+            return -1;
+        if (b[p + 1] != '/')
+            continue;
+        Py_ssize_t t = 0;
+        while (t < nl && (b[p + 2 + t] | 0x20) == (unsigned char)name[t])
+            t++;
+        if (t == nl)
+            return p;
+    }
+    return -1;
+}
+
+/* html_views: the flow, attribute and JSON views of b[0:n). */
+static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView *attrs, HView *data, PyObject *unescape)
+{
+    Py_ssize_t pos = 0, next_gt = -1;
+    int last_inline_close = 0;
+    while (pos < n) {
+        Py_ssize_t lt = find_byte(b, pos, n, '<');
+        if (lt < 0)
+            return hv_text(flow, b, pos, n, unescape);
+        if (lt > pos) {
+            if (hv_text(flow, b, pos, lt, unescape) < 0)
+                return -1;
+            last_inline_close = 0;
+        }
+        unsigned after = lt + 1 < n ? b[lt + 1] : 0;
+        if (after == '!' || after == '?') {
+            if (lt + 4 <= n && memcmp(b + lt, "<!--", 4) == 0) {
+                Py_ssize_t end = find_str(b, lt + 4, n, "-->");
+                pos = end < 0 ? n : end + 3;
+            } else if (lt + 9 <= n && memcmp(b + lt, "<![CDATA[", 9) == 0) {
+                Py_ssize_t end = find_str(b, lt + 9, n, "]]>");
+                if (end < 0)
+                    end = n;
+                if (hv_text(flow, b, lt + 9, end, unescape) < 0)
+                    return -1;
+                pos = end + 3 < n ? end + 3 : n;
+            } else {
+                Py_ssize_t end = find_byte(b, lt, n, '>');
+                pos = end < 0 ? n : end + 1;
+            }
+            continue;
+        }
+        Py_ssize_t mend = -1, name_end = 0;
+        if (ascii_alpha(after) || after == '/') {
+            /* up to a ">" (the next one, or a later one when the first stands inside a quoted
+             * value): bounded work per "<", whatever the markup */
+            if (next_gt < lt) {
+                next_gt = find_byte(b, lt, n, '>');
+                if (next_gt < 0)
+                    next_gt = n;
+            }
+            Py_ssize_t gt = next_gt;
+            for (int attempt = 0; attempt < 4; attempt++) {
+                if (gt >= n || (gt - lt > MAX_TAG && count_chars(b, n, lt, gt) > MAX_TAG))
+                    break;
+                Py_ssize_t dq = count_byte(b, lt, gt, '"'), sq = count_byte(b, lt, gt, '\'');
+                int one_unclosed = (dq == 0 && sq % 2 == 1) || (sq == 0 && dq % 2 == 1);
+                if (!(attempt && one_unclosed)) {
+                    mend = tag_match(b, lt, gt + 1, &name_end);
+                    if (mend >= 0 || (dq % 2 == 0 && sq % 2 == 0))
+                        break;
+                }
+                gt = find_byte(b, gt + 1, n, '>');
+                if (gt < 0)
+                    gt = n;
+            }
+        }
+        if (mend < 0) {
+            if (hv_linear(flow, b + lt, 1, lt) < 0)
+                return -1;
+            pos = lt + 1;
+            continue;
+        }
+        int closing = b[lt + 1] == '/';
+        Py_ssize_t ns = lt + 1 + closing, nn = name_end - ns;
+        char lower[64];
+        for (Py_ssize_t t = 0; t < nn; t++)
+            lower[t] = (char)(b[ns + t] | (ascii_alpha(b[ns + t]) ? 0x20 : 0));
+        pos = mend;
+        int inl = is_inline(lower, nn);
+        if (!inl || (last_inline_close && !closing) || (name_is(lower, nn, "a") && closing)) {
+            if (hv_seg(flow, (const unsigned char *)"\n", 1, lt, mend - lt) < 0)
+                return -1;
+        }
+        last_inline_close = inl && closing;
+        Py_ssize_t as = name_end, ae = mend - 1; /* the attribute text */
+        if (!closing && ae > as && hv_attributes(attrs, b, as, ae, unescape) < 0)
+            return -1;
+        if (!closing && (name_is(lower, nn, "script") || name_is(lower, nn, "style") || name_is(lower, nn, "textarea") ||
+                         name_is(lower, nn, "title"))) {
+            char nm[16];
+            memcpy(nm, lower, (size_t)nn);
+            nm[nn] = 0;
+            Py_ssize_t end = find_end_tag(b, pos, n, nm);
+            if (end < 0)
+                end = n;
+            if (name_is(lower, nn, "script")) {
+                if (script_is_json(b, as, ae)) {
+                    if (hv_json(data, b, pos, end) < 0 || hv_seg(data, (const unsigned char *)"\n", 1, end, 0) < 0)
+                        return -1;
+                }
+            } else if (name_is(lower, nn, "textarea") || name_is(lower, nn, "title")) {
+                if (hv_text(flow, b, pos, end, unescape) < 0)
+                    return -1;
+            }
+            pos = end;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    Py_ssize_t rs, re;
+    int form;
+    PyObject *doi;
+    Py_ssize_t order; /* view, then place in it: ties keep it, as Python's stable sort */
+} HSpan;
+
+static int hspan_cmp(const void *x, const void *y)
+{
+    const HSpan *a = x, *b = y;
+    if (a->rs != b->rs)
+        return a->rs < b->rs ? -1 : 1;
+    if (a->re != b->re)
+        return a->re < b->re ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* What html_find found in a page: its hits sorted by raw position (their DOIs owned by `hits`,
+ * the views' hit tuples), the raw spans of the candidates dropped as too long, and their count. */
+typedef struct {
+    HSpan *hs;
+    Py_ssize_t nh;
+    PyObject *hits;
+    Py_ssize_t *drop; /* (anchor, token end) pairs, raw */
+    Py_ssize_t nd;
+    Py_ssize_t too_long;
+} HFound;
+
+static void hfound_free(HFound *f)
+{
+    PyMem_Free(f->hs);
+    PyMem_Free(f->drop);
+    Py_CLEAR(f->hits);
+    f->hs = NULL;
+    f->drop = NULL;
+}
+
+/* find_spans(…, "html") on b[0:n): the views built, each searched by scan(), hits mapped back. */
+static int html_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, HFound *f)
+{
+    memset(f, 0, sizeof *f);
+    HView v[3];
+    memset(v, 0, sizeof v);
+    PyObject *dropped = PyList_New(0);
+    f->hits = PyList_New(0);
+    int ok = f->hits != NULL && dropped != NULL && build_views(b, n, &v[0], &v[1], &v[2], unescape) == 0;
+    Py_ssize_t firsts[4] = {0, 0, 0, 0}, dfirsts[4] = {0, 0, 0, 0};
+    for (int w = 0; ok && w < 3; w++) {
+        firsts[w] = PyList_GET_SIZE(f->hits);
+        dfirsts[w] = PyList_GET_SIZE(dropped);
+        if (v[w].tn == 0)
+            continue;
+        Sink k;
+        memset(&k, 0, sizeof k);
+        k.lo = 0, k.hi = v[w].tn, k.rlo = 0, k.rhi = v[w].tn + 1, k.line_base = -1;
+        k.hits = f->hits;
+        k.dropped = dropped;
+        Buf B = {v[w].t, v[w].tn};
+        ok = scan(&B, &k) == 0;
+        f->too_long += k.too_long;
+    }
+    if (ok) {
+        firsts[3] = f->nh = PyList_GET_SIZE(f->hits);
+        dfirsts[3] = f->nd = PyList_GET_SIZE(dropped);
+        f->hs = PyMem_Malloc((size_t)(f->nh ? f->nh : 1) * sizeof(HSpan));
+        f->drop = PyMem_Malloc((size_t)(f->nd ? 2 * f->nd : 1) * sizeof(Py_ssize_t));
+        if (f->hs == NULL || f->drop == NULL) {
+            PyErr_NoMemory();
+            ok = 0;
+        }
+    }
+    for (int w = 0; ok && w < 3; w++) {
+        for (Py_ssize_t i = firsts[w]; i < firsts[w + 1]; i++) {
+            PyObject *t = PyList_GET_ITEM(f->hits, i); /* (start, end, form, doi, raw, line) */
+            Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 0)), e = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 1));
+            hv_to_raw(&v[w], s, e, &f->hs[i].rs, &f->hs[i].re);
+            f->hs[i].form = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 2));
+            f->hs[i].doi = PyTuple_GET_ITEM(t, 3);
+            f->hs[i].order = i;
+        }
+        for (Py_ssize_t i = dfirsts[w]; i < dfirsts[w + 1]; i++) {
+            PyObject *t = PyList_GET_ITEM(dropped, i);
+            Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 0)), e = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 1));
+            Py_ssize_t ra, rb, ea, eb;
+            hv_to_raw(&v[w], a, a + 1, &ra, &rb);
+            hv_to_raw(&v[w], e > a ? e - 1 : a, e > a ? e : a + 1, &ea, &eb);
+            f->drop[2 * i] = ra;
+            f->drop[2 * i + 1] = eb;
+        }
+    }
+    if (ok)
+        qsort(f->hs, (size_t)f->nh, sizeof(HSpan), hspan_cmp);
+    Py_XDECREF(dropped);
+    for (int w = 0; w < 3; w++)
+        hv_free(&v[w]);
+    if (!ok)
+        hfound_free(f);
+    return ok ? 0 : -1;
+}
+
+/* html_spans(data, unescape) -> (spans, dropped, too_long) */
+static PyObject *py_html_spans(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer view;
+    PyObject *unescape;
+    if (!PyArg_ParseTuple(args, "y*O", &view, &unescape))
+        return NULL;
+    HFound f;
+    PyObject *spans = NULL, *dropped = NULL, *result = NULL;
+    if (html_find((const unsigned char *)view.buf, view.len, unescape, &f) == 0) {
+        spans = PyList_New(f.nh);
+        dropped = PyList_New(f.nd);
+        int ok = spans != NULL && dropped != NULL;
+        for (Py_ssize_t i = 0; ok && i < f.nh; i++) {
+            PyObject *t = Py_BuildValue("(nniO)", f.hs[i].rs, f.hs[i].re, f.hs[i].form, f.hs[i].doi);
+            if (t == NULL)
+                ok = 0;
+            else
+                PyList_SET_ITEM(spans, i, t);
+        }
+        for (Py_ssize_t i = 0; ok && i < f.nd; i++) {
+            PyObject *t = Py_BuildValue("(nn)", f.drop[2 * i], f.drop[2 * i + 1]);
+            if (t == NULL)
+                ok = 0;
+            else
+                PyList_SET_ITEM(dropped, i, t);
+        }
+        if (ok)
+            result = Py_BuildValue("(OOn)", spans, dropped, f.too_long);
+        hfound_free(&f);
+    }
+    Py_XDECREF(spans);
+    Py_XDECREF(dropped);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* html_scan: scan() for HTML (its arguments and result, and the unescape function): the hits of
+ * the page's views that start in [lo, hi) and [rlo, rhi) of the markup, counted and/or listed
+ * with their raw markup text, offsets and lines as scan() gives them. */
+static PyObject *py_html_scan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"data",     "unescape", "lo",    "hi",        "rlo",       "rhi",     "base",
+                             "mentions", "hits",     "chars", "line_base", "line_from", "line_to", NULL};
+    Py_buffer view;
+    Sink k = {0};
+    PyObject *unescape, *mentions = Py_None, *hits = Py_None;
+    long long base = 0, line_base = -1;
+    Py_ssize_t line_from = 0, line_to = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*Onnnn|LOOpLnn", kwlist, &view, &unescape, &k.lo, &k.hi, &k.rlo, &k.rhi,
+                                     &base, &mentions, &hits, &k.chars, &line_base, &line_from, &line_to))
+        return NULL;
+    const char *bad = NULL;
+    if (line_base >= 0 && (line_from < 0 || line_from > view.len || line_to > view.len))
+        bad = "line_from or line_to out of range";
+    else if (hits != Py_None && !PyList_Check(hits))
+        bad = "hits must be a list or None";
+    if (bad != NULL) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, bad);
+        return NULL;
+    }
+    k.base = base;
+    k.line_base = line_base < 0 ? -1 : (int64_t)line_base;
+    k.lb = line_from;
+    if (sink_bind(&k, mentions) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    k.hits = hits == Py_None ? NULL : hits;
+    Buf B = {(const unsigned char *)view.buf, view.len};
+    HFound f;
+    int rc = html_find(B.b, B.n, unescape, &f), found = rc == 0;
+    Py_ssize_t last_end = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < f.nh; i++) {
+        const HSpan *h = &f.hs[i];
+        if (h->rs < k.lo || h->rs >= k.hi)
+            continue;
+        last_end = h->re; /* the end of the last hit chosen, as the window loop reads it */
+        if (h->rs < k.rlo || h->rs >= k.rhi)
+            continue;
+        Py_ssize_t kn;
+        const char *kb = PyUnicode_AsUTF8AndSize(h->doi, &kn);
+        rc = kb == NULL ? -1 : emit_key(&k, &B, h->rs, h->re, h->form, kb, kn);
+    }
+    for (Py_ssize_t i = 0; rc == 0 && i < f.nd; i++) /* spec §4: its token is passed over to its end */
+        if (f.drop[2 * i] >= k.lo && f.drop[2 * i] < k.hi && f.drop[2 * i + 1] > last_end)
+            last_end = f.drop[2 * i + 1];
+    long long lines = rc == 0 ? newlines_to(&k, &B, line_to) : -1;
+    Py_ssize_t too_long = found ? f.too_long : 0;
+    if (found)
+        hfound_free(&f);
+    PyBuffer_Release(&view);
+    if (rc < 0)
+        return NULL;
+    return Py_BuildValue("(nnnL)", k.reported, last_end, too_long, lines);
+}
+
+/* html_views(data, unescape) -> [(text, segments)] * 3: the views themselves (tests compare them
+ * with html.py's; segments a flat list of view start, raw start, raw length). */
+static PyObject *py_html_views(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer view;
+    PyObject *unescape;
+    if (!PyArg_ParseTuple(args, "y*O", &view, &unescape))
+        return NULL;
+    HView v[3];
+    memset(v, 0, sizeof v);
+    PyObject *out = NULL;
+    if (build_views((const unsigned char *)view.buf, view.len, &v[0], &v[1], &v[2], unescape) == 0) {
+        out = PyList_New(3);
+        for (int w = 0; out != NULL && w < 3; w++) {
+            PyObject *segs = PyList_New(3 * v[w].sn);
+            for (Py_ssize_t i = 0; segs != NULL && i < 3 * v[w].sn; i++) {
+                PyObject *x = PyLong_FromSsize_t(v[w].seg[i]);
+                if (x == NULL)
+                    Py_CLEAR(segs);
+                else
+                    PyList_SET_ITEM(segs, i, x);
+            }
+            PyObject *t = segs == NULL ? NULL : Py_BuildValue("(y#O)", v[w].t ? (const char *)v[w].t : "", v[w].tn, segs);
+            Py_XDECREF(segs);
+            if (t == NULL)
+                Py_CLEAR(out);
+            else
+                PyList_SET_ITEM(out, w, t);
+        }
+    }
+    for (int w = 0; w < 3; w++)
+        hv_free(&v[w]);
+    PyBuffer_Release(&view);
+    return out;
+}

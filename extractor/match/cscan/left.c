@@ -1,0 +1,258 @@
+/* ---- left context (find._left_context, not PDF) ------------------------------------------ */
+
+/* Reversed literal: r[e:] starts with the reverse of the lower-case literal `lit`. */
+#define rlit(r, n, e, lit) rlit_n((r), (n), (e), (lit), (Py_ssize_t)sizeof(lit) - 1)
+static int rlit_n(const cp_t *r, Py_ssize_t n, Py_ssize_t e, const char *lit, Py_ssize_t L)
+{
+    if (e + L > n)
+        return 0;
+    for (Py_ssize_t k = 0; k < L; k++)
+        if (!ci(r[e + k], (unsigned char)lit[L - 1 - k]))
+            return 0;
+    return 1;
+}
+
+/* Matches of an optional "https?:/{1,3}" ending just before index e of the reversed tail
+ * `r` (r[0] is the character before the anchor): the index after the prefix, or e. */
+static Py_ssize_t http_prefix(const cp_t *r, Py_ssize_t n, Py_ssize_t e)
+{
+    Py_ssize_t i = e, k = 0;
+    while (i < n && r[i] == '/')
+        i++, k++;
+    if (k < 1 || k > 3 || i >= n || r[i] != ':')
+        return e;
+    i++;
+    if (rlit(r, n, i, "https"))
+        return i + 5;
+    if (rlit(r, n, i, "http"))
+        return i + 4;
+    return e;
+}
+
+/* (?<![a-z0-9/.%-]) at reversed index e of a slice of n characters (e == n: slice start). */
+static int not_after_namechar(const cp_t *r, Py_ssize_t n, Py_ssize_t e, int with_punct)
+{
+    if (e >= n)
+        return 1;
+    cp_t c = r[e];
+    if (az_ci(c) || is_digit(c))
+        return 0;
+    if (with_punct && (c == '/' || c == '.' || c == '%' || c == '-'))
+        return 0;
+    return 1;
+}
+
+/* find.URLISH on the token tok[0:n] (in text order). */
+static int urlish(const cp_t *t, Py_ssize_t n)
+{
+    for (Py_ssize_t j = 0; j + 3 <= n; j++) {
+        if (t[j] == ':' && t[j + 1] == '/' && t[j + 2] == '/') {
+            for (Py_ssize_t k = j - 1; k >= 0; k--) {
+                cp_t c = t[k];
+                if (az_ci(c))
+                    return 1;
+                if (!(is_digit(c) || c == '+' || c == '.' || c == '-'))
+                    break;
+            }
+        }
+        if (j + 4 <= n && ci(t[j], 'w') && ci(t[j + 1], 'w') && ci(t[j + 2], 'w') && t[j + 3] == '.')
+            return 1;
+    }
+    for (Py_ssize_t j = 0; j + 4 <= n; j++) /* www. overlapping the end of the loop above */
+        if (ci(t[j], 'w') && ci(t[j + 1], 'w') && ci(t[j + 2], 'w') && t[j + 3] == '.')
+            return 1;
+    /* ^host.tld/ */
+    {
+        Py_ssize_t j = 0, labels = 0, last_start = 0;
+        int ok = 1;
+        while (j < n && t[j] != '/') {
+            cp_t c = t[j];
+            if (c == '.') {
+                if (j == last_start) {
+                    ok = 0;
+                    break;
+                }
+                labels++;
+                last_start = j + 1;
+            } else if (!(az_ci(c) || is_digit(c) || c == '-')) {
+                ok = 0;
+                break;
+            }
+            j++;
+        }
+        if (ok && j < n && labels >= 1 && j - last_start >= 2) {
+            int letters = 1;
+            for (Py_ssize_t k = last_start; k < j; k++)
+                if (!az_ci(t[k]))
+                    letters = 0;
+            if (letters)
+                return 1;
+        }
+    }
+    /* ^/segment/ */
+    if (n >= 3 && t[0] == '/') {
+        Py_ssize_t j = 1;
+        while (j < n && (az_ci(t[j]) || is_digit(t[j]) || t[j] == '.' || t[j] == '_' || t[j] == '~' || t[j] == '%' || t[j] == '-'))
+            j++;
+        if (j >= 2 && j < n && t[j] == '/')
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const unsigned char *b;
+    Py_ssize_t n;
+} Buf;
+
+/* The display form of the DOI whose anchor is at byte p and the byte where it starts, or -1. */
+static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn);
+static int spaced_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t *startp);
+
+static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
+{
+    cp_t r[LEFT_WINDOW + 1];
+    Py_ssize_t off[LEFT_WINDOW + 1];
+    Py_ssize_t n = 0, i = p, limit = 64;
+    while (n < limit && i > 0) {
+        cp_t c;
+        int k = dec_back(B->b, i, &c);
+        if (token_stop(c))
+            break;
+        i -= k;
+        r[n] = c;
+        off[n] = i;
+        n++;
+        if (n == 64 && limit == 64 && i > 0)
+            limit = LEFT_WINDOW;
+    }
+    if (n > 0 && !(n == 1 && (r[0] == ':' || r[0] == 0xFF1A || r[0] == '='))) {
+        /* find._LEFT_GLUED on the last 40 characters of the token: the leftmost match wins. */
+        Py_ssize_t tn = n < 40 ? n : 40, best = 0;
+        int bform = -1;
+        Py_ssize_t e;
+#define CONSIDER(len, f)               \
+    do {                               \
+        if ((len) > best) {            \
+            best = (len);              \
+            bform = (f);               \
+        }                              \
+    } while (0)
+        if (rlit(r, tn, 0, "dx.doi.org/"))
+            CONSIDER(http_prefix(r, tn, 11), F_DX);
+        if (rlit(r, tn, 0, "doi.org/")) {
+            e = 8;
+            if (rlit(r, tn, 8, "www."))
+                e = 12;
+            CONSIDER(http_prefix(r, tn, e), F_RESOLVER);
+        }
+        if (rlit(r, tn, 0, "hdl.handle.net/"))
+            CONSIDER(http_prefix(r, tn, 15), F_HANDLE);
+        if (rlit(r, tn, 0, "urn:doi:"))
+            CONSIDER(8, F_URN);
+        if (rlit(r, tn, 0, "urn:eidr:"))
+            CONSIDER(9, F_EIDR);
+        if (rlit(r, tn, 0, "info:doi/"))
+            CONSIDER(9, F_INFO);
+        if (rlit(r, tn, 0, "info%3adoi%2f"))
+            CONSIDER(13, F_PERCENT);
+        if (rlit(r, tn, 0, "doi%3a") && not_after_namechar(r, tn, 6, 0))
+            CONSIDER(6, F_PERCENT + 100); /* plabel */
+        e = (r[0] == ':' || r[0] == 0xFF1A || r[0] == '=') ? 1 : 0;
+        if (rlit(r, tn, e, "doi") && not_after_namechar(r, tn, e + 3, 1))
+            CONSIDER(e + 3, F_LABEL);
+#undef CONSIDER
+        if (bform >= 0) {
+            if (bform == F_PERCENT + 100)
+                bform = F_PERCENT;
+            if (bform != F_LABEL) {
+                *startp = off[best - 1];
+                return bform;
+            }
+        }
+        cp_t tok[LEFT_WINDOW];
+        for (Py_ssize_t k = 0; k < n; k++)
+            tok[k] = r[n - 1 - k];
+        int url = urlish(tok, n);
+        if (bform == F_LABEL) {
+            *startp = url ? off[n - 1] : off[best - 1];
+            return url ? F_OTHER : F_LABEL;
+        }
+        cp_t prev = r[0];
+        int pct = n >= 3 && r[2] == '%' && hexd(r[1]) && hexd(r[0]);
+        if (url) {
+            if (prev == '/' || prev == '=' || pct) {
+                *startp = off[n - 1];
+                return F_OTHER;
+            }
+            if (is_alnum(prev) || (prev == '.' && n > 1 && is_digit(r[1])))
+                return -1; /* spec §2: glued to a number and dot, /19.10.2019/ */
+            *startp = off[n - 1];
+            return F_OTHER;
+        }
+        if (pct) {
+            cp_t d = (cp_t)(hexv(r[1]) * 16 + hexv(r[0]));
+            if (is_alnum(d))
+                return -1;
+            *startp = p;
+            return F_PERCENT;
+        }
+        if (is_alnum(prev) || prev == '_' || prev == '-' || prev == '.')
+            return -1;
+        if (pdf && broken_resolver(B, p, n)) {
+            *startp = off[n - 1]; /* PDF text: "https://doi.\norg/10.…", a resolver broken across a line */
+            return F_RESOLVER;
+        }
+        *startp = p;
+        return F_BARE;
+    }
+    /* A spaced label (find._LEFT_SPACED_LABEL) in the last 24 characters, or bare. The
+     * characters are read back as the rule gets to them (FILL): most anchors are bare after the
+     * first, every DOI of a list joined by commas among them (issue 15). */
+    {
+        cp_t w[24];
+        Py_ssize_t wo[24], m = 0, j = p;
+#define FILL(x)                                 \
+    while (m < (x) && m < 24 && j > 0) {        \
+        cp_t c_;                                \
+        j -= dec_back(B->b, j, &c_);            \
+        w[m] = c_;                              \
+        wo[m++] = j;                            \
+    }
+        Py_ssize_t k = 0;
+        FILL(1);
+        while (k < m && w[k] != '\n' && is_space(w[k])) {
+            k++;
+            FILL(k + 1);
+        }
+        if (k < m && w[k] == '\n') {
+            k++;
+            FILL(k + 1);
+            while (k < m && w[k] != '\n' && is_space(w[k])) {
+                k++;
+                FILL(k + 1);
+            }
+        }
+        if (k < m && (w[k] == ':' || w[k] == 0xFF1A || w[k] == '=')) {
+            k++;
+            FILL(k + 1);
+            while (k < m && (w[k] == ' ' || w[k] == '\t')) {
+                k++;
+                FILL(k + 1);
+            }
+        }
+        FILL(k + 4);
+#undef FILL
+        if (k + 3 <= m && ci(w[k], 'i') && ci(w[k + 1], 'o') && ci(w[k + 2], 'd') && not_after_namechar(w, m, k + 3, 1)) {
+            *startp = wo[k + 2];
+            return F_LABEL;
+        }
+    }
+    if (pdf) {
+        int form = spaced_resolver(B, p, startp);
+        if (form >= 0)
+            return form;
+    }
+    *startp = p;
+    return F_BARE;
+}

@@ -1,0 +1,228 @@
+/* The module's glue: scan() and pdf_scan() from Python, the byte helpers of the window loop
+ * (newlines, invalid_bytes), the tables checked by match/native.py, and the method table. Part
+ * of _cscan.c. */
+
+/* scan() and pdf_scan() from Python: the same arguments, and `rekey` for PDF text. */
+static PyObject *scan_call(PyObject *args, PyObject *kw, int pdf)
+{
+    static char *kwlist[] = {"data",  "lo",        "hi",        "rlo",     "rhi",     "base", "mentions", "hits",
+                             "chars", "line_base", "line_from", "line_to", "rekey",   NULL};
+    static char *plain_kwlist[] = {"data", "lo", "hi", "rlo", "rhi", "base", "mentions", "hits", "chars", "line_base",
+                                   "line_from", "line_to", NULL};
+    Py_buffer view;
+    Sink k = {0};
+    PyObject *mentions = Py_None, *hits = Py_None, *rekey = Py_None;
+    long long base = 0, line_base = -1;
+    Py_ssize_t line_from = 0, line_to = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, pdf ? "y*nnnn|LOOpLnnO" : "y*nnnn|LOOpLnn", pdf ? kwlist : plain_kwlist, &view, &k.lo, &k.hi,
+                                     &k.rlo, &k.rhi, &base, &mentions, &hits, &k.chars, &line_base, &line_from, &line_to,
+                                     &rekey))
+        return NULL;
+    if (line_base >= 0 && (line_from < 0 || line_from > view.len || line_to > view.len)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "line_from or line_to out of range");
+        return NULL;
+    }
+    k.line_base = line_base < 0 ? -1 : (int64_t)line_base;
+    k.lb = line_from;
+    if (sink_bind(&k, mentions) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    if (hits != Py_None && !PyList_Check(hits)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_TypeError, "hits must be a list or None");
+        return NULL;
+    }
+    k.base = base;
+    k.hits = hits == Py_None ? NULL : hits;
+    Buf B = {(const unsigned char *)view.buf, view.len};
+    int rc = pdf ? pdf_scan(&B, &k, rekey) : scan(&B, &k);
+    long long lines = rc == 0 ? newlines_to(&k, &B, line_to) : -1;
+    PyBuffer_Release(&view);
+    if (rc < 0)
+        return NULL;
+    return Py_BuildValue("(nnnL)", k.reported, k.last_end, k.too_long, lines);
+}
+
+static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    return scan_call(args, kw, 0);
+}
+
+static PyObject *py_pdf_scan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    return scan_call(args, kw, 1);
+}
+
+/* newlines(data, start, stop) -> how many newline bytes [start, stop) hold (line numbers). */
+static PyObject *py_newlines(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer view;
+    Py_ssize_t start = 0, stop = -1;
+    if (!PyArg_ParseTuple(args, "y*|nn", &view, &start, &stop))
+        return NULL;
+    if (stop < 0 || stop > view.len)
+        stop = view.len;
+    if (start < 0)
+        start = 0;
+    Py_ssize_t n = start < stop ? count_newlines(view.buf, start, stop) : 0;
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(n);
+}
+
+/* invalid_bytes(data, start, stop) -> (count, next): the bytes that are not valid UTF-8 (each
+ * reads as one U+FFFD, as surrogateescape + clean give) among the characters starting in
+ * [start, stop), and where the first character at or after `stop` starts. */
+static PyObject *py_invalid_bytes(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer view;
+    Py_ssize_t start = 0, stop = -1;
+    if (!PyArg_ParseTuple(args, "y*|nn", &view, &start, &stop))
+        return NULL;
+    const unsigned char *b = view.buf;
+    Py_ssize_t n = view.len, i = start < 0 ? 0 : start, bad = 0;
+    if (stop < 0 || stop > n)
+        stop = n;
+    while (i < stop) {
+#ifdef __SSE2__
+        if (i + 16 <= stop && !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(b + i)))) {
+            i += 16;
+            continue;
+        }
+#endif
+        if (i + 8 <= stop) {
+            uint64_t w;
+            memcpy(&w, b + i, 8);
+            if (!(w & 0x8080808080808080ULL)) {
+                i += 8;
+                continue;
+            }
+        }
+        cp_t c;
+        int k = dec(b, n, i, &c);
+        if (k == 1 && b[i] >= 0x80)
+            bad++;
+        i += k;
+    }
+    PyBuffer_Release(&view);
+    return Py_BuildValue("(nn)", bad, i);
+}
+
+/* The C side of the tables that must equal the Python rules (checked by match/native.py). */
+static PyObject *chars_where(int (*pred)(cp_t))
+{
+    Py_UCS4 buf[256];
+    Py_ssize_t k = 0;
+    for (cp_t c = 0; c <= 0x10FFFF && k < 256; c++)
+        if (pred(c))
+            buf[k++] = c;
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, k);
+}
+static int is_opener(cp_t c) { return opener(c); }
+static int is_closer(cp_t c) { return opener_of(c) != 0; }
+/* A NULL-ended array of strings as a tuple. */
+static PyObject *str_tuple(const char *const *a)
+{
+    Py_ssize_t n = 0;
+    while (a[n])
+        n++;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = PyUnicode_FromString(a[i]);
+        if (s == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, s);
+    }
+    return t;
+}
+
+/* A Word table's words as a tuple. */
+static PyObject *word_tuple(const Word *w)
+{
+    Py_ssize_t n = 0;
+    while (w[n].s)
+        n++;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *s = PyUnicode_FromStringAndSize(w[i].s, w[i].len);
+        if (s == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, s);
+    }
+    return t;
+}
+
+static PyObject *py_tables(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    Py_UCS4 pairs[16];
+    Py_ssize_t k = 0;
+    for (cp_t c = 0; c <= 0x10FFFF && k < 16; c++)
+        if (opener_of(c)) {
+            pairs[k++] = opener_of(c);
+            pairs[k++] = c;
+        }
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N}", "trailing", chars_where(trailing),
+                         "format", chars_where(format_char), "openers", chars_where(is_opener), "closers",
+                         chars_where(is_closer), "pairs", PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pairs, k),
+                         "views", word_tuple(VIEWS), "rxiv", word_tuple(RXIV), "segments", word_tuple(SEGMENTS),
+                         "media", word_tuple(MEDIA), "tail_rules", str_tuple(TAIL_SOURCES), "max_doi_chars",
+                         MAX_DOI_CHARS, "short_window", SHORT_WINDOW, "left_window", LEFT_WINDOW, "forms",
+                         str_tuple(FORM_NAMES), "dehyphenation_rules", str_tuple(DEHYPHENATION_SOURCES), "pdf_hyphens",
+                         chars_where(pdf_hyphen));
+}
+
+static PyMethodDef methods[] = {
+    {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS,
+     "scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1, line_from=0, line_to=-1)\n"
+     "-> (reported, last_end, too_long, newlines)\n"
+     "Find the DOIs of UTF-8 plain text `data`; those starting in [lo, hi) and [rlo, rhi) are counted in\n"
+     "`mentions` and/or appended to `hits` as (start, end, form index, doi, raw, line), offsets + base; with `chars`,\n"
+     "offsets count characters of valid UTF-8 (a record's text) instead of bytes. With line_base >= 0 (the\n"
+     "newlines before byte line_from), each hit's 1-based line is counted; else the line is None. With line_to >= 0\n"
+     "too, `newlines` is how many newline bytes data[line_from:line_to] holds (else -1): each byte counted once."},
+    {"pdf_scan", (PyCFunction)(void (*)(void))py_pdf_scan, METH_VARARGS | METH_KEYWORDS,
+     "pdf_scan(data, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1, line_from=0,\n"
+     "line_to=-1, rekey=None) -> (reported, last_end, too_long, newlines)\n"
+     "scan() for text extracted from a PDF, read as find_spans(..., 'pdf') reads it: DOIs joined across line breaks,\n"
+     "columns and spaces. `rekey` maps each canonical key to the key reported (pdf.rehyphenate, cached)."},
+    {"html_spans", py_html_spans, METH_VARARGS,
+     "html_spans(data, unescape) -> (spans, dropped, too_long)\n"
+     "The DOIs of HTML given as UTF-8 bytes, read as find_spans(..., 'html') reads them: (start, end, form index, doi)\n"
+     "sorted, byte offsets into the markup; (anchor, token end) of the candidates dropped as too long; and how many.\n"
+     "`unescape` decodes one character reference (html.unescape)."},
+    {"html_scan", (PyCFunction)(void (*)(void))py_html_scan, METH_VARARGS | METH_KEYWORDS,
+     "html_scan(data, unescape, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1,\n"
+     "line_from=0, line_to=-1) -> (reported, last_end, too_long, newlines)\n"
+     "scan() for HTML: the hits of html_spans that start in [lo, hi) and [rlo, rhi), counted and/or listed as scan()\n"
+     "does, their raw text the markup's."},
+    {"html_views", py_html_views, METH_VARARGS,
+     "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
+     "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},
+    {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
+    {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
+     "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
+    {"tables", py_tables, METH_NOARGS, "tables() -> dict: the rule tables compiled in, for the check against the Python rules."},
+    {NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The plain-text, PDF-text and HTML matcher on UTF-8 bytes.", -1,
+                                    methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__cscan(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,1164 @@
+/* ---- PDF text (spec §5): find._Scanner with pdf=True, and pdf.join_pieces -------------------
+ *
+ * The plain scan's anchor, left-context, end and key rules, with what PDF extraction adds: a
+ * space or one line break inside the prefix ("10. 1016/", "10.\n1371/"), resolvers broken across
+ * a line, and DOIs joined across line breaks, column gaps and spaces where the evidence says the
+ * break is inside the DOI. Like find._hits, a window is read once and, when some break was left
+ * unjoined on a guess, read again with what the document says about its own DOIs (pdf.Evidence:
+ * the sets of its keys, shapes and parent keys). Positions are bytes; the rules that count
+ * characters (columns, line and token bounds) count them. tests/test_cscan.py holds the result
+ * to find_spans(…, "pdf").
+ */
+
+#define MAX_JOINS 6
+#define MAX_LINE 1000
+#define COLUMN_SLACK 4
+#define HANGING_INDENT 12
+#define NEXT_TOKEN 300
+
+/* Hits of one pass, with their names' characters, kept for the second pass and for ordering. */
+typedef struct {
+    Py_ssize_t start, end, name, len;
+    int form;
+} PHit;
+
+typedef struct PFound {
+    PHit *hit;
+    Py_ssize_t n, cap;
+    cp_t *names;
+    Py_ssize_t nn, ncap;
+    Py_ssize_t *unc; /* starts of DOIs that ended at a break left unjoined on a guess */
+    Py_ssize_t nu, ucap;
+} PFound;
+
+static void pfound_free(PFound *f)
+{
+    PyMem_Free(f->hit);
+    PyMem_Free(f->names);
+    PyMem_Free(f->unc);
+    memset(f, 0, sizeof(*f));
+}
+
+/* Room for cap items of `size` bytes at *p. */
+static int grow(void **p, Py_ssize_t cap, size_t size)
+{
+    void *q = PyMem_Realloc(*p, size * (size_t)cap);
+    if (q == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+/* Grow *p (of *cap elements of `size` bytes) to hold at least `need`. */
+static int reserve(void **p, Py_ssize_t *cap, Py_ssize_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    Py_ssize_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    if (grow(p, c, size) < 0)
+        return -1;
+    *cap = c;
+    return 0;
+}
+
+static int collect_hit(PFound *f, Py_ssize_t start, Py_ssize_t end, int form, const cp_t *name, Py_ssize_t nn)
+{
+    if (reserve((void **)&f->hit, &f->cap, f->n + 1, sizeof(PHit)) < 0 ||
+        reserve((void **)&f->names, &f->ncap, f->nn + nn, sizeof(cp_t)) < 0)
+        return -1;
+    memcpy(f->names + f->nn, name, sizeof(cp_t) * (size_t)nn);
+    f->hit[f->n++] = (PHit){start, end, f->nn, nn, form};
+    f->nn += nn;
+    return 0;
+}
+
+/* ---- characters and tokens of the PDF rules ---- */
+
+/* The byte after `k` characters from byte i (or the end). */
+static Py_ssize_t chars_on(const Buf *B, Py_ssize_t i, Py_ssize_t k)
+{
+    cp_t c;
+    while (k-- > 0 && i < B->n)
+        i += B->b[i] < 0x80 ? 1 : dec(B->b, B->n, i, &c);
+    return i;
+}
+
+/* The byte `k` characters before byte i (or 0). */
+static Py_ssize_t chars_back(const Buf *B, Py_ssize_t i, Py_ssize_t k)
+{
+    cp_t c;
+    while (k-- > 0 && i > 0)
+        i -= dec_back(B->b, i, &c);
+    return i;
+}
+
+/* text.find("\n", i, i + MAX_LINE characters): its byte, or -1. */
+static Py_ssize_t find_nl(const Buf *B, Py_ssize_t i)
+{
+    Py_ssize_t k = 0;
+    cp_t c;
+    while (i < B->n && k < MAX_LINE) {
+        if (B->b[i] == '\n')
+            return i;
+        i += B->b[i] < 0x80 ? 1 : dec(B->b, B->n, i, &c);
+        k++;
+    }
+    return -1;
+}
+
+/* The characters of the token at byte i (pdf._NEXT_TOKEN: [^\s"]{1,300}) into t; how many. */
+static Py_ssize_t next_token(const Buf *B, Py_ssize_t i, cp_t *t)
+{
+    Py_ssize_t m = 0;
+    while (i < B->n && m < NEXT_TOKEN) {
+        cp_t c;
+        int k = dec(B->b, B->n, i, &c);
+        if (c == '"' || is_space(c))
+            break;
+        t[m++] = c;
+        i += k;
+    }
+    return m;
+}
+
+/* [ \t]*\r?\n[ \t]* at byte i: the byte after it, or -1 (pdf._LINEBREAK). */
+static Py_ssize_t line_break(const Buf *B, Py_ssize_t i)
+{
+    const unsigned char *b = B->b;
+    Py_ssize_t n = B->n;
+    while (i < n && (b[i] == ' ' || b[i] == '\t'))
+        i++;
+    if (i < n && b[i] == '\r')
+        i++;
+    if (!(i < n && b[i] == '\n'))
+        return -1;
+    i++;
+    while (i < n && (b[i] == ' ' || b[i] == '\t'))
+        i++;
+    return i;
+}
+
+/* A run of 3+ spaces or TABs in bytes [i, stop) (pdf._GAP.search). */
+static int has_gap(const Buf *B, Py_ssize_t i, Py_ssize_t stop)
+{
+    Py_ssize_t run = 0;
+    for (; i < stop; i++) {
+        if (B->b[i] == ' ' || B->b[i] == '\t') {
+            if (++run >= 3)
+                return 1;
+        } else {
+            run = 0;
+        }
+    }
+    return 0;
+}
+
+/* Word characters of \b (str.isalnum and "_"). */
+static inline int word_char(cp_t c) { return c == '_' || is_alnum(c); }
+
+/* Whether t[0:m] starts with the literal (lower case, IGNORECASE as re folds). */
+#define TLIT(t, m, lit) lit_at((t), (m), 0, (lit))
+
+/* pdf._STARTS_NEW.match(token) (`line_start`), or pdf._NEW_ID.match(token): a new label,
+ * identifier or URL, and at a line start also a reference number, a bullet or a dash. */
+static int starts_new(const cp_t *t, Py_ssize_t m, int line_start)
+{
+    if (m == 0)
+        return 0;
+    if (TLIT(t, m, "doi") && (m == 3 || !word_char(t[3]) || t[3] == ':' || t[3] == 0xFF1A))
+        return 1;
+    for (int p = 0; p <= 1; p++) { /* p?mid\b, pmid[:：] */
+        if (p && !ci(t[0], 'p'))
+            break;
+        if (lit_at(t, m, p, "mid") && (m == p + 3 || !word_char(t[p + 3]) || (p && (t[4] == ':' || t[4] == 0xFF1A))))
+            return 1;
+    }
+    if (TLIT(t, m, "pmcid") || TLIT(t, m, "https:") || TLIT(t, m, "http:") || TLIT(t, m, "www.") || TLIT(t, m, "urn:") ||
+        TLIT(t, m, "info:") || TLIT(t, m, "isbn") || TLIT(t, m, "issn") || TLIT(t, m, "arxiv"))
+        return 1;
+    if (TLIT(t, m, "10.")) {
+        Py_ssize_t d = 0;
+        while (3 + d < m && (line_start ? is_decimal(t[3 + d]) : is_digit(t[3 + d])))
+            d++;
+        if (d >= 4)
+            return 1;
+    }
+    if (!line_start)
+        return 0;
+    if (TLIT(t, m, "pubmed") || TLIT(t, m, "medline") || (TLIT(t, m, "pmc") && m > 3 && is_decimal(t[3])))
+        return 1;
+    if ((t[0] == '[' || t[0] == '(') && m > 1 && is_decimal(t[1])) {
+        if (t[0] == '[')
+            return 1; /* \[\d+\]? */
+        Py_ssize_t j = 1;
+        while (j < m && is_decimal(t[j]))
+            j++;
+        if (j < m && t[j] == ')')
+            return 1;
+    }
+    if (m >= 2 && m <= 5) { /* \d{1,4}[.)\]]\Z */
+        Py_ssize_t j = 0;
+        while (j < m - 1 && is_decimal(t[j]))
+            j++;
+        if (j == m - 1 && (t[j] == '.' || t[j] == ')' || t[j] == ']'))
+            return 1;
+    }
+    return t[0] == 0x2022 || t[0] == 0xB7 || t[0] == 0x25AA || t[0] == 0x2013 || t[0] == 0x2014;
+}
+
+/* pdf._DOI_CHAR_START: [0-9A-Za-z(\[<_-] */
+static inline int doi_char_start(cp_t c) { return c < 128 && (is_alnum(c) || c == '(' || c == '[' || c == '<' || c == '_' || c == '-'); }
+
+static int has_ascii_digit(const cp_t *t, Py_ssize_t m)
+{
+    for (Py_ssize_t j = 0; j < m; j++)
+        if (is_digit(t[j]))
+            return 1;
+    return 0;
+}
+
+/* pdf._PAGE_NUMBER.match at byte i of a string ending at byte `stop`: a number without a
+ * leading zero alone on its line, or before a running header ("154 A. Sundström"). */
+static int page_number(const Buf *B, Py_ssize_t i, Py_ssize_t stop)
+{
+    const unsigned char *b = B->b;
+    if (!(i < stop && b[i] >= '1' && b[i] <= '9'))
+        return 0;
+    Py_ssize_t j = i + 1;
+    while (j < stop && is_digit(b[j]))
+        j++;
+    if (j - i > 4)
+        return 0;
+    Py_ssize_t k = j;
+    while (k < stop && (b[k] == ' ' || b[k] == '\t'))
+        k++;
+    if (k == stop || b[k] == '\n' || (b[k] == '\r' && k + 1 < stop && b[k + 1] == '\n'))
+        return 1;
+    return k > j && b[k] >= 'A' && b[k] <= 'Z';
+}
+
+/* pdf._open_bracket: a bracket opened and not closed. */
+static int open_bracket(const cp_t *s, Py_ssize_t n)
+{
+    Py_ssize_t depth = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (opener(s[i]))
+            depth++;
+        else if (opener_of(s[i]) && depth)
+            depth--;
+    }
+    return depth > 0;
+}
+
+static int has_opener(const cp_t *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (opener(s[i]))
+            return 1;
+    return 0;
+}
+
+/* Where pdf._suffix starts: after the first "/" or "%2F", or -1 (still in the prefix). */
+static Py_ssize_t suffix_at(const cp_t *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] == '/')
+            return i + 1;
+        if (s[i] == '%' && i + 2 < n && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == 'f'))
+            return i + 3;
+    }
+    return -1;
+}
+
+/* pdf._ISSN_END: [0-9]{4}-[0-9]{3}[0-9Xx]\Z */
+static int issn_end(const cp_t *s, Py_ssize_t n)
+{
+    if (n < 9)
+        return 0;
+    const cp_t *e = s + n - 9;
+    for (int j = 0; j < 9; j++) {
+        int ok = j == 4 ? e[j] == '-' : j == 8 ? (is_digit(e[j]) || e[j] == 'X' || e[j] == 'x') : is_digit(e[j]);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* pdf._PROSE_WORD: [A-Z]?[a-z]+(?:-[A-Z]?[a-z]+)*\Z */
+static int prose_word(const cp_t *w, Py_ssize_t m)
+{
+    Py_ssize_t i = 0;
+    for (;;) {
+        if (i < m && w[i] >= 'A' && w[i] <= 'Z')
+            i++;
+        Py_ssize_t a = i;
+        while (i < m && w[i] >= 'a' && w[i] <= 'z')
+            i++;
+        if (i == a)
+            return 0;
+        if (i == m)
+            return 1;
+        if (w[i] != '-')
+            return 0;
+        i++;
+    }
+}
+
+/* pdf._VIEW_TAIL.search(s) starting before `before`: a publisher's view segment at the end. */
+static int view_tail(const cp_t *s, Py_ssize_t n, Py_ssize_t before)
+{
+    static const char *const W[] = {"abstract", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "references",
+                                    "suppinfo", "citedby", "figures", "tables", "download", NULL};
+    Py_ssize_t e = n && s[n - 1] == '/' ? n - 1 : n;
+    for (int w = 0; W[w]; w++) {
+        Py_ssize_t L = (Py_ssize_t)strlen(W[w]), at = e - L - 1;
+        if (at >= 0 && s[at] == '/' && lit_at(s, e, at + 1, W[w]) && at < before)
+            return 1;
+    }
+    return 0;
+}
+
+/* pdf._ABBREVIATION_DOT on the suffix s[a:n]: (?:^|[/.])[a-z]{1,12}\.\Z */
+static int abbreviation_dot(const cp_t *s, Py_ssize_t a, Py_ssize_t n)
+{
+    if (n - a < 2 || s[n - 1] != '.')
+        return 0;
+    Py_ssize_t i = n - 1;
+    while (i > a && s[i - 1] >= 'a' && s[i - 1] <= 'z')
+        i--;
+    Py_ssize_t k = n - 1 - i;
+    return k >= 1 && k <= 12 && (i == a || s[i - 1] == '/' || s[i - 1] == '.');
+}
+
+/* ---- the PDF key (canonical_key(name, True)) and the document's evidence ---- */
+
+static inline int pdf_hyphen(cp_t c) { return c == 0x2010 || c == 0x2011 || c == 0x2012 || c == 0x2013 || c == 0x2212; }
+
+/* The canonical key of a raw name read from PDF text (spec §5): look-alike hyphens read as "-",
+ * ligatures expanded, format characters and the spaces a join went across dropped, then the
+ * plain key. A new str, or NULL with an exception. */
+static PyObject *pdf_key(const cp_t *s, Py_ssize_t n)
+{
+    static const char *const LIG[] = {"ff", "fi", "fl", "ffi", "ffl"};
+    cp_t lt[MAX_LOGICAL + 8], lw[MAX_LOGICAL + 8], lout[MAX_LOGICAL + 8];
+    unsigned char lbytes[MAX_LOGICAL / 3 + 4];
+    cp_t *t = lt, *w = lw, *out = lout;
+    unsigned char *bytes = lbytes;
+    PyObject *key = NULL;
+    if (3 * n > MAX_LOGICAL) { /* a ligature is up to three characters */
+        t = PyMem_Malloc(sizeof(cp_t) * (size_t)(3 * n + 8));
+        w = PyMem_Malloc(sizeof(cp_t) * (size_t)(3 * n + 8));
+        out = PyMem_Malloc(sizeof(cp_t) * (size_t)(3 * n + 8));
+        bytes = PyMem_Malloc((size_t)(n + 4));
+        if (t == NULL || w == NULL || out == NULL || bytes == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        cp_t c = s[i];
+        if (pdf_hyphen(c))
+            t[m++] = '-';
+        else if (c >= 0xFB00 && c <= 0xFB04)
+            for (const char *l = LIG[c - 0xFB00]; *l; l++)
+                t[m++] = (cp_t)*l;
+        else if (!format_char(c) && !is_space(c))
+            t[m++] = c;
+    }
+    Py_ssize_t o = canonical_in(t, m, out, w, bytes);
+    key = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, o);
+done:
+    if (t != lt) {
+        PyMem_Free(t);
+        PyMem_Free(w);
+        PyMem_Free(out);
+        PyMem_Free(bytes);
+    }
+    return key;
+}
+
+/* pdf.shape_of: the registrant prefix and the suffix's classes (10.1371/aaaaaaa.aaaa.9999999). */
+static PyObject *shape_of(PyObject *key)
+{
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(key, &n);
+    if (u == NULL)
+        return NULL;
+    char *t = PyMem_Malloc((size_t)n + 2);
+    if (t == NULL)
+        return PyErr_NoMemory();
+    const char *slash = memchr(u, '/', (size_t)n);
+    Py_ssize_t a = slash ? slash - u + 1 : n, m = a;
+    memcpy(t, u, (size_t)a);
+    if (!slash)
+        t[m++] = '/';
+    for (Py_ssize_t i = a; i < n; i++)
+        t[m++] = is_digit((unsigned char)u[i]) ? '9' : (u[i] >= 'a' && u[i] <= 'z') ? 'a' : u[i];
+    PyObject *r = PyUnicode_DecodeUTF8(t, m, "strict");
+    PyMem_Free(t);
+    return r;
+}
+
+/* Whether some rule of pdf.DEHYPHENATION_RULES may rewrite the key u[0:n] (ASCII-folded; every
+ * rule ignores case): a prefilter that lets through every key a rule could touch, so that the
+ * Python rules run only for those. One clause per rule, in the table's order; DEHYPHENATION_RULES
+ * (their count is checked by native.py) and the examples of tests/test_cscan.py keep it whole. */
+#define N_DEHYPHENATION_RULES 12
+static int may_rehyphenate(const char *u, Py_ssize_t n)
+{
+    const char *slash = memchr(u, '/', (size_t)n);
+    if (slash == NULL)
+        return 0;
+    const char *x = slash + 1, *end = u + n;
+    Py_ssize_t sn = end - x;
+    for (const char *c = u; c < end; c++)
+        if ((unsigned char)*c >= 0x80)
+            return 1; /* the rules' \d and IGNORECASE reach past ASCII (Arabic-Indic digits, ſ, ı, K) */
+#define AT(i) ((i) < sn ? x[i] : 0)
+#define DIGIT(c) ((c) >= '0' && (c) <= '9')
+    if (DIGIT(AT(0)))
+        return 1; /* ISSN runs (1, 10), Lippincott's blocks (7) */
+    if (sn >= 6 && memcmp(x, "(sici)", 6) == 0)
+        return 1; /* 1 */
+    if (AT(0) == 's' && DIGIT(AT(1)))
+        return 1; /* 1, Springer (4, 5) */
+    if (AT(0) == 'j' && AT(1) == '.' && DIGIT(AT(2)))
+        return 1; /* Blackwell (2) */
+    if (memchr(x, '>', (size_t)sn) || memchr(x, '(', (size_t)sn))
+        return 1; /* the SICI check (3), Elsevier's item number (9) */
+    for (const char *c = x; c + 5 <= end; c++)
+        if (c[0] == ':' && c[1] == ':' && c[2] == 'a' && c[3] == 'i' && c[4] == 'd')
+            return 1; /* a SICI contribution id (8) */
+    if ((slash - u == 7 && memcmp(u, "10.1055", 7) == 0) || (slash - u == 7 && memcmp(u, "10.1146", 7) == 0))
+        return 1; /* Thieme (11), Annual Reviews (12) */
+    if (sn >= 16 && sn <= 19) { /* Baywood/SAGE's four blocks of four, two dashes at least (6) */
+        int dashes = 0, other = 0;
+        for (const char *c = x; c < end; c++) {
+            if (*c == '-')
+                dashes++;
+            else if (!(DIGIT(*c) || (*c >= 'a' && *c <= 'z')))
+                other = 1;
+        }
+        if (dashes >= 2 && !other)
+            return 1;
+    }
+#undef AT
+#undef DIGIT
+    return 0;
+}
+
+/* What a document says about its own DOIs (pdf.Evidence). */
+typedef struct {
+    PyObject *dois, *shapes, *parents;
+} Evidence;
+
+static void evidence_free(Evidence *ev)
+{
+    Py_CLEAR(ev->dois);
+    Py_CLEAR(ev->shapes);
+    Py_CLEAR(ev->parents);
+}
+
+/* Evidence.add(key, certain) */
+static int evidence_add(Evidence *ev, PyObject *key, int certain)
+{
+    if (PySet_Add(ev->dois, key) < 0)
+        return -1;
+    if (certain) {
+        PyObject *shape = shape_of(key);
+        int bad = shape == NULL || PySet_Add(ev->shapes, shape) < 0;
+        Py_XDECREF(shape);
+        if (bad)
+            return -1;
+    }
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(key, &n);
+    if (u == NULL)
+        return -1;
+    const char *slash = memchr(u, '/', (size_t)n);
+    Py_ssize_t i = slash ? slash - u + 1 : 0; /* from the second character after the first "/" */
+    if (i < n)
+        i += utf8_len((unsigned char)u[i]) ? utf8_len((unsigned char)u[i]) : 1;
+    for (; i < n; i++)
+        if (u[i] == '.' || u[i] == '/') {
+            PyObject *parent = PyUnicode_DecodeUTF8(u, i, "strict");
+            int bad = parent == NULL || PySet_Add(ev->parents, parent) < 0;
+            Py_XDECREF(parent);
+            if (bad)
+                return -1;
+        }
+    return 0;
+}
+
+/* The key of the name a string would give alone (pdf._key(pdf._complete_name(s))). */
+static PyObject *complete_key(const cp_t *s, Py_ssize_t n) { return pdf_key(s, end_of_name(s, n, F_BARE, NULL, 0, -1)); }
+
+/* The set of shapes holds the shape of `key` (NULL: an error already set); 1, 0 or -1. */
+static int shape_in(PyObject *shapes, PyObject *key)
+{
+    PyObject *shape = key == NULL ? NULL : shape_of(key);
+    int r = shape == NULL ? -1 : PySet_Contains(shapes, shape);
+    Py_XDECREF(shape);
+    return r;
+}
+
+/* ---- where a broken DOI goes on (pdf._continuation, pdf._new_below) ---- */
+
+/* The columns (characters from byte a) where the blocks of bytes [a, z) start (pdf._SEGMENT:
+ * blocks are apart by 3+ spaces or a line end). How many, into *cols (grown as needed). */
+static Py_ssize_t block_starts(const Buf *B, Py_ssize_t a, Py_ssize_t z, Py_ssize_t **cols, Py_ssize_t *cap)
+{
+    const unsigned char *b = B->b;
+    Py_ssize_t m = 0, col = 0, i = a;
+    int in = 0;
+    while (i < z) {
+        unsigned char c = b[i];
+        if (c == ' ' || c == '\t') {
+            Py_ssize_t j = i;
+            while (j < z && (b[j] == ' ' || b[j] == '\t'))
+                j++;
+            if (j - i > 2 || j == z || b[j] == '\n')
+                in = 0;
+            col += j - i;
+            i = j;
+            continue;
+        }
+        if (c == '\n') {
+            in = 0;
+        } else if (!in) {
+            if (reserve((void **)cols, cap, m + 1, sizeof(Py_ssize_t)) < 0)
+                return -1;
+            (*cols)[m++] = col;
+            in = 1;
+        }
+        cp_t ch;
+        i += c < 0x80 ? 1 : dec(b, z, i, &ch);
+        col++;
+    }
+    return m;
+}
+
+typedef struct {
+    Py_ssize_t *here, *below;
+    Py_ssize_t hcap, bcap;
+} BlockColumns;
+
+/* pdf._continuation: the byte where the rest of a DOI that stops at byte `at` starts — on the
+ * next line, in the DOI's own column — or -1; -2 on an error. */
+static Py_ssize_t continuation(const Buf *B, Py_ssize_t at, BlockColumns *C)
+{
+    Py_ssize_t lb = line_break(B, at), after_gap = -1, nl;
+    if (lb < 0) {
+        Py_ssize_t g = at;
+        while (g < B->n && (B->b[g] == ' ' || B->b[g] == '\t'))
+            g++;
+        if (g - at < 3 || g >= B->n || B->b[g] == '\r' || B->b[g] == '\n')
+            return -1;
+        nl = find_nl(B, g);
+        after_gap = g;
+    } else {
+        nl = find_nl(B, at);
+    }
+    if (nl < 0)
+        return -1;
+    Py_ssize_t back = chars_back(B, at, MAX_LINE), line_start = 0;
+    for (Py_ssize_t i = at; i > back; i--)
+        if (B->b[i - 1] == '\n') {
+            line_start = i;
+            break;
+        }
+    Py_ssize_t nh = block_starts(B, line_start, at, &C->here, &C->hcap);
+    Py_ssize_t next_start = nl + 1, next_end = find_nl(B, next_start);
+    if (next_end < 0)
+        next_end = chars_on(B, next_start, MAX_LINE);
+    Py_ssize_t nb = nh < 0 ? -1 : block_starts(B, next_start, next_end, &C->below, &C->bcap);
+    if (nb < 0)
+        return -2;
+    if (nb == 0 || nh == 0)
+        return -1; /* a blank line: a paragraph or page break ends the DOI */
+    const Py_ssize_t *here = C->here, *below = C->below;
+    if (after_gap >= 0) {
+        Py_ssize_t gap_col = 0;
+        for (Py_ssize_t i = line_start; i < after_gap;) {
+            cp_t ch;
+            i += B->b[i] < 0x80 ? 1 : dec(B->b, B->n, i, &ch);
+            gap_col++;
+        }
+        int seen = 0;
+        for (Py_ssize_t j = 0; j < nb && !seen; j++)
+            seen = below[j] - gap_col <= COLUMN_SLACK && gap_col - below[j] <= COLUMN_SLACK;
+        if (!seen)
+            return -1;
+    }
+    for (Py_ssize_t h = nh - 1; h >= 0; h--)
+        for (Py_ssize_t j = 0; j < nb; j++)
+            if (below[j] - here[h] <= COLUMN_SLACK && here[h] - below[j] <= COLUMN_SLACK)
+                return chars_on(B, next_start, below[j]);
+    if (lb >= 0 && nh == 1 && below[0] - here[0] <= HANGING_INDENT && here[0] - below[0] <= HANGING_INDENT)
+        return chars_on(B, next_start, below[0]);
+    return -1;
+}
+
+/* pdf._new_below: the DOI stops at a line end and the next line, one block, starts something
+ * new — decided without the column search. */
+static int new_below(const Buf *B, Py_ssize_t at)
+{
+    Py_ssize_t i = line_break(B, at);
+    if (i < 0)
+        return 0;
+    cp_t t[NEXT_TOKEN];
+    Py_ssize_t m = next_token(B, i, t);
+    if (m == 0 || t[0] == '(' || !starts_new(t, m, 1))
+        return 0;
+    Py_ssize_t nl = find_nl(B, i);
+    return !has_gap(B, i, nl >= 0 ? nl : chars_on(B, i, MAX_LINE));
+}
+
+/* pdf._BOX_BREAK: [ \t]*\r?\n[ \t]*\r?\n[ \t]*(?=\S) at byte i: the byte after it, or -1. */
+static Py_ssize_t box_break(const Buf *B, Py_ssize_t i)
+{
+    i = line_break(B, i);
+    if (i < 0)
+        return -1;
+    i = line_break(B, i);
+    if (i < 0 || i >= B->n)
+        return -1;
+    cp_t c;
+    dec(B->b, B->n, i, &c);
+    return is_space(c) ? -1 : i;
+}
+
+/* pdf._space_join: a space or TAB after the DOI piece s[0:n] is inside the DOI, t[0:m] its rest. */
+static int space_join(const cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t m)
+{
+    cp_t last = s[n - 1];
+    int inside;
+    if (last == '>') {
+        int lt = 0;
+        for (Py_ssize_t i = 0; i < n && !lt; i++)
+            lt = s[i] == '<';
+        /* pdf._SICI_CHECK: [0-9]\.[0-9]\.CO;[0-9] */
+        inside = lt && m >= 8 && is_digit(t[0]) && t[1] == '.' && is_digit(t[2]) && t[3] == '.' && ci(t[4], 'c') &&
+                 ci(t[5], 'o') && t[6] == ';' && is_digit(t[7]);
+    } else if (last == '.') {
+        Py_ssize_t a = suffix_at(s, n);
+        inside = abbreviation_dot(s, a < 0 ? n : a, n);
+    } else {
+        inside = last == '-' || last == '/' || (has_opener(s, n) && open_bracket(s, n));
+    }
+    return inside && doi_char_start(t[0]) && has_ascii_digit(t, m) && !starts_new(t, m, 0);
+}
+
+/* pdf._decide: whether the DOI s[0:n], broken at a line end, goes on with the token t[0:m]
+ * (the next line's text from `line` on); *guess when that was a guess. s has room for n + m
+ * more characters (the joined name is built there for the evidence). 0/1, or -1 on an error. */
+static int decide(const Buf *B, cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t m, Py_ssize_t line, const Evidence *ev,
+                  int *guess)
+{
+    *guess = 0;
+    Py_ssize_t sfx = suffix_at(s, n);
+    cp_t last = s[n - 1];
+    if (sfx >= 0) {
+        if (t[0] == '(' && (issn_end(s, n) || open_bracket(s, n)))
+            return 1;
+        if (last == 0xAD && doi_char_start(t[0]) && !starts_new(t, m, 1))
+            return 1; /* a soft hyphen at a line end: the tool's hyphenation point */
+        if (is_alnum(last) && m >= 2 && (t[0] == '-' || t[0] == '_') && t[1] < 128 && is_alnum(t[1]))
+            return 1;
+        if (last == '.' && page_number(B, line, chars_on(B, line, 8)))
+            return 0;
+    }
+    if (starts_new(t, m, 1) || !doi_char_start(t[0]))
+        return 0;
+    if (sfx < 0 || sfx == n)
+        return 1; /* the break is inside the prefix or right after it: a DOI goes on */
+    memcpy(s + n, t, sizeof(cp_t) * (size_t)m);
+    int r = 0;
+    PyObject *joined = NULL; /* the key so_far + nxt would give, for the evidence */
+    if (ev != NULL) {
+        if ((joined = complete_key(s, n + m)) == NULL)
+            return -1;
+        r = PySet_Contains(ev->dois, joined);
+        if (r == 0)
+            r = PySet_Contains(ev->parents, joined);
+        if (r != 0)
+            goto out;
+    }
+    if (last == '-' || last == '_' || last == '/' || last == '.') {
+        Py_ssize_t w = m;
+        while (w && (t[w - 1] == '.' || t[w - 1] == ',' || t[w - 1] == ';' || t[w - 1] == ':' || t[w - 1] == ')' || t[w - 1] == ']'))
+            w--;
+        if (has_ascii_digit(t, w) || (last == '.' && w == 1 && t[0] == 'x'))
+            r = 1;
+        else if (last == '-' && !prose_word(t, w))
+            r = 1; /* a DOI does not end in "-": …-0548- + PDN (APS), an acronym */
+        else
+            *guess = 1;
+        goto out;
+    }
+    if (!is_alnum(last)) {
+        *guess = ev == NULL; /* the document's own DOIs could still join it */
+        goto out;
+    }
+    if (view_tail(s, n + m, n)) {
+        r = 1; /* a URL broken inside a publisher's view segment (…/abstra + ct) */
+        goto out;
+    }
+    *guess = 1;
+    if (ev == NULL || (r = shape_in(ev->shapes, joined)) <= 0)
+        goto out;
+    /* the shape of this registrant's DOIs joined, and not alone */
+    PyObject *alone = complete_key(s, n);
+    int seen = shape_in(ev->shapes, alone);
+    Py_XDECREF(alone);
+    if (seen < 0)
+        r = -1;
+    else if (seen)
+        r = 0;
+    else
+        *guess = 0;
+out:
+    Py_XDECREF(joined);
+    return r;
+}
+
+/* The logical text of a DOI being joined: its characters, each one's byte, its pieces. */
+typedef struct {
+    cp_t *s;
+    Py_ssize_t *bo, *be; /* byte of each character, and the byte after it */
+    Py_ssize_t n, cap;
+    Py_ssize_t *pa, *pb; /* pieces: byte spans */
+    Py_ssize_t np, pcap;
+} Logical;
+
+static int logical_room(Logical *L, Py_ssize_t more)
+{
+    Py_ssize_t need = L->n + more + NEXT_TOKEN + 8;
+    if (need <= L->cap)
+        return 0;
+    Py_ssize_t c = L->cap, c1 = c, c2 = c;
+    if (reserve((void **)&L->s, &c, need, sizeof(cp_t)) < 0 || reserve((void **)&L->bo, &c1, need, sizeof(Py_ssize_t)) < 0 ||
+        reserve((void **)&L->be, &c2, need, sizeof(Py_ssize_t)) < 0)
+        return -1;
+    L->cap = c;
+    return 0;
+}
+
+static int add_piece(Logical *L, Py_ssize_t a, Py_ssize_t b)
+{
+    Py_ssize_t c = L->pcap, c1 = L->pcap;
+    if (reserve((void **)&L->pa, &c, L->np + 1, sizeof(Py_ssize_t)) < 0 ||
+        reserve((void **)&L->pb, &c1, L->np + 1, sizeof(Py_ssize_t)) < 0)
+        return -1;
+    L->pcap = c;
+    L->pa[L->np] = a;
+    L->pb[L->np++] = b;
+    return 0;
+}
+
+/* Append the run (rules.RUN: up to MAX_DOI_CHARS + 1 characters) at byte i as a piece. */
+static int add_run(const Buf *B, Logical *L, Py_ssize_t i)
+{
+    if (logical_room(L, MAX_DOI_CHARS + 2) < 0)
+        return -1;
+    Py_ssize_t a = i, k = 0;
+    while (i < B->n && k <= MAX_DOI_CHARS) {
+        cp_t c;
+        int w = dec(B->b, B->n, i, &c);
+        if (run_end(c))
+            break;
+        L->s[L->n] = c;
+        L->bo[L->n] = i;
+        L->be[L->n++] = i + w;
+        i += w;
+        k++;
+    }
+    return add_piece(L, a, i);
+}
+
+/* pdf.join_pieces: extend the DOI in L across the breaks that fall inside it. 0, or -1. */
+static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumns *C, int *uncertain)
+{
+    cp_t t[NEXT_TOKEN];
+    for (int j = 0; j < MAX_JOINS; j++) {
+        Py_ssize_t at = L->pb[L->np - 1];
+        if (new_below(B, at))
+            break;
+        Py_ssize_t cont = continuation(B, at, C);
+        if (cont == -2)
+            return -1;
+        cp_t last = L->s[L->n - 1];
+        if (cont < 0 && (last == '-' || last == '/')) {
+            Py_ssize_t a = suffix_at(L->s, L->n);
+            if (a >= 0 && a < L->n) {
+                /* pdfminer sets its text boxes apart by a blank line: a DOI that stops in "-" or
+                 * "/", which no DOI ends with, goes on in the next box */
+                Py_ssize_t e = box_break(B, at);
+                if (e >= 0 && !page_number(B, e, B->n))
+                    cont = e;
+            }
+        }
+        if (cont < 0) {
+            if (!(last == '-' || last == '/' || last == '.' || last == '>') && !has_opener(L->s, L->n))
+                break; /* no space can be inside this DOI: the common case, at once */
+            Py_ssize_t sp = at;
+            while (sp < B->n && sp - at < 2 && (B->b[sp] == ' ' || B->b[sp] == '\t'))
+                sp++;
+            if (sp == at)
+                break;
+            Py_ssize_t m = next_token(B, sp, t);
+            if (m == 0 || !space_join(L->s, L->n, t, m))
+                break;
+            if (add_run(B, L, sp) < 0) /* spaces or TABs inside the DOI (spec §5) */
+                return -1;
+            continue;
+        }
+        Py_ssize_t m = next_token(B, cont, t);
+        if (m == 0)
+            break;
+        if (logical_room(L, 0) < 0)
+            return -1;
+        int guess, join = decide(B, L->s, L->n, t, m, cont, ev, &guess);
+        if (join < 0)
+            return -1;
+        *uncertain |= guess;
+        if (!join)
+            break;
+        if (add_run(B, L, cont) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the scan of PDF text ---- */
+
+/* _ANCHOR_PDF at byte p ("10." there): 10\.(?:(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)(?!10\.[0-9]))?
+ * ([0-9]+(?:\.[0-9]+)*)(?:[ \t]?(/|%2[Ff]|:))? — 0 when it does not match; else 1 with the end
+ * of the digits *e, the separator *sep (0 for none) and the suffix start *q, *first the digits of
+ * the registrant's first part. */
+static int pdf_anchor(const Buf *B, Py_ssize_t p, Py_ssize_t *e, char *sep, Py_ssize_t *q, Py_ssize_t *first)
+{
+    const unsigned char *b = B->b;
+    Py_ssize_t n = B->n, j = p + 3, w = j;
+    /* either alternative is optional blanks, then an optional line break and its indent */
+    while (w < n && (b[w] == ' ' || b[w] == '\t'))
+        w++;
+    Py_ssize_t w2 = w;
+    if (w2 < n && b[w2] == '\r')
+        w2++;
+    if (w2 < n && b[w2] == '\n') {
+        w2++;
+        while (w2 < n && (b[w2] == ' ' || b[w2] == '\t'))
+            w2++;
+        w = w2;
+    }
+    if (w > j && w + 3 < n && b[w] == '1' && b[w + 1] == '0' && b[w + 2] == '.' && is_digit(b[w + 3]))
+        w = j; /* "1–10. 10.1038/x": a page range ending in 10, then a DOI */
+    if (!(w < n && is_digit(b[w])))
+        return 0;
+    Py_ssize_t i = w;
+    while (i < n && is_digit(b[i]))
+        i++;
+    *first = i - w;
+    while (i + 1 < n && b[i] == '.' && is_digit(b[i + 1])) {
+        i++;
+        while (i < n && is_digit(b[i]))
+            i++;
+    }
+    *e = i;
+    *sep = 0;
+    Py_ssize_t at = i < n && (b[i] == ' ' || b[i] == '\t') ? i + 1 : i; /* [ \t]? before the separator */
+    for (int tries = 0; tries < 2 && !*sep; tries++, at = i) {
+        if (at < n && b[at] == '/')
+            *sep = '/', *q = at + 1;
+        else if (at + 2 < n && b[at] == '%' && b[at + 1] == '2' && (b[at + 2] == 'F' || b[at + 2] == 'f'))
+            *sep = '%', *q = at + 3;
+        else if (at < n && b[at] == ':')
+            *sep = ':', *q = at + 1;
+    }
+    return 1;
+}
+
+/* The characters of bytes [a, z) into r (at most cap), back from z: r[0] is the last. */
+static Py_ssize_t read_back(const Buf *B, Py_ssize_t a, Py_ssize_t z, cp_t *r, Py_ssize_t *off, Py_ssize_t cap)
+{
+    Py_ssize_t m = 0;
+    while (z > a && m < cap) {
+        z -= dec_back(B->b, z, &r[m]);
+        off[m++] = z;
+    }
+    return m;
+}
+
+/* find._BROKEN_RESOLVER.search(text, p - 300, p) for a token "org/" or ".org/" of tn characters
+ * before p: "doi.\norg/", "https://doi.\n.org/" or "doi.   " (a column gap) within 300 characters. */
+static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn)
+{
+    cp_t r[301];
+    Py_ssize_t off[301];
+    Py_ssize_t m = read_back(B, 0, p, r, off, 300);
+    if (!((tn == 4 && rlit(r, m, 0, "org/")) || (tn == 5 && rlit(r, m, 0, ".org/"))))
+        return 0;
+    /* doi\.?[ \t]*\r?\n[ \t]*(?:\.?org/)\Z */
+    Py_ssize_t k = 4;
+    if (k < m && r[k] == '.')
+        k++;
+    while (k < m && (r[k] == ' ' || r[k] == '\t'))
+        k++;
+    if (k < m && r[k] == '\n') {
+        k++;
+        if (k < m && r[k] == '\r')
+            k++;
+        while (k < m && (r[k] == ' ' || r[k] == '\t'))
+            k++;
+        if (k < m && r[k] == '.')
+            k++;
+        if (rlit(r, m, k, "doi"))
+            return 1;
+    }
+    /* doi\.[ \t]{3,} anywhere in the window */
+    for (Py_ssize_t e = 0; e + 7 <= m; e++) {
+        if (!(r[e] == ' ' || r[e] == '\t'))
+            continue;
+        Py_ssize_t g = e;
+        while (g < m && (r[g] == ' ' || r[g] == '\t'))
+            g++;
+        if (g - e >= 3 && rlit(r, m, g, "doi."))
+            return 1;
+        e = g - 1;
+    }
+    return 0;
+}
+
+/* find._LEFT_SPACED_RESOLVER.search in the 48 characters before p: a resolver whose DOI went to
+ * the next line or after a space. Its form, with *startp, or -1. */
+static int spaced_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
+{
+    cp_t r[48];
+    Py_ssize_t off[48];
+    Py_ssize_t m = read_back(B, 0, p, r, off, 48), k = 0, nls = 0;
+    while (k < m && is_space(r[k]) && (r[k] != '\n' || nls++ == 0))
+        k++;
+    if (!rlit(r, m, k, "doi.org/"))
+        return -1;
+    Py_ssize_t e = k + 8;
+    int form = F_RESOLVER;
+    if (rlit(r, m, e, "www."))
+        e += 4;
+    if (rlit(r, m, e, "dx.")) {
+        e += 3;
+        form = F_DX;
+    }
+    Py_ssize_t h = e, sl = 0;
+    while (h < m && r[h] == '/' && sl < 4)
+        h++, sl++;
+    if (sl >= 1 && sl <= 3 && h < m && r[h] == ':') {
+        if (rlit(r, m, h + 1, "https"))
+            e = h + 6;
+        else if (rlit(r, m, h + 1, "http"))
+            e = h + 5;
+    }
+    *startp = off[e - 1];
+    return form;
+}
+
+/* One reading of a PDF text window (find._Scanner.scan with pdf=True): its hits, unfiltered, to
+ * out (and through the sink's collector, its shortDOIs); uncertain starts with them; counts of
+ * candidates too long in the first pass only (find._hits: the second pass has no stats).
+ * *order: whether the hits must be sorted (a DOI joined across lines leaves later pieces). */
+static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int first_pass, int *order)
+{
+    const unsigned char *b = B->b;
+    Py_ssize_t n = B->n, pos = 0, resume = 0, last_end = k->lo;
+    Logical L = {0};
+    BlockColumns C = {0};
+    Py_ssize_t *xa = NULL, *xb = NULL, nx = 0, xcap = 0, xcap1 = 0; /* later pieces of joined DOIs */
+    int rc = -1;
+    while ((pos = next_anchor(b, n, pos)) >= 0) {
+        Py_ssize_t p = pos++;
+        if (b[p + 2] != '.') {
+            if (short_at(B, k, p) < 0)
+                goto done;
+            continue;
+        }
+        if (p < resume)
+            continue;
+        Py_ssize_t e, q = 0, first;
+        char sep;
+        if (!pdf_anchor(B, p, &e, &sep, &q, &first))
+            continue;
+        if (!sep) {
+            /* a run with no separator: in PDF text "10.10. 1016/" has an anchor inside it */
+            resume = e - 2 > p + 1 ? e - 2 : p + 1;
+            continue;
+        }
+        resume = q;
+        int inside = 0;
+        for (Py_ssize_t x = 0; x < nx && !inside; x++)
+            inside = xa[x] <= p && p < xb[x];
+        if (p < last_end || inside)
+            continue;
+        Py_ssize_t start;
+        int form = anchor_form(B, p, sep, first, 1, &start);
+        if (form < 0)
+            continue;
+        int mine = p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi;
+        Py_ssize_t A = q - p, qq, skip, cut;
+        L.n = L.np = 0;
+        if (logical_room(&L, A + MAX_DOI_CHARS + 2) < 0)
+            goto done;
+        for (Py_ssize_t t = 0; t < A; t++) {
+            L.s[t] = b[p + t];
+            L.bo[t] = p + t;
+            L.be[t] = p + t + 1;
+        }
+        Py_ssize_t have = read_run(B, q, L.s, L.bo, A, form, &qq, &skip, &cut, 0);
+        if (have < 0) {
+            last_end = skip; /* dropped with the rest of its token, never truncated */
+            if (first_pass && drop_token(k, p, skip) < 0)
+                goto done;
+            continue;
+        }
+        L.n = A + have;
+        for (Py_ssize_t t = A; t < L.n; t++)
+            L.be[t] = t + 1 < L.n ? L.bo[t + 1] : qq;
+        int unc = 0;
+        if (add_piece(&L, p, qq) < 0 || join_pieces(B, &L, ev, &C, &unc) < 0)
+            goto done;
+        if (unc && first_pass) {
+            if (reserve((void **)&out->unc, &out->ucap, out->nu + 1, sizeof(Py_ssize_t)) < 0)
+                goto done;
+            out->unc[out->nu++] = start;
+        }
+        if (L.n > MAX_LOGICAL) {
+            k->too_long += mine && first_pass;
+            continue;
+        }
+        Py_ssize_t raw, nn = finish_name(B, L.s, L.n, A, form, start, p, -1, &raw);
+        if (nn == 0)
+            continue; /* an empty suffix */
+        Py_ssize_t end = L.be[raw - 1];
+        if (collect_hit(out, start, end, form, L.s, nn) < 0)
+            goto done;
+        /* the pieces up to the end: the first ends the hit's reading, later ones are passed over */
+        Py_ssize_t kept = 0;
+        while (kept < L.np && L.pa[kept] < end)
+            kept++;
+        last_end = L.pb[0] < end ? L.pb[0] : end;
+        if (kept > 1 || nx) {
+            Py_ssize_t m = 0;
+            for (Py_ssize_t x = 0; x < nx; x++)
+                if (xb[x] > p) {
+                    xa[m] = xa[x];
+                    xb[m++] = xb[x];
+                }
+            nx = m;
+            if (reserve((void **)&xa, &xcap, nx + kept, sizeof(Py_ssize_t)) < 0 ||
+                reserve((void **)&xb, &xcap1, nx + kept, sizeof(Py_ssize_t)) < 0)
+                goto done;
+            for (Py_ssize_t j = 1; j < kept; j++) {
+                xa[nx] = L.pa[j];
+                xb[nx++] = L.pb[j] < end ? L.pb[j] : end;
+            }
+        }
+    }
+    *order = nx > 0;
+    rc = 0;
+done:
+    PyMem_Free(L.s);
+    PyMem_Free(L.bo);
+    PyMem_Free(L.be);
+    PyMem_Free(L.pa);
+    PyMem_Free(L.pb);
+    PyMem_Free(C.here);
+    PyMem_Free(C.below);
+    PyMem_Free(xa);
+    PyMem_Free(xb);
+    return rc;
+}
+
+static int cmp_ssize(const void *x, const void *y)
+{
+    Py_ssize_t a = *(const Py_ssize_t *)x, b = *(const Py_ssize_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int cmp_phit(const void *x, const void *y)
+{
+    const PHit *a = x, *b = y;
+    if (a->start != b->start)
+        return (a->start > b->start) - (a->start < b->start);
+    if (a->end != b->end)
+        return (a->end > b->end) - (a->end < b->end);
+    return (a->name > b->name) - (a->name < b->name); /* found first, first */
+}
+
+/* find._hits for PDF text: a first reading; a second with the document's evidence when some break
+ * was left unjoined on a guess (spec §5). The hits to the sink's table and list, in find_spans'
+ * order, keyed as find._PDF_KEYS keys them (`rekey`: the rehyphenation of pdf.rehyphenate, given
+ * each canonical key). */
+static int pdf_scan(const Buf *B, Sink *k, PyObject *rekey)
+{
+    PFound f1 = {0}, f2 = {0}, *fin = &f1;
+    Evidence ev = {0};
+    int order = 0, rc = -1;
+    k->collect = &f1;
+    if (pdf_pass(B, k, &f1, NULL, 1, &order) < 0)
+        goto done;
+    if (f1.n && f1.nu) {
+        if ((ev.dois = PySet_New(NULL)) == NULL || (ev.shapes = PySet_New(NULL)) == NULL ||
+            (ev.parents = PySet_New(NULL)) == NULL)
+            goto done;
+        qsort(f1.unc, (size_t)f1.nu, sizeof(Py_ssize_t), cmp_ssize);
+        for (Py_ssize_t i = 0; i < f1.n; i++) {
+            PHit *h = &f1.hit[i];
+            PyObject *key = pdf_key(f1.names + h->name, h->len);
+            int certain = bsearch(&h->start, f1.unc, (size_t)f1.nu, sizeof(Py_ssize_t), cmp_ssize) == NULL;
+            int bad = key == NULL || evidence_add(&ev, key, certain) < 0;
+            Py_XDECREF(key);
+            if (bad)
+                goto done;
+        }
+        k->collect = &f2;
+        if (pdf_pass(B, k, &f2, &ev, 0, &order) < 0)
+            goto done;
+        fin = &f2;
+    }
+    k->collect = NULL;
+    if (order)
+        qsort(fin->hit, (size_t)fin->n, sizeof(PHit), cmp_phit);
+    Py_ssize_t last = -1;
+    for (Py_ssize_t i = 0; i < fin->n; i++) {
+        PHit *h = &fin->hit[i];
+        if (h->start >= k->hi)
+            continue;
+        last = h->end; /* the end of the last hit the window reports (windows.PythonMatcher) */
+        if (h->start < k->rlo || h->start >= k->rhi)
+            continue;
+        PyObject *key = pdf_key(fin->names + h->name, h->len);
+        Py_ssize_t kn;
+        const char *kb = key == NULL ? NULL : PyUnicode_AsUTF8AndSize(key, &kn);
+        if (kb != NULL && rekey != Py_None && may_rehyphenate(kb, kn)) {
+            Py_SETREF(key, PyObject_GetItem(rekey, key));
+            kb = key == NULL ? NULL : PyUnicode_AsUTF8AndSize(key, &kn);
+        }
+        int bad = kb == NULL || emit_key(k, B, h->start, h->end, h->form, kb, kn) < 0;
+        Py_XDECREF(key);
+        if (bad)
+            goto done;
+    }
+    if (last > k->last_end)
+        k->last_end = last;
+    rc = 0;
+done:
+    k->collect = NULL;
+    evidence_free(&ev);
+    pfound_free(&f1);
+    pfound_free(&f2);
+    return rc;
+}

@@ -1,0 +1,489 @@
+/* The mention table: one document's hits counted by canonical DOI (dedupe.mentions_of), rows
+ * handed out grouped by bucket as Python lists or Arrow buffers. Part of _ctable.c. */
+
+/* FNV-1a (64 bit): the rows' hash and the buckets' (bucket_of), the same in every process. */
+static uint64_t fnv1a(const char *u, Py_ssize_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        h ^= (unsigned char)u[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* A place of the hash table: a row, or -1, with the high half of its key's hash, so that a probe
+ * passing other keys reads no row (a document of distinct DOIs misses the cache on each). */
+typedef struct {
+    int32_t row;
+    uint32_t tag;
+} Slot;
+
+/* The rows of one document's distinct DOIs, found by an open-addressing table on the UTF-8
+ * bytes of the canonical DOI: a DOI seen before costs no Python object at all. */
+typedef struct {
+    PyObject_HEAD
+    int64_t *counts, *offsets, *lines; /* lines: 1-based line of the first offset, or -1 */
+    int32_t *masks;
+    uint64_t *hashes;      /* FNV-1a of the key bytes, by row (also the bucket hash) */
+    Py_ssize_t *koff;      /* key bytes of each row in the arena */
+    Py_ssize_t *klen;
+    Py_ssize_t *roff;      /* the first raw text's UTF-8 bytes in the raw arena, by row ... */
+    Py_ssize_t *rlen;      /* ... or -1 where it is the key's own bytes (a bare DOI in lower case) */
+    Py_ssize_t n, cap;
+    char *arena, *rarena;
+    Py_ssize_t arena_len, arena_cap, rarena_len, rarena_cap;
+    Slot *slots;
+    Py_ssize_t nslots;     /* a power of two */
+} Mentions;
+
+/* Empty the table, keeping its storage: the hash slots of its rows are emptied one by one when
+ * they are few (a table of thousands of slots made for a previous document), else all at once. */
+static void mentions_clear(Mentions *m)
+{
+    if (m->slots != NULL && 8 * m->n < m->nslots) {
+        for (Py_ssize_t r = 0; r < m->n; r++) {
+            Py_ssize_t i = (Py_ssize_t)(m->hashes[r] & (uint64_t)(m->nslots - 1));
+            while (m->slots[i].row != r)
+                i = (i + 1) & (m->nslots - 1);
+            m->slots[i].row = -1;
+        }
+    } else if (m->slots != NULL) {
+        memset(m->slots, 0xFF, sizeof(Slot) * (size_t)m->nslots);
+    }
+    m->n = 0;
+    m->arena_len = 0;
+    m->rarena_len = 0;
+}
+
+
+static void store_move(Mentions *to, Mentions *from)
+{
+    to->counts = from->counts, to->offsets = from->offsets, to->lines = from->lines, to->masks = from->masks;
+    to->hashes = from->hashes, to->koff = from->koff, to->klen = from->klen, to->roff = from->roff, to->rlen = from->rlen;
+    to->cap = from->cap, to->arena = from->arena, to->arena_cap = from->arena_cap, to->rarena = from->rarena;
+    to->rarena_cap = from->rarena_cap, to->slots = from->slots, to->nslots = from->nslots;
+    from->counts = from->offsets = from->lines = NULL, from->masks = NULL, from->hashes = NULL;
+    from->koff = from->klen = from->roff = from->rlen = NULL, from->arena = from->rarena = NULL, from->slots = NULL;
+    from->cap = from->arena_cap = from->rarena_cap = from->nslots = 0;
+}
+
+static void store_free(Mentions *m)
+{
+    PyMem_Free(m->counts);
+    PyMem_Free(m->offsets);
+    PyMem_Free(m->lines);
+    PyMem_Free(m->masks);
+    PyMem_Free(m->hashes);
+    PyMem_Free(m->koff);
+    PyMem_Free(m->klen);
+    PyMem_Free(m->roff);
+    PyMem_Free(m->rlen);
+    PyMem_Free(m->arena);
+    PyMem_Free(m->rarena);
+    PyMem_Free(m->slots);
+    Mentions none = {0};
+    store_move(m, &none);
+}
+
+static PyObject *Mentions_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    (void)args;
+    (void)kw;
+    return type->tp_alloc(type, 0); /* zeroed: no storage until the first row */
+}
+
+static void Mentions_dealloc(Mentions *m)
+{
+    store_free(m);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static Py_ssize_t Mentions_len(Mentions *m) { return m->n; }
+
+static int grow(void **p, Py_ssize_t cap, size_t size)
+{
+    void *q = PyMem_Realloc(*p, size * (size_t)cap);
+    if (q == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+static int rehash(Mentions *m, Py_ssize_t nslots)
+{
+    Slot *slots = PyMem_Malloc(sizeof(Slot) * (size_t)nslots);
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(slots, 0xFF, sizeof(Slot) * (size_t)nslots);
+    for (Py_ssize_t r = 0; r < m->n; r++) {
+        Py_ssize_t i = (Py_ssize_t)(m->hashes[r] & (uint64_t)(nslots - 1));
+        while (slots[i].row >= 0)
+            i = (i + 1) & (nslots - 1);
+        slots[i].row = (int32_t)r;
+        slots[i].tag = (uint32_t)(m->hashes[r] >> 32);
+    }
+    PyMem_Free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    return 0;
+}
+
+
+/* Room for `more` bytes at the end of an arena. */
+static int arena_room(char **arena, Py_ssize_t len, Py_ssize_t *cap, Py_ssize_t more)
+{
+    if (len + more <= *cap)
+        return 0;
+    Py_ssize_t c = *cap ? 2 * *cap : 1 << 16;
+    while (c < len + more)
+        c *= 2;
+    if (grow((void **)arena, c, 1) < 0)
+        return -1;
+    *cap = c;
+    return 0;
+}
+
+/* Keep the raw text of row r's first hit as UTF-8: the bytes B[s:e] (invalid ones as U+FFFD, as
+ * raw_of reads them), or `given` when there is no buffer; nothing where it is the key itself. */
+static int raw_keep(Mentions *m, Py_ssize_t r, const unsigned char *raw, Py_ssize_t rawlen, PyObject *given,
+                    const char *key, Py_ssize_t klen)
+{
+    const char *u;
+    Py_ssize_t un;
+    if (given == NULL) {
+        if (rawlen == klen && memcmp(raw, key, (size_t)klen) == 0) {
+            m->rlen[r] = -1;
+            return 0;
+        }
+        /* an invalid byte (one U+FFFD) takes 3 bytes */
+        if (arena_room(&m->rarena, m->rarena_len, &m->rarena_cap, 3 * rawlen) < 0)
+            return -1;
+        char *out = m->rarena + m->rarena_len;
+        Py_ssize_t o = 0;
+        for (Py_ssize_t i = 0; i < rawlen;) {
+            cp_t c;
+            i += dec(raw, rawlen, i, &c);
+            o += utf8_encode(&c, 1, out + o);
+        }
+        m->roff[r] = m->rarena_len;
+        m->rlen[r] = o;
+        m->rarena_len += o;
+        return 0;
+    }
+    if ((u = PyUnicode_AsUTF8AndSize(given, &un)) == NULL)
+        return -1;
+    if (un == klen && memcmp(u, key, (size_t)klen) == 0) {
+        m->rlen[r] = -1;
+        return 0;
+    }
+    if (arena_room(&m->rarena, m->rarena_len, &m->rarena_cap, un) < 0)
+        return -1;
+    memcpy(m->rarena + m->rarena_len, u, (size_t)un);
+    m->roff[r] = m->rarena_len;
+    m->rlen[r] = un;
+    m->rarena_len += un;
+    return 0;
+}
+
+/* Count one hit of the DOI whose canonical form is the UTF-8 `key`: bytes in C arrays only, the
+ * Python objects made when the rows are taken (or none at all, by take_columns). */
+static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t offset, int64_t line, int form,
+                        const unsigned char *raw, Py_ssize_t rawlen, PyObject *given)
+{
+    if (m->n >= INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "too many DOIs in one mention table");
+        return -1;
+    }
+    if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
+        return -1;
+    uint64_t h = fnv1a(key, klen);
+    uint32_t tag = (uint32_t)(h >> 32);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(m->nslots - 1));
+    for (;;) {
+        Py_ssize_t r = m->slots[i].row;
+        if (r < 0)
+            break;
+        if (m->slots[i].tag == tag && m->hashes[r] == h && m->klen[r] == klen && memcmp(m->arena + m->koff[r], key, (size_t)klen) == 0) {
+            m->counts[r]++;
+            m->masks[r] |= 1 << form;
+            if (offset < m->offsets[r]) {
+                if (raw_keep(m, r, raw, rawlen, given, key, klen) < 0)
+                    return -1;
+                m->offsets[r] = offset;
+                m->lines[r] = line;
+            }
+            return 0;
+        }
+        i = (i + 1) & (m->nslots - 1);
+    }
+    if (m->n == m->cap) {
+        Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
+        if (grow((void **)&m->counts, cap, sizeof(int64_t)) < 0 || grow((void **)&m->offsets, cap, sizeof(int64_t)) < 0 ||
+            grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 ||
+            grow((void **)&m->masks, cap, sizeof(int32_t)) < 0 || grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
+            grow((void **)&m->koff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->klen, cap, sizeof(Py_ssize_t)) < 0 ||
+            grow((void **)&m->roff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->rlen, cap, sizeof(Py_ssize_t)) < 0)
+            return -1;
+        m->cap = cap;
+    }
+    if (arena_room(&m->arena, m->arena_len, &m->arena_cap, klen) < 0)
+        return -1;
+    Py_ssize_t r = m->n;
+    if (raw_keep(m, r, raw, rawlen, given, key, klen) < 0)
+        return -1;
+    m->n++;
+    memcpy(m->arena + m->arena_len, key, (size_t)klen);
+    m->koff[r] = m->arena_len;
+    m->klen[r] = klen;
+    m->arena_len += klen;
+    m->hashes[r] = h;
+    m->counts[r] = 1;
+    m->offsets[r] = offset;
+    m->lines[r] = line;
+    m->masks[r] = 1 << form;
+    m->slots[i].row = (int32_t)r;
+    m->slots[i].tag = tag;
+    return 0;
+}
+
+/* The rows' order when taken: grouped by the hash bucket of their DOI (bucket_of), first-seen
+ * within a bucket. Fills row[j] (the row at place j) and at[0..buckets] (bucket b's places are
+ * [at[b], at[b + 1])); the caller frees both. */
+static int mentions_order(const Mentions *m, Py_ssize_t buckets, Py_ssize_t **row, Py_ssize_t **at)
+{
+    Py_ssize_t n = m->n;
+    Py_ssize_t *of = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    Py_ssize_t *next = PyMem_Calloc((size_t)buckets + 1, sizeof(Py_ssize_t));
+    *row = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    *at = PyMem_Calloc((size_t)buckets + 1, sizeof(Py_ssize_t));
+    if (!of || !next || !*row || !*at) {
+        PyMem_Free(of);
+        PyMem_Free(next);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        of[i] = (Py_ssize_t)(m->hashes[i] % (uint64_t)buckets);
+        (*at)[of[i] + 1]++;
+    }
+    for (Py_ssize_t b = 0; b < buckets; b++)
+        (*at)[b + 1] += (*at)[b];
+    memcpy(next, *at, sizeof(Py_ssize_t) * (size_t)(buckets + 1));
+    for (Py_ssize_t i = 0; i < n; i++)
+        (*row)[next[of[i]]++] = i;
+    PyMem_Free(of);
+    PyMem_Free(next);
+    return 0;
+}
+
+static PyObject *bounds_list(const Py_ssize_t *at, Py_ssize_t buckets)
+{
+    PyObject *bounds = PyList_New(buckets + 1);
+    for (Py_ssize_t b = 0; bounds != NULL && b <= buckets; b++) {
+        PyObject *v = PyLong_FromSsize_t(at[b]);
+        if (v == NULL)
+            Py_CLEAR(bounds);
+        else
+            PyList_SET_ITEM(bounds, b, v);
+    }
+    return bounds;
+}
+
+static int buckets_arg(PyObject *args, Py_ssize_t *buckets)
+{
+    *buckets = 1;
+    if (!PyArg_ParseTuple(args, "|n", buckets))
+        return -1;
+    if (*buckets < 1) {
+        PyErr_SetString(PyExc_ValueError, "buckets must be positive");
+        return -1;
+    }
+    return 0;
+}
+
+/* take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, first_lines, bounds): the rows
+ * grouped by the hash bucket of their DOI (bucket_of), in first-seen order within a bucket;
+ * bucket b's rows are [bounds[b], bounds[b + 1]). The table is emptied. */
+static PyObject *Mentions_take(Mentions *m, PyObject *args)
+{
+    Py_ssize_t buckets, *row = NULL, *at = NULL, n = m->n;
+    if (buckets_arg(args, &buckets) < 0)
+        return NULL;
+    PyObject *dois = PyList_New(n), *raws = PyList_New(n), *counts = PyList_New(n), *offsets = PyList_New(n),
+             *masks = PyList_New(n), *lines = PyList_New(n), *bounds = NULL, *out = NULL;
+    if (!dois || !raws || !counts || !offsets || !masks || !lines || mentions_order(m, buckets, &row, &at) < 0 ||
+        !(bounds = bounds_list(at, buckets)))
+        goto done;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        PyObject *d = PyUnicode_DecodeUTF8(m->arena + m->koff[i], m->klen[i], "strict");
+        PyObject *r = d == NULL || m->rlen[i] < 0 ? Py_XNewRef(d)
+                                                  : PyUnicode_DecodeUTF8(m->rarena + m->roff[i], m->rlen[i], "strict");
+        PyObject *a = PyLong_FromLongLong(m->counts[i]), *b = PyLong_FromLongLong(m->offsets[i]),
+                 *c = PyLong_FromLong(m->masks[i]);
+        PyObject *l = m->lines[i] < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(m->lines[i]);
+        PyList_SET_ITEM(dois, j, d);
+        PyList_SET_ITEM(raws, j, r);
+        PyList_SET_ITEM(counts, j, a);
+        PyList_SET_ITEM(offsets, j, b);
+        PyList_SET_ITEM(masks, j, c);
+        PyList_SET_ITEM(lines, j, l);
+        if (!d || !r || !a || !b || !c || !l)
+            goto done; /* a NULL item of a list is safe to free */
+    }
+    out = Py_BuildValue("(OOOOOOO)", dois, counts, offsets, raws, masks, lines, bounds);
+    if (out != NULL)
+        mentions_clear(m);
+done:
+    PyMem_Free(row);
+    PyMem_Free(at);
+    Py_XDECREF(dois);
+    Py_XDECREF(raws);
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_XDECREF(masks);
+    Py_XDECREF(lines);
+    Py_XDECREF(bounds);
+    return out;
+}
+
+/* One Arrow string column of the rows in `row` order as (offsets, data) bytes: int32 offsets
+ * (Arrow's string layout), the keys' bytes or (raw) the raw texts'. */
+static int string_column(const Mentions *m, const Py_ssize_t *row, int raw, PyObject **offs, PyObject **data)
+{
+    Py_ssize_t n = m->n, total = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        total += raw && m->rlen[i] >= 0 ? m->rlen[i] : m->klen[i];
+    }
+    if (total > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "more than 2 GiB of text in one column");
+        return -1;
+    }
+    *offs = PyBytes_FromStringAndSize(NULL, 4 * (n + 1));
+    *data = PyBytes_FromStringAndSize(NULL, total);
+    if (*offs == NULL || *data == NULL)
+        return -1;
+    int32_t *o = (int32_t *)PyBytes_AS_STRING(*offs);
+    char *d = PyBytes_AS_STRING(*data);
+    Py_ssize_t at = 0;
+    o[0] = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        const char *src = raw && m->rlen[i] >= 0 ? m->rarena + m->roff[i] : m->arena + m->koff[i];
+        Py_ssize_t len = raw && m->rlen[i] >= 0 ? m->rlen[i] : m->klen[i];
+        memcpy(d + at, src, (size_t)len);
+        at += len;
+        o[j + 1] = (int32_t)at;
+    }
+    return 0;
+}
+
+/* take_columns(buckets=1) -> (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data,
+ * form_masks, first_lines, lines_valid, bounds): take's rows as the buffers of Arrow arrays —
+ * strings as int32 offsets and UTF-8 data, int64 counts, offsets and lines, int32 masks, a
+ * validity bitmap of the lines (None when none is missing) — with no Python object per row. */
+static PyObject *Mentions_take_columns(Mentions *m, PyObject *args)
+{
+    Py_ssize_t buckets, *row = NULL, *at = NULL, n = m->n;
+    PyObject *doff = NULL, *ddata = NULL, *roffs = NULL, *rdata = NULL, *counts = NULL, *offsets = NULL, *masks = NULL,
+             *lines = NULL, *valid = NULL, *bounds = NULL, *out = NULL;
+    if (buckets_arg(args, &buckets) < 0 || mentions_order(m, buckets, &row, &at) < 0 || !(bounds = bounds_list(at, buckets)) ||
+        string_column(m, row, 0, &doff, &ddata) < 0 || string_column(m, row, 1, &roffs, &rdata) < 0 ||
+        !(counts = PyBytes_FromStringAndSize(NULL, 8 * n)) || !(offsets = PyBytes_FromStringAndSize(NULL, 8 * n)) ||
+        !(masks = PyBytes_FromStringAndSize(NULL, 4 * n)) || !(lines = PyBytes_FromStringAndSize(NULL, 8 * n)))
+        goto done;
+    int64_t *c = (int64_t *)PyBytes_AS_STRING(counts), *o = (int64_t *)PyBytes_AS_STRING(offsets),
+            *l = (int64_t *)PyBytes_AS_STRING(lines);
+    int32_t *k = (int32_t *)PyBytes_AS_STRING(masks);
+    Py_ssize_t missing = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t i = row[j];
+        c[j] = m->counts[i];
+        o[j] = m->offsets[i];
+        k[j] = m->masks[i];
+        l[j] = m->lines[i] < 0 ? 0 : m->lines[i];
+        missing += m->lines[i] < 0;
+    }
+    if (missing) {
+        if (!(valid = PyBytes_FromStringAndSize(NULL, (n + 7) / 8)))
+            goto done;
+        unsigned char *v = (unsigned char *)PyBytes_AS_STRING(valid);
+        memset(v, 0, (size_t)(n + 7) / 8);
+        for (Py_ssize_t j = 0; j < n; j++)
+            if (m->lines[row[j]] >= 0)
+                v[j >> 3] |= (unsigned char)(1 << (j & 7));
+    } else {
+        valid = Py_NewRef(Py_None);
+    }
+    out = Py_BuildValue("(OOOOOOOOOO)", doff, ddata, counts, offsets, roffs, rdata, masks, lines, valid, bounds);
+    if (out != NULL)
+        mentions_clear(m);
+done:
+    PyMem_Free(row);
+    PyMem_Free(at);
+    Py_XDECREF(doff);
+    Py_XDECREF(ddata);
+    Py_XDECREF(roffs);
+    Py_XDECREF(rdata);
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_XDECREF(masks);
+    Py_XDECREF(lines);
+    Py_XDECREF(valid);
+    Py_XDECREF(bounds);
+    return out;
+}
+
+/* The matcher's sink (match/cscan/sink.h): a hit counted with no Python object made. */
+static int sink_add(PyObject *table, const char *key, Py_ssize_t klen, int64_t offset, int64_t line, int form,
+                    const unsigned char *raw, Py_ssize_t rawlen)
+{
+    return mentions_add((Mentions *)table, key, klen, offset, line, form, raw, rawlen, NULL);
+}
+
+static const DoiSinkApi SINK_API = {sink_add};
+
+/* add(doi, offset, form, raw, line=-1): count one hit found by the Python matcher (HTML, PDF text). */
+static PyObject *Mentions_add(Mentions *m, PyObject *args)
+{
+    PyObject *doi, *raw;
+    long long offset, line = -1;
+    int form;
+    if (!PyArg_ParseTuple(args, "ULiU|L", &doi, &offset, &form, &raw, &line))
+        return NULL;
+    if (form < 0 || form >= MAX_FORMS) {
+        PyErr_SetString(PyExc_ValueError, "form index out of range");
+        return NULL;
+    }
+    Py_ssize_t kn;
+    const char *kb = PyUnicode_AsUTF8AndSize(doi, &kn);
+    if (kb == NULL || mentions_add(m, kb, kn, (int64_t)offset, line < 0 ? -1 : (int64_t)line, form, NULL, 0, raw) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Mentions_methods[] = {
+    {"add", (PyCFunction)Mentions_add, METH_VARARGS,
+     "add(doi, offset, form, raw, line=-1): count one hit of `doi` (canonical) at `offset` (on 1-based `line`, -1 for none), form index `form`."},
+    {"take", (PyCFunction)Mentions_take, METH_VARARGS,
+     "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, first_lines, bounds), grouped by bucket; empties the table."},
+    {"take_columns", (PyCFunction)Mentions_take_columns, METH_VARARGS,
+     "take_columns(buckets=1) -> take's rows as Arrow buffers (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data, form_masks, first_lines, lines_valid, bounds); empties the table."},
+    {NULL}};
+static PySequenceMethods Mentions_seq = {.sq_length = (lenfunc)Mentions_len};
+static PyTypeObject MentionsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "extractor.pipeline._ctable.Mentions",
+    .tp_basicsize = sizeof(Mentions),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The distinct DOIs of one document: count, first offset and raw text, display forms.",
+    .tp_new = Mentions_new,
+    .tp_dealloc = (destructor)Mentions_dealloc,
+    .tp_methods = Mentions_methods,
+    .tp_as_sequence = &Mentions_seq,
+};
