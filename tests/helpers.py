@@ -11,7 +11,9 @@ from typing import Any
 import pyarrow.dataset as ds
 
 from extractor.engines import InProcessEngine
-from extractor.pipeline import RunReport, ScanConfig, output_folder, run_scan
+from extractor.pipeline import RunReport, ScanConfig, ShardSpec, output_folder, run_scan
+from extractor.pipeline.parts import shard_paths
+from extractor.pipeline.sinks import OccurrenceSink
 
 TEXT = (
     "Intro. See doi:10.1000/182 and https://doi.org/10.1038/nature12373.\n"
@@ -293,3 +295,8 @@ REHYPHENATION_EXAMPLES = [
     "10.1016/0022-1317341189",
     "10.1016/(79)900072",
 ]
+
+
+def occurrence_sink(tmp_path: Path) -> OccurrenceSink:
+    """An occurrence sink writing under tmp_path, for a unit's documents read by a test."""
+    return OccurrenceSink(shard_paths(str(tmp_path), ShardSpec(0, "", "", "text", None)), 1 << 30)

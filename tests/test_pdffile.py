@@ -85,7 +85,7 @@ def test_unreadable_pdfs_are_rejected_with_their_reason(tmp_path: Path) -> None:
 
 def test_the_page_limit_stops_a_long_pdf_and_says_so(tmp_path: Path) -> None:
     from extractor.pipeline.errors import InputError
-    from extractor.pipeline.pdffile import pdf_text
+    from extractor.pipeline.formats.pdf import pdf_text
 
     data = typeset(tmp_path / "long.pdf", [f"page {i}: doi:10.1000/p{i}" for i in range(5)])
     text, links, stop, _info = pdf_text(data, max_pages=2)

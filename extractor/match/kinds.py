@@ -45,7 +45,7 @@ KIND_TABLE: dict[str, Kind] = {
         Kind("plain", views=False, c_entry="scan"),
         Kind("html", views=True, c_entry="html_scan"),
         Kind("pdf", views=False, c_entry="pdf_scan", pdf_rules=True),
-        # A raw PDF's link annotations, one URI a line, read as plain text (pipeline/pdffile.py).
+        # A raw PDF's link annotations, one URI a line, read as plain text (pipeline/formats/pdf.py).
         Kind("pdf-link", views=False, c_entry=None, form=Form.PDF_LINK),
     )
 }

@@ -8,30 +8,20 @@ import os
 import shutil
 import stat
 import sys
-from typing import Any
 
 from . import remote
-from .decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary
-from .errors import StoreError
-from .read import (
-    detect_compression,
-    display_name,
-    field_of,
-    format_head,
-    lines_at,
-    load_json_line,
-    open_input,
-)
+from .errors import InputError, StoreError
+from .formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, format_by_head
+from .read import detect_compression, display_name, open_input
 from .units import ScanConfig, ShardSpec
-from .warc import is_warc
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
 
 
 class RealPaths:
     """os.path.realpath with each folder resolved once: a tree of many small files cost ~8
-    lstat calls a file, twice over (issue 14: the fixed cost per file); a file that is itself
-    a symbolic link is still resolved whole."""
+    lstat calls a file, twice over (a fixed cost per file); a file that is itself a symbolic
+    link is still resolved whole."""
 
     def __init__(self) -> None:
         self._dirs: dict[str, str] = {}
@@ -134,61 +124,7 @@ def expand_inputs(
     return files, rejected
 
 
-def format_of(path: str, head: bytes, text_field: str = "text") -> str:
-    """The record format of a file: parquet (by magic), warc (WARC or WET, by its first
-    decompressed bytes), jsonl (by name, or by a first line that is a JSON object holding the
-    text field: dolma's and datatrove's `*.json.gz`), else text."""
-    name = path.lower()
-    for suffix in (".gz", ".bz2", ".xz", ".zst", ".zstd"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    if is_warc(head):
-        return "warc"
-    if head.startswith(b"%PDF-"):
-        return "pdf"
-    if name.endswith((".jsonl", ".ndjson", ".jsonlines")):
-        return "jsonl"
-    if head.startswith(b"{"):
-        end = head.find(b"\n")
-        try:
-            first = load_json_line(head if end < 0 else head[:end])
-        except ValueError:  # not JSON, or a line longer than the head
-            return "text"
-        if isinstance(first, dict) and field_of(first, text_field)[0]:
-            return "jsonl"
-    return "text"
-
-
-def format_by_head(path: str, head: bytes, text_field: str = "text") -> str:
-    """format_of a file from its first bytes as stored: a compressed file's told by what its
-    compression holds (a .warc.gz, a .json.gz), read again through the decompressor."""
-    if detect_compression(head) is not None:
-        head = format_head(path, FORMAT_HEAD)
-    return format_of(path, head, text_field)
-
-
-def _line_cut(f: Any, pos: int) -> int:
-    """The offset just after the first newline at or after `pos` (or the end of file)."""
-    f.seek(pos)
-    while True:
-        chunk = f.read(1 << 16)
-        if not chunk:
-            return f.tell()
-        i = chunk.find(b"\n")
-        if i >= 0:
-            return f.tell() - len(chunk) + i + 1
-
-
-# What is read of a file to tell its format: a JSONL record's first line, within reason.
-FORMAT_HEAD = 1 << 16
-
-
 MAX_GROUP_FILES = 4096
-
-# Files planned by their contents whatever their size: a Parquet file is a shard per row group.
-_SPLIT_NAMES = (".parquet", ".pq")
 
 
 def plan_shards(
@@ -196,10 +132,11 @@ def plan_shards(
 ) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
     """Shards for the input files, rejected inputs, and the total bytes to read.
 
-    A large uncompressed text file is split into byte ranges cut at line ends; a Parquet file
-    (by its name, or a large one by its contents) is a shard per row group; other large files
-    are a shard each; small files are grouped, in input order, into shards of about
-    --shard-size bytes, planned from their sizes alone (the shard tells each one's format).
+    A large file is planned by its format (formats/): an uncompressed text or JSONL file in byte
+    ranges cut at line ends, a Parquet file (by its name, or a large one by its contents) a
+    shard per row group, others a shard each; small files are grouped, in input order, into
+    shards of about --shard-size bytes, planned from their sizes alone (the shard tells each
+    one's format).
     """
     specs: list[ShardSpec] = []
     rejected: list[dict[str, str]] = []
@@ -253,10 +190,10 @@ def plan_shards(
                     )
                     continue
                 size, version, ident_path = st.st_size, str(st.st_mtime_ns), realpath(path, link)
-            if size < config.shard_size and not path.lower().endswith(_SPLIT_NAMES):
+            if size < config.shard_size and not path.lower().endswith(SPLIT_NAMES):
                 # A small file is planned from its size alone: never split, it joins a group
-                # whose shard tells its format (in the workers, in parallel; issue 11: opening
-                # each of 8,514 small pages here was a third of their scan).
+                # whose shard tells its format (in the workers, in parallel: opening each of
+                # 8,514 small pages here was a third of their scan).
                 total += size
                 group.append((source, path, ""))
                 group_ident.append(f"{ident_path}|{size}|{version}")
@@ -266,51 +203,23 @@ def plan_shards(
                 continue
             with open_input(path) as f:
                 head = f.read(FORMAT_HEAD)
-                comp = detect_compression(head)
                 fmt = format_by_head(path, head, config.text_field)
-                # a text in UTF-16 or a declared charset is read whole, transcoded (never by
-                # byte ranges, which would cut its characters)
-                transcoded = fmt == "text" and comp is None and declared_encoding(head) is not None
                 ident = f"{ident_path}|{size}|{version}|{fmt}"
-                parts = [(0, -1)]
-                line0: list[int] = []
-                kind = config.kind
-                if fmt == "parquet":
-                    import pyarrow.parquet as pq  # only for Parquet inputs: start-up is part of every run
-
-                    f.seek(0)
-                    n = pq.ParquetFile(f).num_row_groups
-                    parts = [(g, g) for g in range(n)] or [(0, -1)]
-                elif fmt in ("text", "jsonl") and comp is None and not transcoded:
-                    # A compressed file stays one shard: a stream can only be decompressed from
-                    # its start (gzip, bzip2, xz, zstd frames), so a range would read all before it.
-                    cuts = [0]
-                    while cuts[-1] + config.shard_size < size:
-                        c = _line_cut(f, cuts[-1] + config.shard_size)
-                        if c >= size:
-                            break
-                        cuts.append(c)
-                    parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
-                    if fmt == "jsonl":
-                        # a record without an id is named by its line (issue 11): each range's
-                        # first line number, one pass over a local file at memchr speed
-                        line0 = [-1] * len(cuts) if remote.is_url(path) else lines_at(f, cuts)
-                    if fmt == "text":  # (a record's kind is decided on its own text)
-                        # Decided once for the whole input, on its head, as for an input read
-                        # whole: per byte range, one HTML-like line made a range read as HTML.
-                        f.seek(0)
-                        first = f.read(HEAD_BYTES)
-                        why = is_binary(first)
-                        if why:
-                            rejected.append({"source": source, "reason": why})
-                            continue
-                        kind = config.kind or detect_kind(source, first)
+                plan = FORMATS[fmt].plan
+                comp = detect_compression(head)
+                planned = plan(PlanInput(f, path, source, size, comp, head, config)) if plan else None
         except OSError as exc:
             rejected.append({"source": source, "reason": exc.strerror or str(exc)})
+            continue
+        except InputError as exc:  # binary data
+            rejected.append({"source": source, "reason": str(exc)})
             continue
         except Exception as exc:  # a corrupt Parquet footer
             rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})
             continue
+        parts = planned.parts if planned else [(0, -1)]
+        line0 = planned.line0 if planned else []
+        kind = planned.kind if planned and planned.kind else config.kind
         total += size
         flush()
         for i, (a, b) in enumerate(parts):
@@ -335,6 +244,6 @@ def plan_shards(
 def shard_bytes(spec: ShardSpec) -> int:
     """About how many bytes a shard reads (for the order of work only): its byte range, else
     the size of its file(s) at planning."""
-    if spec.stop >= 0 and spec.fmt in ("text", "jsonl"):
+    if spec.stop >= 0 and spec.fmt in FORMATS and FORMATS[spec.fmt].ranges:
         return spec.stop - spec.start
     return max(spec.size, 0)

@@ -19,9 +19,10 @@ from typing import Any, Protocol, TypeVar
 from .. import __version__
 from ..match.native import MATCHER
 from .finalize import finalize
+from .formats import SkippedRecords
 from .inputs import expand_inputs, plan_shards, shard_bytes
 from .parts import completed_result
-from .read import SkippedRecords, display_name
+from .read import display_name
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 from .write import atomically
 

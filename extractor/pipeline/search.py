@@ -15,8 +15,8 @@ from ..match import FORMS, Hit, Kind, find_dois, kind_of, native
 from ..match.native import CHit
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head
 from .errors import input_errors
-from .inputs import FORMAT_HEAD, format_by_head, format_of
-from .read import ReadTap, StreamedText, detect_compression, format_head, open_counted, read_upto, records
+from .formats import FORMAT_HEAD, FORMATS, StreamedText, format_by_head, format_of, records
+from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
 from .sinks import OccurrenceSink, drain
 from .table import Mentions, MentionTable
 from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress, take_chunk
@@ -168,7 +168,7 @@ def _whole_chunk(
 
 def _transcoded(stream: Any, block_size: int) -> Iterator[bytes] | None:
     """A stream's UTF-8 blocks when it declares another encoding — UTF-16/32 with a BOM, an XML or
-    HTML charset (issue 11) — else None (UTF-8 text, read as it is). Offsets then count bytes of
+    HTML charset — else None (UTF-8 text, read as it is). Offsets then count bytes of
     that UTF-8; bytes not of the encoding read as U+FFFD."""
     peek = getattr(stream, "peek", None)
     encoding = declared_encoding(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek else None
@@ -219,7 +219,7 @@ def _record_chunks(
 ) -> Chunk:
     """A record's text held whole (records are many and small: one window, one call); offsets
     count characters; `table` is empty, and emptied again."""
-    text, bad = clean(text)  # invalid bytes of the record (see read.iter_jsonl_records)
+    text, bad = clean(text)  # invalid bytes of the record (see formats/jsonl.py)
     result.invalid_bytes += bad
     hits: list[CHit] | None = [] if config.occurrences else None
     reported, too_long = match_record(
@@ -249,7 +249,7 @@ def unit_docs(
         if data is not None:
             yield Doc(unit.source, None, 0, _whole_chunk(unit, data, config, progress, result, occ, table))
             return
-        if unit.fmt == "text":
+        if FORMATS[unit.fmt].records is None:  # the file is one text, read in windows
             for chunk in _text_chunks(unit, config, progress, result, occ):
                 yield Doc(unit.source, None, 0, chunk)
             return
@@ -277,7 +277,7 @@ def unit_docs(
 
 
 def input_format(path: str, text_field: str = "text") -> str:
-    """The format of an input file as a scan plans it: text, jsonl, parquet, warc or pdf."""
+    """The format of an input file as a scan plans it (a name in formats.FORMATS)."""
     with input_errors():
         return format_of(path, format_head(path, FORMAT_HEAD), text_field)
 
@@ -290,8 +290,8 @@ def hits_in_records(
     text_field: str = "text",
     id_field: str = "id",
 ) -> Iterator[tuple[str | None, Hit]]:
-    """(record id, hit) for every DOI of a record file (JSONL, Parquet, WARC, a raw PDF), read
-    as a scan reads it; a hit's offsets count characters of its record's text (bytes of it for
+    """(record id, hit) for every DOI of a record file (a format with records: JSONL, Parquet,
+    WARC, a raw PDF), read as a scan reads it; a hit's offsets count characters of its record's text (bytes of it for
     a record too large to hold). Raises InputError for an input that cannot be read."""
     config = ScanConfig(
         out="", kind=kind, allow_other_prefix=allow_other_prefix, text_field=text_field, id_field=id_field

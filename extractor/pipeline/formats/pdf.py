@@ -10,9 +10,14 @@ never fatal; a page limit and a time limit per file keep a hostile PDF from stal
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .errors import InputError
+from ..errors import InputError
+from ..provenance import from_headers
+from ..read import open_stream
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from .base import Format, Record, SkippedRecords
 
 INSTALL_HINT = "PDF input needs pypdfium2: pip install 'doi-extractor[pdf]' (or '.[pdf]' in a clone)"
 
@@ -89,3 +94,37 @@ def pdf_text(data: bytes, max_pages: int = MAX_PAGES, max_seconds: float = MAX_S
     if not text.strip() and not links:
         raise InputError(stop or f"a PDF with no text ({n} pages of images only?): it needs OCR first")
     return PdfText(text, links, stop, info)
+
+
+MAX_PDF_BYTES = 1 << 30
+
+
+def records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[Record]:
+    """A raw PDF file as one document of PDF text; a stop at the page or time limit is named as
+    a skipped part of it. Provenance fields name entries of its document information (Title,
+    Author, CreationDate, …)."""
+    with open_stream(spec.path)[0] as f:
+        data = f.read(MAX_PDF_BYTES + 1)
+    result.bytes_read += len(data)
+    progress(len(data), 0)
+    if len(data) > MAX_PDF_BYTES:
+        raise InputError(f"a PDF over {MAX_PDF_BYTES >> 20} MiB")
+    got = pdf_text(data)
+    if got.stop is not None:
+        skipped.add("record", 1, got.stop)
+    meta = from_headers(got.info, fields=config.meta_fields)
+    yield None, got.text, "pdf", meta
+    if got.links:
+        # its link annotations, one URI a line: searched as links (the kind pdf-link), counted
+        # in the same document (offsets into this list of URIs)
+        yield None, "\n".join(got.links), "pdf-link", meta
+
+
+def tell(name: str, head: bytes, text_field: str) -> bool:
+    """By its header, %PDF-."""
+    return head.startswith(b"%PDF-")
+
+
+FORMAT = Format("pdf", tell, None, records, extra="pdf")

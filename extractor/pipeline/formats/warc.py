@@ -19,14 +19,18 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from .decode import HEAD_BYTES, codec_name, declared_encoding
-from .errors import InputError
+from ..decode import HEAD_BYTES, codec_name, declared_encoding
+from ..errors import InputError
+from ..provenance import from_headers
+from ..read import display_name, open_input
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from .base import Format, Record, SkippedRecords
 
 INSTALL_HINT = "WARC input needs FastWARC: pip install 'doi-extractor[warc]' (or '.[warc]' in a clone)"
 
 WARC_MAGIC = (b"WARC/1.0", b"WARC/1.1", b"WARC/0.1", b"WARC/0.9")
 
-# Content types read, by kind (spec terms); a PDF's text is extracted (pdffile.py).
+# Content types read, by kind (spec terms); a PDF's text is extracted (formats/pdf.py).
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/xml", "application/xml"})
 _PLAIN_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown", "application/json", "text/csv"})
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9._:-]{1,40})", re.I)
@@ -51,7 +55,7 @@ def kind_of(content_type: str | None) -> tuple[str | None, str]:
     if media in _PLAIN_TYPES or media.startswith("text/"):
         return "plain", media
     if media == "application/pdf":
-        return "pdf", media  # a raw PDF: its text extracted (pdffile.py)
+        return "pdf", media  # a raw PDF: its text extracted (formats/pdf.py)
     return None, f"content type {media or 'missing'!r}"
 
 
@@ -189,7 +193,7 @@ def iter_warc_records(
             yield uri, None, why, n, headers
             continue
         if content_type and content_type.split(";", 1)[0].strip().lower() == "application/pdf":
-            from .pdffile import pdf_text
+            from .pdf import pdf_text
 
             try:
                 got = pdf_text(body)
@@ -203,3 +207,35 @@ def iter_warc_records(
                 yield uri, "\n".join(got.links), "pdf-link", n, headers
             continue
         yield uri, decode_body(body, charset, kind), kind, n, headers
+
+
+def records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[Record]:
+    """The documents of a WARC or WET file, its compressed bytes counted as read; provenance
+    fields name headers of the record (WARC, then HTTP)."""
+    # FastWARC reads a seekable stream itself (it panics on one that cannot seek): the bytes
+    # read are counted from its position, record by record
+    with open_input(spec.path) as raw:
+        done = 0
+        for uri, text, kind, n, headers in iter_warc_records(
+            raw, config.max_record_bytes, bool(config.meta_fields)
+        ):
+            pos = raw.tell()
+            if pos > done:
+                result.bytes_read += pos - done
+                progress(pos - done, 0)
+                done = pos
+            if text is None:
+                skipped.add("record", n, f"{uri}: {kind}" if uri else str(kind))
+            else:
+                meta = from_headers(*headers, fields=config.meta_fields)
+                yield (None if uri is None else display_name(uri)), text, config.kind or kind, meta
+
+
+def tell(name: str, head: bytes, text_field: str) -> bool:
+    """By its first decompressed bytes: a WARC or WET record's version line."""
+    return is_warc(head)
+
+
+FORMAT = Format("warc", tell, None, records, extra="warc")

@@ -1,0 +1,84 @@
+"""The registry of input formats: one module per format, one row here, asked by the planner
+(inputs.py), the shard (search.py) and `find` alike.
+
+A format module says how to tell a file of its format (name, magic bytes, head), how to plan a
+large one into shards, and what documents it yields (ids, provenance, kind); see base.Format.
+Formats are told in the order of FORMATS: the first whose `tell` says yes, text last.
+
+A new format is one module beside these and one row below; nothing in match/ or engines/
+changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..errors import InputError
+from ..read import detect_compression, format_head
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from . import jsonl, parquet, pdf, text, warc
+from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
+
+# Told in this order (magic bytes before names, names before contents, text last).
+FORMATS: dict[str, Format] = {
+    f.name: f for f in (parquet.FORMAT, warc.FORMAT, pdf.FORMAT, jsonl.FORMAT, text.FORMAT)
+}
+
+# What is read of a file to tell its format: a JSONL record's first line, within reason.
+FORMAT_HEAD = 1 << 16
+
+# File names planned by their contents whatever their size (a Parquet file: a shard per row group).
+SPLIT_NAMES = tuple(n for f in FORMATS.values() for n in f.names)
+
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_HEAD",
+    "SPLIT_NAMES",
+    "Format",
+    "PlanInput",
+    "Planned",
+    "Record",
+    "SkippedRecords",
+    "StreamedText",
+    "format_by_head",
+    "format_of",
+    "records",
+]
+
+
+def format_of(path: str, head: bytes, text_field: str = "text") -> str:
+    """The format of a file from its name and first decompressed bytes: the first of FORMATS
+    that tells it (text when none does)."""
+    name = path.lower()
+    for suffix in _COMPRESSED:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return next(f.name for f in FORMATS.values() if f.tell(name, head, text_field))
+
+
+def format_by_head(path: str, head: bytes, text_field: str = "text") -> str:
+    """format_of a file from its first bytes as stored: a compressed file's told by what its
+    compression holds (a .warc.gz, a .json.gz), read again through the decompressor."""
+    if detect_compression(head) is not None:
+        head = format_head(path, FORMAT_HEAD)
+    return format_of(path, head, text_field)
+
+
+def records(spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress) -> Iterator[Record]:
+    """(record id, text, kind, provenance) for each document of a shard of a record format
+    (kind None: decided on the text, or by --kind; provenance: the values of
+    config.meta_fields); a record with no text is skipped, counted, and named (line, row or
+    record, and why) in the result."""
+    read = FORMATS[spec.fmt].records
+    if read is None:
+        raise ValueError(f"{spec.fmt} files are read as text, not as records")
+    skipped = SkippedRecords(spec.source, result)
+    try:
+        yield from read(spec, config, result, progress, skipped)
+    except InputError:
+        skipped.count = 0  # a rejected input contributes nothing, its skipped records neither
+        raise
+    finally:
+        skipped.close()

@@ -1,0 +1,108 @@
+"""What an input format is to the pipeline: how it is told, planned into shards and read into
+documents (the `Format` record each format module fills in), and what its readers share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, NamedTuple
+
+from ..provenance import Meta
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+
+
+class StreamedText:
+    """The text of a record too large to hold, decoded chunk by chunk.
+
+    `rid` is the record id when it stands before the text; it is filled in after the text was
+    read when it stands after it, and is `line_id` (its line) when the record has none.
+    """
+
+    def __init__(self, rid: str | None, chunks: Iterator[str], meta: Meta = ()) -> None:
+        self.rid = rid
+        self.chunks = chunks
+        self.line_id: str | None = None
+        self.meta = meta  # provenance fields found before the text (JSONL: after it, see jsonl.py)
+
+
+# One document of a record format: (record id, its text, its kind or None to decide it on the
+# text, its provenance values in ScanConfig.meta_fields' order).
+Record = tuple[str | None, str | StreamedText, str | None, Meta]
+
+
+class PlanInput(NamedTuple):
+    """A large input file as the planner opened it, to be planned into shards."""
+
+    f: BinaryIO  # the file as stored, seekable
+    path: str
+    source: str  # as the user named it
+    size: int
+    compression: str | None  # gzip, bzip2, xz, zstd, or None
+    head: bytes  # its first bytes as stored (read.FORMAT_HEAD of them)
+    config: ScanConfig
+
+
+@dataclass(frozen=True)
+class Planned:
+    """How a file is cut into shards: its parts — byte ranges [start, stop) (stop -1: to the
+    end) or row groups (g, g) — and, per part, its first line (JSONL ranges name their records
+    by line); `kind` when it was decided for the whole file (a text's, on its head)."""
+
+    parts: list[tuple[int, int]] = field(default_factory=lambda: [(0, -1)])
+    line0: list[int] = field(default_factory=list)
+    kind: str | None = None
+
+
+@dataclass(frozen=True)
+class Format:
+    """One input format: a row of the registry (formats/__init__.py).
+
+    - `tell(name, head, text_field)`: whether a file is of this format, from its lower-case name
+      without a compression suffix and its first decompressed bytes (asked in registry order);
+    - `plan(input)`: how a large file of it is cut into shards (None: one shard); it may raise
+      InputError to reject the file;
+    - `records(spec, config, result, progress, skipped)`: its documents, one per record (None:
+      the file is one text, read in windows by search.py);
+    - `names`: file names planned by their contents whatever their size (a Parquet file is a
+      shard per row group);
+    - `ranges`: its shards are byte ranges of the file (read from `start` to `stop`);
+    - `extra`: the package extra its reader needs, if any.
+    """
+
+    name: str
+    tell: Callable[[str, bytes, str], bool]
+    plan: Callable[[PlanInput], Planned] | None = None
+    records: (
+        Callable[[ShardSpec, ScanConfig, ShardResult, Progress, SkippedRecords], Iterator[Record]] | None
+    ) = None
+    names: tuple[str, ...] = ()
+    ranges: bool = False
+    extra: str | None = None
+
+
+class SkippedRecords:
+    """The records of one input that had no text: counted, the first few named (a malformed
+    line was only a count in _run.json)."""
+
+    SHOWN = 5
+
+    def __init__(self, source: str, result: ShardResult, before: Callable[[], int] | None = None) -> None:
+        self.source = source
+        self.result = result
+        self.count = 0
+        self.first: list[dict[str, Any]] = []
+        # how many records (lines) come before this shard's, asked once, when one is named
+        self.before = before
+        self._base: int | None = None
+
+    def add(self, unit: str, number: int, reason: str) -> None:
+        self.count += 1
+        if len(self.first) < self.SHOWN:
+            if self._base is None:
+                self._base = self.before() if self.before is not None else 0
+            self.first.append({unit: number + self._base, "reason": str(reason)})
+
+    def close(self) -> None:
+        if self.count:
+            self.result.skipped_records += self.count
+            self.result.skipped.append({"source": self.source, "records": self.count, "first": self.first})

@@ -1,0 +1,297 @@
+"""JSON Lines (dolma, datatrove, peS2o; `.jsonl`, `.ndjson`, or `*.json.gz` whose first line is a
+record with the text field): a document per record, its text field searched, its id and
+provenance fields kept. Lines are parsed by orjson when installed (the `fast` extra), the stdlib
+reading every line orjson refuses, so both give the same records; a line too long to hold has its
+text streamed (StreamedText)."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any, BinaryIO
+
+from ...match.jsonstr import JsonStringDecoder
+from .. import remote
+from ..errors import InputError
+from ..provenance import Meta, field_of, from_record, meta_value
+from ..read import ReadTap, byte_range, display_name, line_ranges, lines_at, lines_before, open_counted
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
+
+try:
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - the stdlib fallback is tested by forcing it
+    _orjson = None  # type: ignore[assignment]
+
+NAMES = (".jsonl", ".ndjson", ".jsonlines")
+
+
+def load_json_line(line: bytes) -> Any:
+    """A JSON text: orjson's reading, or the stdlib's for what orjson refuses (lone surrogate
+    escapes, NaN, integers over 64 bits, invalid UTF-8 — raised as UnicodeDecodeError as ever)."""
+    if _orjson is not None:
+        try:
+            return _orjson.loads(line)
+        except _orjson.JSONDecodeError:
+            pass
+    return json.loads(line)
+
+
+def tell(name: str, head: bytes, text_field: str) -> bool:
+    """By name, or by a first line that is a JSON object holding the text field (dolma's and
+    datatrove's `*.json.gz`)."""
+    if name.endswith(NAMES):
+        return True
+    if not head.startswith(b"{"):
+        return False
+    end = head.find(b"\n")
+    try:
+        first = load_json_line(head if end < 0 else head[:end])
+    except ValueError:  # not JSON, or a line longer than the head
+        return False
+    return isinstance(first, dict) and bool(field_of(first, text_field)[0])
+
+
+def plan(inp: PlanInput) -> Planned:
+    """An uncompressed file in byte ranges cut at line ends, each with its first line number (a
+    record without an id is named by its line): one pass over a local file at memchr speed. A
+    compressed stream can only be decompressed from its start: one shard."""
+    if inp.compression is not None:
+        return Planned()
+    parts = line_ranges(inp.f, inp.size, inp.config.shard_size)
+    cuts = [a for a, _ in parts]
+    line0 = [-1] * len(cuts) if remote.is_url(inp.path) else lines_at(inp.f, cuts)
+    return Planned(parts, line0)
+
+
+# A JSON string or a bracket: enough to know how deep a key stands.
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{}]')
+
+
+def _top_level_key(line: bytes, field_re: re.Pattern[bytes], depth: int = 0) -> re.Match[bytes] | None:
+    """The first match of `field_re` that is a key of the record itself, not of an object
+    nested in it (a long record's `"meta": {"text": …}` before its own `"text"`);
+    `depth` is how deep `line` starts."""
+    pos = 0
+    for m in field_re.finditer(line):
+        if m.start() < pos:
+            continue  # inside a string passed over below
+        for t in _JSON_TOKEN.finditer(line, pos, m.start()):
+            c = t.group()[:1]
+            depth += 1 if c in (b"{", b"[") else -1 if c in (b"}", b"]") else 0
+        if depth == 1:
+            return m
+        pos = m.start()
+    return None
+
+
+def _value_in(data: bytes, field: str, depth: int = 0) -> Any:
+    """A string or number field of a long record, in a piece of its line: the record's own key,
+    not a nested object's (`depth` is how deep `data` starts: 1 for the rest of the line after
+    the text); None when it is not there."""
+    key = re.compile(
+        rb'"' + re.escape(field.encode()) + rb'"\s*:\s*("(?:[^"\\]|\\.){0,1000}"|-?[0-9][0-9.eE+-]{0,40})'
+    )
+    m = _top_level_key(data, key, depth)
+    if m is None:
+        return None
+    try:
+        return json.loads(m.group(1))
+    except ValueError:
+        return None
+
+
+def _id_in(data: bytes, id_field: str, depth: int = 0) -> str | None:
+    """The record id in a piece of a long record's line (see _value_in)."""
+    value = _value_in(data, id_field, depth)
+    return None if value is None else display_name(str(value))
+
+
+def _meta_in(data: bytes, fields: Sequence[tuple[str, str]], depth: int = 0) -> Meta:
+    """Provenance fields in a piece of a long record's line (each by its name as one key)."""
+    return tuple(meta_value(_value_in(data, path, depth)) for _, path in fields)
+
+
+def _stream_string(
+    line: bytes,
+    start: int,
+    buf: BinaryIO,
+    rec: StreamedText,
+    id_field: str,
+    fields: Sequence[tuple[str, str]] = (),
+) -> Iterator[str]:
+    """Decoded text of a JSON string whose inside starts at line[start:], reading on from `buf`;
+    then the rest of the record's line is read past (an id and provenance fields found there
+    fill those not found before the text)."""
+    dec = codecs.getincrementaldecoder("utf-8")("replace")
+    js = JsonStringDecoder()
+    view = memoryview(line)
+    pieces = (bytes(view[i : i + (1 << 20)]) for i in range(start, len(line), 1 << 20))
+    while True:
+        data = next(pieces, None)
+        if data is None:
+            data = buf.readline(1 << 20)  # a JSON string holds no raw newline: the line goes on
+        text = dec.decode(data, final=not data)
+        out = js.feed(text)
+        if out:
+            yield out
+        if js.done or not data:
+            break
+    tail = js.rest.encode("utf-8")
+    if not tail.endswith(b"\n"):
+        for data in pieces:
+            tail += data
+            if len(tail) > 1 << 20:
+                tail = tail[-(1 << 20) :]
+        while not tail.endswith(b"\n"):
+            more = buf.readline(1 << 20)
+            if not more:
+                break
+            tail = (tail + more)[-(1 << 20) :]
+    if rec.rid is None:
+        rec.rid = _id_in(tail, id_field, depth=1)
+    if None in rec.meta:
+        after = _meta_in(tail, fields, depth=1)
+        rec.meta = tuple(a if a is not None else b for a, b in zip(rec.meta, after, strict=True))
+
+
+class Skipped(str):
+    """Why a record has no text to search (given in place of its text)."""
+
+
+class MissingField(Skipped):
+    """A record without the text field at all (a file none of whose records has it is rejected)."""
+
+
+def iter_jsonl_records(
+    stream: BinaryIO | io.RawIOBase,
+    text_field: str,
+    id_field: str,
+    max_line: int = 16 << 20,
+    fields: Sequence[tuple[str, str]] = (),
+) -> Iterator[tuple[str | None, str | StreamedText | Skipped, int, Meta]]:
+    """(record id, text, line number, provenance) for each line of a JSONL stream; provenance
+    holds the values of `fields` (provenance.py).
+
+    A line longer than `max_line` bytes is not held whole: its text field is given as a
+    StreamedText, decoded piece by piece (the caller reads it before the next record; its
+    provenance is the StreamedText's). A line that is not a JSON object, or has no string in its
+    text field, gives (None, Skipped(why), n, ()).
+    """
+    buf: Any = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)
+    n = 0
+    field_re = re.compile(rb'"' + re.escape(text_field.encode()) + rb'"\s*:\s*"')
+    while True:
+        line = buf.readline(max_line + 1)
+        if not line:
+            return
+        n += 1
+        if len(line) > max_line and not line.endswith(b"\n"):
+            m = _top_level_key(line, field_re)
+            if m is None:
+                while True:  # drain the over-long line in bounded pieces
+                    more = buf.readline(1 << 20)
+                    if not more or more.endswith(b"\n"):
+                        break
+                yield None, Skipped(f"over {max_line} bytes with no top-level {text_field!r} string"), n, ()
+                continue
+            head = line[: m.start()]
+            rec = StreamedText(_id_in(head, id_field), iter(()), _meta_in(head, fields))
+            rec.chunks = _stream_string(line, m.end(), buf, rec, id_field, fields)
+            del line, head
+            yield rec.rid, rec, n, rec.meta
+            for _ in rec.chunks:  # make sure the record was read to its end
+                pass
+            continue
+        if not line.strip():
+            continue
+        try:
+            obj = load_json_line(line)
+        except UnicodeDecodeError:
+            # Invalid UTF-8 in a record: read it with the bytes kept as lone surrogates (made
+            # U+FFFD and counted where its text is searched), not dropped whole.
+            try:
+                obj = json.loads(line.decode("utf-8", "surrogateescape"))
+            except ValueError:
+                yield None, Skipped("not valid JSON"), n, ()
+                continue
+        except ValueError:
+            yield None, Skipped("not valid JSON"), n, ()
+            continue
+        if not isinstance(obj, dict):
+            yield None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n, ()
+            continue
+        has_text, text = field_of(obj, text_field)
+        _, rid = field_of(obj, id_field)
+        if type(rid) is float and _orjson is not None:
+            # orjson reads an integer over 64 bits as a float; the stdlib keeps its digits
+            rid = field_of(json.loads(line.decode("utf-8", "surrogateescape")), id_field)[1]
+        if isinstance(text, str):
+            yield (None if rid is None else display_name(str(rid))), text, n, from_record(obj, fields)
+        elif not has_text:
+            yield None, MissingField(f"no {text_field!r} field"), n, ()
+        else:
+            yield None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n, ()
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
+    return names.get(type(value), "number")
+
+
+def records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[Record]:
+    """The records of a JSONL file or byte range of one; a line with no text is skipped and
+    named by its line, counted from the file's first line (the planner counted the lines before a
+    local range; this shard counts them when it names one)."""
+    ranged = spec.start > 0 or spec.stop >= 0
+    base: list[int] = [spec.line0] if spec.line0 >= 0 else []
+
+    def lines_first() -> int:
+        if not base:
+            base.append(lines_before(spec.path, spec.start))
+        return base[0]
+
+    if ranged:
+        skipped.before = lines_first
+        raw = stream = byte_range(spec.path, spec.start, spec.stop)
+        disk = progress
+    else:
+        raw, stream, _comp, disk = open_counted(spec.path, progress)
+    with raw, stream:
+
+        def counted(data: bytes) -> None:
+            result.bytes_read += len(data)
+            disk(len(data), 0)
+
+        counting = ReadTap(stream, counted)
+        texts = missing = 0
+        for rid, text, n, meta in iter_jsonl_records(
+            counting, config.text_field, config.id_field, config.max_record_bytes, config.meta_fields
+        ):
+            if isinstance(text, Skipped):
+                skipped.add("line", n, text)
+                missing += isinstance(text, MissingField)
+                continue
+            texts += 1
+            if rid is None:
+                # never merged with the file's other id-less records
+                line_id = f"line {n + (lines_first() if ranged else 0)}"
+                if isinstance(text, StreamedText):
+                    text.line_id = line_id  # its id may still stand after its text
+                else:
+                    rid = line_id
+            yield rid, text, None, meta
+        if texts == 0 and missing:
+            raise InputError(f"no record has a {config.text_field!r} field")
+
+
+FORMAT = Format("jsonl", tell, plan, records, ranges=True)
