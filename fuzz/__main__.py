@@ -6,6 +6,10 @@ The seed corpus is fuzz/corpus/TARGET/ (the inputs that found each defect, kept 
 cases); new inputs go to a temporary folder, so the repository is never written. Prints the
 figures libFuzzer reports (executions, coverage) and exits non-zero on a crash, whose input is
 written to fuzz/crashes/.
+
+Run this way, atheris sees the Python code only; `scripts/fuzz TARGET` runs the same target with
+the C parts built by clang for libFuzzer's coverage and ASan, so that the C branches steer it too
+(the cmatcher target starts from 1,196 edges instead of 347).
 """
 
 from __future__ import annotations

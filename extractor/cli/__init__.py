@@ -127,7 +127,7 @@ def _workers_asked(words: list[str]) -> int | None:
 def main(argv: Sequence[str] | None = None) -> int:
     # Arrow's buffers from the C library's allocator, unless the user chose another: it gives a
     # large freed buffer back to the OS, where mimalloc and jemalloc keep it for reuse, so a
-    # process's peak memory is what it holds at once, not what it ever held (issue 14: a merge of
+    # process's peak memory is what it holds at once, not what it ever held (a merge of
     # 4 M distinct DOIs peaked at 267-296 MB with mimalloc, 203 with this, at the same speed).
     # Read by pyarrow as it loads, here or in the workers' server, which inherits it.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")

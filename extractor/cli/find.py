@@ -56,7 +56,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
         count = 0
         try:
             # record files (JSONL, Parquet, WARC, raw PDFs) are read record by record, as scan
-            # reads them (issues 11, 13); every other input as a stream of text
+            # reads them; every other input as a stream of text
             fmt = "text" if path == "-" else input_format(path, args.text_field)
             stream, _comp = open_stream(sys.stdin.buffer if path == "-" else path)
             with stream:
@@ -132,6 +132,6 @@ _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r
 
 
 def _tsv(field: str) -> str:
-    """A TSV field with backslash, tab and line breaks escaped (a file name may hold any of them,
-    issue 15), as the linear TSV convention writes them."""
+    """A TSV field with backslash, tab and line breaks escaped (a file name may hold any of them),
+    as the linear TSV convention writes them."""
     return field.translate(_TSV_ESCAPES)

@@ -29,7 +29,7 @@ _UNITS |= {"g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "ti
 
 
 def size(value: str) -> int:
-    """A size in bytes, or with a unit (issue 13): 32MiB (2^20), 32MB (10^6), 1GiB, 1.5GB."""
+    """A size in bytes, or with a unit: 32MiB (2^20), 32MB (10^6), 1GiB, 1.5GB."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
     unit = m.group(2).lower() if m else ""
     if m is None or unit not in _UNITS:
@@ -39,7 +39,7 @@ def size(value: str) -> int:
 
 def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity mask under taskset, cgroup cpusets and
-    schedulers' pinning), not all of the machine's (issue 10)."""
+    schedulers' pinning), not all of the machine's."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # no sched_getaffinity on macOS and Windows
@@ -179,7 +179,7 @@ class ProgressDisplay(Observer):
 
     def shard_done(self, result: ShardResult) -> None:
         self.files += 1
-        if self.bar is not None:  # the last shard's count is shown too (issue 13)
+        if self.bar is not None:  # the last shard's count is shown too
             self.bar.set_postfix_str(f"files {self.files}/{self.files_total} DOIs {self.hits}")
 
     def rejected(self, source: str, reason: str) -> None:

@@ -53,7 +53,7 @@ class DocScore:
 
 
 class ManifestError(ValueError):
-    """A manifest that cannot be scored, with where and why (issue 13: it was a traceback)."""
+    """A manifest that cannot be scored, with where and why (it was a traceback)."""
 
 
 # The fields a manifest row needs, and their JSON types.

@@ -64,7 +64,7 @@ def _work_in_worker(spec: ShardSpec, config: ScanConfig) -> ShardResult:
         progress.flush()
 
 
-# Below this much input a scan with the default workers runs in its own process (issue 14):
+# Below this much input a scan with the default workers runs in its own process:
 # the pool's start (a fork server loading pyarrow, ~0.2 s before the first shard) costs more than
 # a second worker saves. 20 MB took 0.37-0.50 s in process against 0.63 s with two workers, 70
 # MB 0.53 against 0.65 s, 150 MB the same either way, 223 MB 0.88 against 0.79 s.

@@ -30,7 +30,7 @@ LEFT_WINDOW = 512
 # The separator is optional in the pattern, so that a run with no separator is a match (group 2
 # None) and the search goes on after it: the anchors inside such a run end where it ends, before
 # the same character, and fail the same way; as a required group, each of them re-read the run
-# (quadratic time on "10.10.10…", issue 15).
+# (quadratic time on "10.10.10…").
 _ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)?")
 # In PDF text a space or one line break (PDFium's are CRLF) may sit inside the prefix ("10. 1016/",
 # "10.\n1371/");
@@ -407,7 +407,7 @@ def _hits(
     scanner = _Scanner(text, pdf, allow_other_prefix, stats)
     found = scanner.scan(None, after)
     if pdf and found and scanner.uncertain:
-        # Spec §5 / issue 4: a break whose join was a guess is decided by what the document
+        # Spec §5: a break whose join was a guess is decided by what the document
         # says elsewhere — the same DOI unbroken, or DOIs of the same shape. Only a guess can
         # change, so a document without one is read once.
         ev = Evidence()

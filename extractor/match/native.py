@@ -120,7 +120,7 @@ def _unescape(ref: str) -> str:
 
 
 def html_spans(data: Any) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]:
-    """find_spans(text, "html") on HTML given as UTF-8 bytes, in C (issue 11: the Python views
+    """find_spans(text, "html") on HTML given as UTF-8 bytes, in C (the Python views
     ran at 5–10 MB/s): (start, end, form index, DOI) sorted, in bytes of the markup; (anchor,
     token end) of each candidate dropped as too long; and how many were. Needs the C matcher."""
     if _cscan is None:
@@ -169,7 +169,7 @@ def pdf_scan(
 ) -> tuple[int, int, int, int]:
     """scan() for text extracted from a PDF: the rules of find_spans(…, "pdf") — DOIs joined
     across lines, columns and spaces, a second reading with the document's evidence — in C
-    (issue 11: the Python rules ran at about 10 MB/s)."""
+    (the Python rules ran at about 10 MB/s)."""
     if _cscan is None:
         raise RuntimeError("pdf_scan needs the C matcher")
     result: tuple[int, int, int, int] = _cscan.pdf_scan(

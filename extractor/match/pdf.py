@@ -313,7 +313,7 @@ def _new_below(text: str, b: int) -> bool:
     """The DOI stops at `b` at a line end and the next line, one block (no column gap), starts
     something new (_STARTS_NEW, not "("): whichever place _continuation picked, _decide would
     not join it, and no space join or box break can follow — decided without the column
-    search, as for each DOI of a reference list (issue 15)."""
+    search, as for each DOI of a reference list."""
     m = _BREAK_THEN_TOKEN.match(text, b)
     if m is None or text[m.start(1)] == "(" or _STARTS_NEW.match(m.group(1)) is None:
         return False

@@ -1,7 +1,7 @@
 """DOIs of an Arrow batch of texts, as an Arrow table: the extractor as a function that Spark's
 `mapInArrow`, Ray Data's `map_batches`, Dask's `map_partitions`, Polars and DuckDB can call.
 
-One row per hit, the columns and meaning of a scan's `occurrences/` (issue 10): the record's id,
+One row per hit, the columns and meaning of a scan's `occurrences/`: the record's id,
 the hit's offset in characters of its text, its raw text, display form and canonical DOI. Each
 text is searched as `scan` searches a record: its kind detected from its content unless given,
 plain text, PDF text and HTML by the C matcher straight from the Arrow buffer.

@@ -73,7 +73,7 @@ _META_CHARSET = re.compile(rb"""<meta[^>]{0,300}?charset\s*=\s*["']?([A-Za-z0-9.
 
 def declared_encoding(head: bytes) -> str | None:
     """The encoding a text declares when it is not UTF-8: a UTF-16 or UTF-32 byte order mark, an
-    XML declaration, or an HTML `<meta charset>` in its first 4 KB (issue 11); None for UTF-8,
+    XML declaration, or an HTML `<meta charset>` in its first 4 KB; None for UTF-8,
     ASCII, an unknown name, or no declaration."""
     for bom, codec in _BOMS:
         if head.startswith(bom):
@@ -145,7 +145,7 @@ def input_head(data: bytes, start: int) -> tuple[bytes, int]:
     """The first bytes read of an input from offset `start`, checked and trimmed: at the input's
     start (0) binary data raises InputError and a UTF-8 byte order mark is dropped (the start
     moves past it). Binary-ness is a property of the whole input, decided on its head: a range
-    of it further on is not checked again (issue 15: ranges of one file were rejected alone)."""
+    of it further on is not checked again (ranges of one file were rejected alone)."""
     if start:
         return data, start
     why = is_binary(data)

@@ -34,7 +34,7 @@ def merge_bucket(
 
     # Sources and records as codes into their distinct values: a bucket holds few sources and a
     # record id per document, and every copy below (the sort, the filters, the final order) then
-    # moves four bytes a row instead of a path (issue 14: the merge's memory is its copies).
+    # moves four bytes a row instead of a path (the merge's memory is its copies).
     sources = pc.unique(table["source"])
     records = pc.unique(table["record"])
     place = pc.add(pc.shift_left(table["shard"], 32), table["doc"])
@@ -117,7 +117,7 @@ def _per_doi_arrow(mentions: pa.Table) -> tuple[Any, Any, Any, Any]:
 
 def _per_doi_native(mentions: pa.Table) -> tuple[Any, Any, Any, Any] | None:
     """_per_doi_arrow in one hash pass in C (every source and record code 0); None without the
-    C part (issue 14: a group-by of 4 M distinct DOIs was a tenth of their merge)."""
+    C part (a group-by of 4 M distinct DOIs was a tenth of their merge)."""
     doi = mentions["doi"].combine_chunks()
     grouped = _hash_groups(doi, mentions["count"].combine_chunks())
     if grouped is None:
@@ -202,7 +202,7 @@ def _group_arrow(t: pa.Table) -> pa.Table:
     t = t.append_column("_row", _row_numbers(t.num_rows))
     # Most keys are seen once (a document's mentions are distinct within it; only a document
     # given in chunks or a file in byte ranges repeats one): those rows are their own groups,
-    # and only the rows of repeated keys are aggregated (issue 14: the merge of 4 M distinct
+    # and only the rows of repeated keys are aggregated (the merge of 4 M distinct
     # DOIs spent most of its time aggregating groups of one). A key can repeat only where its
     # DOI does, so the (source, record, DOI) keys are built for those rows alone.
     again = _repeated(t["doi"])

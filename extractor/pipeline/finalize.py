@@ -97,7 +97,7 @@ def merge_split_bucket(
     """Merge a bucket too large to hold in `ways` pieces: its rows are first written out by the
     finer bucket of their DOI (hash mod buckets × ways, whose remainder mod `buckets` is this
     bucket), one batch at a time, then each piece is merged alone into DEST-NN files. So the
-    merge's memory is bounded whatever one bucket holds (issue 15: one huge document)."""
+    merge's memory is bounded whatever one bucket holds (one huge document)."""
     import pyarrow.compute as pc
 
     os.makedirs(spill, exist_ok=True)
@@ -105,7 +105,7 @@ def merge_split_bucket(
     written = [0] * ways
     schema = with_meta(PARTIAL_SCHEMA, meta)
     # spills are read once, at once, on this machine: uncompressed, memory-mapped back (zstd
-    # cost a third of a split merge's time, issue 14)
+    # cost a third of a split merge's time)
     writers = [pa.ipc.new_file(p, schema) for p in paths]
     try:
         for ref in files:

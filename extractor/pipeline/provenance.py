@@ -1,4 +1,4 @@
-"""Provenance columns (`--meta-field`, issue 11): fields of the citing record — its URL, its
+"""Provenance columns (`--meta-field`): fields of the citing record — its URL, its
 own DOI, a date — copied into every mention row of it, so that `citing → cited` edges come
 straight out of mentions/.
 

@@ -1,4 +1,4 @@
-"""A finished scan published to object storage (`-o s3://bucket/out`, issue 10).
+"""A finished scan published to object storage (`-o s3://bucket/out`).
 
 The scan itself runs in a stage folder — local, or shared by a cluster's workers — with all its
 guarantees (completion markers, resume, the lock); the finished datasets are then copied to the

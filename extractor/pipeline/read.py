@@ -71,7 +71,7 @@ def open_stream(path: str | BinaryIO, read_ahead: bool = False) -> tuple[BinaryI
     with peek, such as stdin), and the compression found. With `read_ahead`, a gzip file of
     READ_AHEAD_MIN bytes or more is decompressed ahead, in a thread of python-isal's
     (igzip_threaded) that releases the GIL while it works, so that it runs on another core as
-    the blocks before are searched (issue 14: gzip input cost 1.7x plain text with one worker;
+    the blocks before are searched (gzip input cost 1.7x plain text with one worker;
     ripgrep's -z decompresses in another process likewise)."""
     raw = open_input(path) if isinstance(path, str) else path
     head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
@@ -91,8 +91,8 @@ def open_stream(path: str | BinaryIO, read_ahead: bool = False) -> tuple[BinaryI
 
 class DiskProgress:
     """Progress in bytes of a compressed file as stored: the planner's total is the files' sizes,
-    so a decompressed stream reports how far its file has been read, not what it gave (issue 13:
-    a gzip input's bar ran past 100 %)."""
+    so a decompressed stream reports how far its file has been read, not what it gave
+    (a gzip input's bar ran past 100 %)."""
 
     def __init__(self, raw: BinaryIO, progress: Progress) -> None:
         self._raw = raw
@@ -137,7 +137,7 @@ class ZstdReader(io.RawIOBase):
     frame is cut short.
 
     zstandard's `stream_reader` bounds what one read gives (its `decompressobj` does not: 300
-    bytes of a bomb became 10 MB in one call, 64 KiB some GB, issue 15) but ends a truncated
+    bytes of a bomb became 10 MB in one call, 64 KiB some GB) but ends a truncated
     stream silently; so the compressed bytes pass through a walk of the frame and block headers
     (`ZstdFrames`), which knows whether the stream stopped at a frame's end.
     """
@@ -267,7 +267,7 @@ def format_head(path: str, n: int) -> bytes:
 
 def read_upto(path: str, limit: int) -> bytes | None:
     """The bytes of a file as stored when it holds at most `limit` of them, else None: a small
-    file in one read (a local one without a buffered file object: issue 11, per-file costs)."""
+    file in one read (a local one without a buffered file object: its cost is per file)."""
     if remote.is_url(path):
         with open_input(path) as f:
             data = f.read(limit + 1)

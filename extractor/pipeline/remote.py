@@ -1,5 +1,5 @@
 """Inputs on any file system fsspec reaches — `s3://`, `gs://`, `hdfs://`, `https://`, … —
-listed, globbed, sized and opened for the planner and the workers (issue 10). Local paths (and
+listed, globbed, sized and opened for the planner and the workers. Local paths (and
 `file://` URLs) never come here: the operating system reads them faster, and memory-maps them.
 
 Credentials and endpoints are the stores' own: for S3 the standard `AWS_*` environment

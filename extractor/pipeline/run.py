@@ -186,7 +186,7 @@ def run_scan(
 
 def process_age() -> float | None:
     """Seconds since this process started (Linux: /proc), or None: before a scan begins, the
-    interpreter's start, the imports and the worker pool's start (issue 14: fixed costs)."""
+    interpreter's start, the imports and the worker pool's start (fixed costs)."""
     try:
         with open("/proc/self/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()

@@ -1,6 +1,6 @@
 """What a finished scan found, read back from its output folder: totals from `_run.json`, and
 from the Parquet datasets the most cited DOIs, the registrant prefixes, the display forms and
-how many documents cite each DOI (issue 13's `doi-extract summary`).
+how many documents cite each DOI (`doi-extract summary`).
 
 The datasets are read batch by batch, so a run with hundreds of millions of rows is summarized
 in memory that grows with `top` and the number of distinct prefixes, not with the rows.

@@ -15,7 +15,7 @@ from .table import Columns
 
 # The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
 # under another layout is not reused, it is redone.
-PARTS_FORMAT = 4  # 4: the first line of each mention and occurrence (issue 13)
+PARTS_FORMAT = 4  # 4: the first line of each mention and occurrence
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,8 +42,8 @@ class ScanConfig:
     flush_rows: int = 50_000  # partial rows (or occurrences) a shard holds before writing a part file
     max_mentions: int = 25_000  # distinct DOIs of one document held before they are handed on
     merge_rows: int = 100_000  # partial rows one merge holds (~0.8 KB each at peak); a larger bucket is split
-    # Keep _work/ and _shards/ after a complete run, so that a rerun is incremental (issue 13:
-    # by default only the datasets and _run.json remain). Not part of key(): it changes no result.
+    # Keep _work/ and _shards/ after a complete run, so that a rerun is incremental
+    # (by default only the datasets and _run.json remain). Not part of key(): it changes no result.
     keep_work: bool = False
 
     @property

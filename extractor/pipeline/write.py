@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-# Offsets in the unit of what was searched, each unit its own column (issue 13): bytes of a text
+# Offsets in the unit of what was searched, each unit its own column: bytes of a text
 # file (decompressed; its line too), characters of a record's text (JSONL, Parquet, WARC, a raw
 # PDF's text); the other column is null.
 MENTIONS_SCHEMA = pa.schema(
@@ -107,7 +107,7 @@ def atomically(path: str) -> Iterator[str]:
 
 # Offsets and line numbers are nearly all distinct within a file: a Parquet dictionary tried on
 # them and given up costs time and makes larger files; every other column (sources, records, DOIs
-# cited again, raw texts, counts, forms) is dictionary-encoded (issue 14: mentions of 4 M distinct
+# cited again, raw texts, counts, forms) is dictionary-encoded (mentions of 4 M distinct
 # DOIs written 14 % faster and 17 % smaller, the benchmark's 13 % faster and 19 % smaller).
 _POSITIONS = frozenset(
     {"first_byte_offset", "first_char_offset", "first_line", "byte_offset", "char_offset", "line"}

@@ -208,7 +208,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
     }
     /* A spaced label (find._LEFT_SPACED_LABEL) in the last 24 characters, or bare. The
      * characters are read back as the rule gets to them (FILL): most anchors are bare after the
-     * first, every DOI of a list joined by commas among them (issue 15). */
+     * first, every DOI of a list joined by commas among them. */
     {
         cp_t w[24];
         Py_ssize_t wo[24], m = 0, j = p;

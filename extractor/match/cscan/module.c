@@ -217,7 +217,7 @@ static PyMethodDef methods[] = {
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
     {"tables", py_tables, METH_NOARGS, "tables() -> dict: the rule tables compiled in, for the check against the Python rules."},
-    {NULL}};
+    {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The plain-text, PDF-text and HTML matcher on UTF-8 bytes.", -1,
                                     methods, NULL, NULL, NULL, NULL};

@@ -243,7 +243,7 @@ static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, 
      * tag name running to the window's end (rules._TAGLIKE) waits for more; a later character
      * that is neither a tag-name character nor '/' ends any such name. Read 32, 64, then 128
      * characters for such a cut before the short window: a list of DOIs joined by commas reads
-     * each DOI and the next, not 256 characters a DOI (issue 15). */
+     * each DOI and the next, not 256 characters a DOI. */
     for (Py_ssize_t want = FIRST_WINDOW; early && want < SHORT_WINDOW && off + SHORT_WINDOW + 1 <= MAX_LOGICAL; want *= 2) {
         have = decode_run(B, qq, s, bo, off, have, want);
         if (have < want)
@@ -545,7 +545,7 @@ static int scan_in(const Buf *B, Sink *k, cp_t *s, Py_ssize_t *bo)
             sep = ':', q = j + 1;
         else {
             /* every anchor inside the run ends at j too, before the same byte, and fails the
-             * same way: passed over whole, so "10.10.10…" costs linear time (issue 15) */
+             * same way: passed over whole, so "10.10.10…" costs linear time */
             pos = j;
             continue;
         }

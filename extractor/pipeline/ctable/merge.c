@@ -66,7 +66,7 @@ done:
  * array's int32 offsets from doi_start and its data). Returns five bytes objects, one value a
  * group in first-seen order: its first row (int32), counts summed (int64), least place (int64),
  * form masks OR-ed (int32), rows (int64). With codes all 0 it groups by DOI alone (dois/). One hash pass instead of the key strings, counts and aggregations
- * Arrow would need (issue 14: they were half of the merge). */
+ * Arrow would need (they were half of the merge). */
 static PyObject *py_group_mentions(PyObject *self, PyObject *args)
 {
     (void)self;

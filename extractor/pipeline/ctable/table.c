@@ -475,7 +475,7 @@ static PyMethodDef Mentions_methods[] = {
      "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, first_lines, bounds), grouped by bucket; empties the table."},
     {"take_columns", (PyCFunction)Mentions_take_columns, METH_VARARGS,
      "take_columns(buckets=1) -> take's rows as Arrow buffers (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data, form_masks, first_lines, lines_valid, bounds); empties the table."},
-    {NULL}};
+    {NULL, NULL, 0, NULL}};
 static PySequenceMethods Mentions_seq = {.sq_length = (lenfunc)Mentions_len};
 static PyTypeObject MentionsType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "extractor.pipeline._ctable.Mentions",
