@@ -15,6 +15,7 @@ class Row(NamedTuple):
     dois: list[str]  # canonical DOIs expected, in order of appearance
     forms: list[str] | None = None  # expected display form of each hit, when the row is about forms
     kind: str = "plain"
+    syntax: str | None = None  # spec §7: the source syntax the text is read in
 
 
 # §1 Canonical form and equivalence — the standards' own examples.
@@ -694,4 +695,129 @@ CLEANING = {
     ],
 }
 
-ALL_TABLES = {**CANONICAL, **START, **FORMS, **ENDS, **CLEANING}
+# §7 Source syntaxes: delimiters a DOI never crosses, escapes undone (each row names its syntax).
+SYNTAX = {
+    "wikitext_template_parameter_ends_at_separator": [
+        Row(
+            "{{cite journal |doi = 10.1038/tp.2013.61|first = G.}}",
+            ["10.1038/tp.2013.61"],
+            ["doi-label"],
+            syntax="wikitext",
+        ),
+        Row(
+            "{{cite journal|doi=10.1016/s0140-6736(14)60539-0|pmid=25576992|volume=385}}",
+            ["10.1016/s0140-6736(14)60539-0"],
+            syntax="wikitext",
+        ),
+        Row(
+            "{{Cite web |DOI= 10.1038/nn1833|url=http://www.nature.com/x}}",
+            ["10.1038/nn1833"],
+            syntax="wikitext",
+        ),
+        Row(
+            "{{cite book|doi=10.1002/14356007.a22_031.pub2}}",
+            ["10.1002/14356007.a22_031.pub2"],
+            syntax="wikitext",
+        ),
+    ],
+    "wikitext_doi_template_is_a_label": [
+        Row(
+            "See {{doi|10.1000/182}} and {{DOI|10.5/100}}.",
+            ["10.1000/182", "10.5/100"],
+            ["doi-label", "doi-label"],
+            syntax="wikitext",
+        ),
+    ],
+    "wikitext_links_end_a_doi": [
+        Row(
+            "[[10.1000/182|the handbook]] [https://doi.org/10.1000/183 text]",
+            ["10.1000/182", "10.1000/183"],
+            syntax="wikitext",
+        ),
+    ],
+    "wikitext_quotes_comments_and_references": [
+        Row("'''10.1000/182'''x ''10.1000/183''", ["10.1000/182", "10.1000/183"], syntax="wikitext"),
+        Row("10.1000/18<!-- a comment -->2 end", ["10.1000/182"], syntax="wikitext"),
+        Row(
+            "<ref>{{cite|doi=10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O}}</ref>",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
+            syntax="wikitext",
+        ),
+        Row(
+            "{{cite journal|doi=10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O|title=x}}",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
+            syntax="wikitext",
+        ),
+    ],
+    "tex_escapes_are_undone": [
+        Row(r"doi = {10.1007/978-3-319-24277-4\_9}", ["10.1007/978-3-319-24277-4_9"], syntax="bibtex"),
+        Row(r"\doi{10.1000/abc\_def}", ["10.1000/abc_def"], ["doi-label"], syntax="latex"),
+        Row(
+            r"10.1000/a{\_}b 10.1000/c\textunderscore{}d 10.1000/e\textunderscore f",
+            ["10.1000/a_b", "10.1000/c_d", "10.1000/e_f"],
+            syntax="latex",
+        ),
+        Row(
+            r"10.1000/x\%y 10.1000/a\#b 10.1000/p\-q\allowbreak r",
+            ["10.1000/x%y", "10.1000/a#b", "10.1000/pqr"],
+            syntax="latex",
+        ),
+        Row(
+            r"10.1002/1097-4571(199806)49:8\textless 693::AID-ASI4$>$3.0.CO;2-O",
+            ["10.1002/1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
+            syntax="latex",
+        ),
+    ],
+    "tex_arguments_and_values_end_a_doi": [
+        Row(r"\url{https://doi.org/10.1000/182}text", ["10.1000/182"], syntax="latex"),
+        Row(
+            r"\href{https://doi.org/10.1000/182}{10.1000/183}", ["10.1000/182", "10.1000/183"], syntax="latex"
+        ),
+        Row('@article{k, doi = "10.1000/182", title = {x}}', ["10.1000/182"], ["doi-label"], syntax="bibtex"),
+        Row(
+            "@article{k, doi = {10.1002/{(SICI)}1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O}}",
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"],
+            ["doi-label"],
+            syntax="bibtex",
+        ),
+    ],
+    "tex_whitespace_and_comments": [
+        Row(r"10.1000/182~is 10.1000/183\\next", ["10.1000/182", "10.1000/183"], syntax="latex"),
+        Row("10.1000/182 % 10.1000/commented\n10.1000/184", ["10.1000/182", "10.1000/184"], syntax="latex"),
+        Row(r"\url{https://doi.org/10.1000/a%2Fb} % 10.1000/commented", ["10.1000/a/b"], syntax="latex"),
+        Row("@misc{k, note = {10.1000/50%off}}", ["10.1000/50%off"], syntax="bibtex"),
+    ],
+    "csv_fields_end_a_doi": [
+        Row("doi,10.1000/188,title", ["10.1000/188"], syntax="csv"),
+        Row(
+            "id;DOI;year\n1;10.1371/journal.pbio.0020334;2004", ["10.1371/journal.pbio.0020334"], syntax="csv"
+        ),
+        Row('a\tb\n"x, 10.1000/1"\t10.1000/2', ["10.1000/1", "10.1000/2"], syntax="csv"),
+    ],
+    "csv_doi_column_is_a_label": [
+        Row("Title,DI\nx,10.5/100\n", ["10.5/100"], ["doi-label"], syntax="csv"),
+    ],
+    "json_strings_end_a_doi": [
+        Row(
+            '{"DOI": "10.1000\\/182", "x": "see 10.1000/183"}',
+            ["10.1000/182", "10.1000/183"],
+            ["doi-label", "bare"],
+            syntax="json",
+        ),
+        Row('["10.1000\\u002F184","10.1000/185"]', ["10.1000/184", "10.1000/185"], syntax="json"),
+    ],
+    "markdown_emphasis_closes_like_a_bracket": [
+        Row(
+            "read _10.1007/bf00576711_ and *10.1000/182*.",
+            ["10.1007/bf00576711", "10.1000/182"],
+            syntax="markdown",
+        ),
+        Row(
+            "10.1007/978-3-319-24277-4_9 in **10.1000/x_y**",
+            ["10.1007/978-3-319-24277-4_9", "10.1000/x_y"],
+            syntax="markdown",
+        ),
+    ],
+}
+
+ALL_TABLES = {**CANONICAL, **START, **FORMS, **ENDS, **CLEANING, **SYNTAX}

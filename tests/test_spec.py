@@ -23,7 +23,7 @@ CASES = [
 
 @pytest.mark.parametrize(("rule", "row"), CASES)
 def test_detection(rule: str, row: Row) -> None:
-    hits = list(find_dois(row.text, row.kind))
+    hits = list(find_dois(row.text, row.kind, syntax=row.syntax))
     assert [h.doi for h in hits] == row.dois, [h for h in hits]
     if row.forms is not None:
         assert [str(h.form) for h in hits] == row.forms

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..match import KINDS
+from ..match.syntaxes import SYNTAX_CHOICES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="start each line with the line number of the hit (a record's id for record files)",
     )
     f.add_argument("--kind", choices=KINDS, help="input kind (default: detected by name and content)")
+    f.add_argument(
+        "--syntax",
+        choices=SYNTAX_CHOICES,
+        default="auto",
+        help="source syntax of spec §7 (wikitext, latex, bibtex, csv, json, markdown), none for prose (default: auto, told by name and content)",
+    )
     f.add_argument(
         "--text-field", default="text", help="JSONL/Parquet field holding the text (dotted: meta.text)"
     )

@@ -63,16 +63,31 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                 seen: set[str] = set()
                 name = None if path == "-" else path
                 lines = LineCounter() if args.line_number and fmt == "text" else None
+                syntax = None if args.syntax == "auto" else args.syntax
+                told: dict[str, str | None] = {}  # the syntax each document is read in
                 found_hits = (
                     (
                         (None, h)
                         for h in hits_in_stream(
-                            stream, name or "", args.kind, args.other_prefixes, lines=lines
+                            stream,
+                            name or "",
+                            args.kind,
+                            args.other_prefixes,
+                            lines=lines,
+                            syntax=syntax,
+                            told=told,
                         )
                     )
                     if fmt == "text"
                     else hits_in_records(
-                        path, fmt, args.kind, args.other_prefixes, args.text_field, args.id_field
+                        path,
+                        fmt,
+                        args.kind,
+                        args.other_prefixes,
+                        args.text_field,
+                        args.id_field,
+                        syntax=syntax,
+                        told=told,
                     )
                 )
                 for record, hit in found_hits:
@@ -102,6 +117,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
                             "doi": doi,
                             "form": str(hit.form),
                             "raw": raw,
+                            **({"syntax": told["syntax"]} if told.get("syntax") else {}),
                         }
                         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                     elif args.line_number:

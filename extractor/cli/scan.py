@@ -15,6 +15,7 @@ from typing import Any
 
 from ..engines import make_engine
 from ..match import KINDS
+from ..match.syntaxes import SYNTAX_CHOICES
 from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.errors import Fatal, StoreError
 from ..pipeline.provenance import meta_fields
@@ -71,6 +72,12 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         "(default: one per output URL under ~/.cache/doi-extractor/stage)",
     )
     ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
+    ap.add_argument(
+        "--syntax",
+        choices=SYNTAX_CHOICES,
+        default="auto",
+        help="source syntax of spec §7 (wikitext, latex, bibtex, csv, json, markdown), none for prose (default: auto, told by name and content)",
+    )
     ap.add_argument(
         "--text-field", default="text", help="record field/column holding the text (JSONL, Parquet)"
     )
@@ -270,6 +277,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         meta_fields=meta,
         allow_other_prefix=args.other_prefixes,
         kind=args.kind,
+        syntax=None if args.syntax == "auto" else args.syntax,
         shard_size=args.shard_size,
         keep_work=args.keep_work,
     )

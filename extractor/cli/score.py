@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..match import KINDS, find_dois
-from ..pipeline.decode import decode_bytes, detect_kind
+from ..match.syntaxes import SYNTAX_CHOICES
+from ..pipeline.decode import decode_bytes, detect_kind, syntax_for
 from ..pipeline.errors import InputError
 from ..pipeline.read import read_all
 from ..pipeline.search import hits_in_records, input_format
@@ -89,16 +90,17 @@ def load_manifest(path: str) -> list[dict[str, Any]]:
     return rows
 
 
-def predict(path: str, kind: str | None = None) -> set[str]:
+def predict(path: str, kind: str | None = None, syntax: str | None = None) -> set[str]:
     """The set of canonical DOIs the extractor finds in one document: a record file (a raw PDF,
     a WARC, JSONL, Parquet) read record by record as `find` and `scan` read it, any other as
-    text."""
+    text, in the source syntax forced (--syntax) or told by its name and content."""
     fmt = input_format(path)
     if fmt != "text":
-        return {h.doi for _rid, h in hits_in_records(path, fmt, kind)}
+        return {h.doi for _rid, h in hits_in_records(path, fmt, kind, syntax=syntax)}
     data = read_all(path)
     text, _ = decode_bytes(data)
-    return {h.doi for h in find_dois(text, kind or detect_kind(path, data[:65536]))}
+    syn = syntax_for(syntax, path, data[:65536])
+    return {h.doi for h in find_dois(text, kind or detect_kind(path, data[:65536]), syntax=syn)}
 
 
 def score_doc(row: dict[str, Any], pred: set[str]) -> DocScore:
@@ -116,7 +118,7 @@ def score_doc(row: dict[str, Any], pred: set[str]) -> DocScore:
 
 
 def score_rows(
-    rows: list[dict[str, Any]], by: str | None = "derivation,tool"
+    rows: list[dict[str, Any]], by: str | None = "derivation,tool", syntax: str | None = None
 ) -> tuple[dict[str, Tally], list[DocScore]]:
     tallies: dict[str, Tally] = defaultdict(Tally)
     docs = []
@@ -124,7 +126,7 @@ def score_rows(
         try:
             # The genre is the kind (spec terms): PDF text from pypdf or PDFium has no form
             # feeds to detect it by, and the labels were made for the genre's rules.
-            pred = predict(row["_path"], row["genre"] if row["genre"] in KINDS else None)
+            pred = predict(row["_path"], row["genre"] if row["genre"] in KINDS else None, syntax)
         except OSError as exc:
             raise ManifestError(f"cannot read document {row['doc']!r}: {exc.strerror or exc}") from None
         except InputError as exc:  # a record file that cannot be read (an encrypted PDF, …)
@@ -182,6 +184,12 @@ def add_score_arguments(ap: argparse.ArgumentParser) -> None:
         "--errors", type=int, default=50, help="list misses and false positives of up to N documents"
     )
     ap.add_argument("--genre", action="append", help="only these genres")
+    ap.add_argument(
+        "--syntax",
+        choices=SYNTAX_CHOICES,
+        default="auto",
+        help="source syntax of spec §7 for every document, none for prose (default: auto, told by name and content)",
+    )
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -193,7 +201,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             rows += load_manifest(m)
         if args.genre:
             rows = [r for r in rows if r["genre"] in args.genre]
-        tallies, docs = score_rows(rows, args.by)
+        tallies, docs = score_rows(rows, args.by, None if args.syntax == "auto" else args.syntax)
     except ManifestError as exc:
         print(f"doi-extract score: {exc}", file=sys.stderr)
         return 2

@@ -16,11 +16,12 @@ from typing import NamedTuple
 from . import pdf as pdf_repair
 from .canonical import canonical_key, clean_name, fold_ascii
 from .forms import Form
-from .html import html_views
+from .html import View, html_views
 from .kinds import kind_of
 from .pdf import Evidence
 from .rules import MAX_DOI_CHARS, RESOLVERS, RUN, RUN_END, RUN_SHORT, SHORT_WINDOW, end_of_name, first_cut
 from .shortdoi import short_dois
+from .syntaxes import syntax_of
 from .tails import SHIELDS, shields_unescape
 
 LEFT_WINDOW = 512
@@ -456,24 +457,23 @@ def find_spans(
     allow_other_prefix: bool = False,
     stats: FindStats | None = None,
     after: int = 0,
+    syntax: str | None = None,
 ) -> list[Span]:
     """(start, end, form, canonical DOI) of every DOI in `text`, in order: find_dois without
     building the raw strings, for callers that need the raw text of only some hits.
 
     `after` (plain and PDF text): anchors before it are passed over, as after a hit that ended
     there — a reader resuming in a window where the last window's hits ended reads the DOIs
-    after it as the whole text does (a chain of PDF lines joined pairwise has one phase)."""
+    after it as the whole text does (a chain of PDF lines joined pairwise has one phase).
+    `syntax` (spec §7: a name of syntaxes.SYNTAXES): the text is read through that syntax's
+    views, by the plain rules, offsets mapped back to the source."""
     k = kind_of(kind)
-    if after and not k.resumes:
+    if after and (not k.resumes or syntax is not None):
         raise ValueError(f"after is for kinds read as they are; {kind} is read in views")
+    if syntax is not None:
+        return _view_spans(syntax_of(syntax).views(text), allow_other_prefix, stats)
     if k.views:
-        spans = []
-        for view in html_views(text):
-            for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
-                rs, re_ = view.to_raw(s, e)
-                spans.append(_span(Span, (rs, re_, form, _KEYS[name])))
-        spans.sort(key=lambda h: (h[0], h[1]))
-        return spans
+        return _view_spans(html_views(text), allow_other_prefix, stats)
     if k.pdf_rules:
         return [
             _span(Span, (s, e, form, _PDF_KEYS[name]))
@@ -485,17 +485,33 @@ def find_spans(
     ]
 
 
+def _view_spans(views: list[View], allow_other_prefix: bool, stats: FindStats | None) -> list[Span]:
+    """The plain rules' hits in each view, mapped back to the source, in order of start."""
+    spans = []
+    for view in views:
+        for s, e, form, name in _hits(view.text, False, allow_other_prefix, stats):
+            rs, re_ = view.to_raw(s, e)
+            spans.append(_span(Span, (rs, re_, form, _KEYS[name])))
+    spans.sort(key=lambda h: (h[0], h[1]))
+    return spans
+
+
 def find_dois(
     text: str,
     kind: str = "plain",
     *,
     allow_other_prefix: bool = False,
     stats: FindStats | None = None,
+    syntax: str | None = None,
 ) -> Iterator[Hit]:
     """Every DOI in `text`, in order: offsets of the raw span, raw text, form and canonical DOI.
 
     `kind` is "plain", "html" (entities decoded, tags handled, attribute values and JSON-LD
     read) or "pdf" (text extracted from a PDF: broken DOIs joined, look-alike dashes mapped).
+    `syntax` is a source syntax of spec §7 (syntaxes.SYNTAXES: "wikitext", "latex", "bibtex",
+    "csv", "json", "markdown") whose delimiters a DOI never crosses and whose escapes are undone;
+    None reads the text as prose.
     """
-    for s, e, form, doi in find_spans(text, kind, allow_other_prefix=allow_other_prefix, stats=stats):
+    spans = find_spans(text, kind, allow_other_prefix=allow_other_prefix, stats=stats, syntax=syntax)
+    for s, e, form, doi in spans:
         yield Hit(s, e, text[s:e], form, doi)

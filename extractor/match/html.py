@@ -135,7 +135,7 @@ def _add_decoded(
     view.linear(s[pos:], raw_start + pos)
 
 
-def _add_text(view: View, s: str, raw_start: int) -> None:
+def add_text(view: View, s: str, raw_start: int) -> None:
     """Append text with HTML character references decoded (spec §3: `&lt;`, `&#47;`, `&amp;`)."""
     if "&" in s:
         _add_decoded(view, s, raw_start, _ENTITY, _html.unescape)
@@ -143,7 +143,7 @@ def _add_text(view: View, s: str, raw_start: int) -> None:
         view.linear(s, raw_start)
 
 
-def _add_json(view: View, s: str, raw_start: int) -> None:
+def add_json(view: View, s: str, raw_start: int) -> None:
     """Append JSON text with string escapes decoded (spec §5: `\\/`, `\\u002F`)."""
     if "\\" in s:
         _add_decoded(view, s, raw_start, jsonstr.ESCAPE, jsonstr.unescape)
@@ -162,7 +162,7 @@ def html_views(doc: str) -> list[View]:
     while pos < n:
         lt = doc.find("<", pos)
         if lt < 0:
-            _add_text(flow, doc[pos:], pos)
+            add_text(flow, doc[pos:], pos)
             break
         if lt > pos:
             piece = doc[pos:lt]
@@ -179,7 +179,7 @@ def html_views(doc: str) -> list[View]:
             elif doc.startswith("<![CDATA[", lt):
                 end = doc.find("]]>", lt + 9)
                 end = n if end < 0 else end
-                _add_text(flow, doc[lt + 9 : end], lt + 9)
+                add_text(flow, doc[lt + 9 : end], lt + 9)
                 pos = min(n, end + 3)
             else:  # a declaration or processing instruction
                 end = doc.find(">", lt)
@@ -205,7 +205,7 @@ def html_views(doc: str) -> list[View]:
                 if gt < 0:
                     gt = n
         if m is None:
-            _add_text(flow, "<", lt)
+            add_text(flow, "<", lt)
             pos = lt + 1
             continue
         closing, name, attr_text = m.group(1), m.group(2).lower(), m.group(3)
@@ -225,10 +225,10 @@ def html_views(doc: str) -> list[View]:
             if name == "script":
                 type_m = _SCRIPT_TYPE.search(attr_text)
                 if type_m and _JSON_TYPES.search(type_m.group(1)):
-                    _add_json(data, doc[body_start:end], body_start)
+                    add_json(data, doc[body_start:end], body_start)
                     data.atomic("\n", end, 0)
             elif name in ("textarea", "title"):
-                _add_text(flow, doc[body_start:end], body_start)
+                add_text(flow, doc[body_start:end], body_start)
             pos = end
     return [flow.finish(), attrs.finish(), data.finish()]
 
@@ -255,6 +255,6 @@ def _add_attributes(view: View, attr_text: str, raw_start: int) -> None:
             value = m.group(g)
             if value is not None:
                 if "10" in value or _SHORT_RESOLVER.search(value):
-                    _add_text(view, value, raw_start + m.start(g))
+                    add_text(view, value, raw_start + m.start(g))
                     view.atomic("\n", raw_start + m.end(g), 0)
                 break

@@ -12,13 +12,12 @@ a module of match/, its C entry point in cscan/ if it has one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .forms import Form
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(NamedTuple):
     """One kind of text and how the matcher reads it."""
 
     name: str

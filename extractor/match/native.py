@@ -211,11 +211,13 @@ def _python_tables() -> dict[str, object]:
     }
 
 
-def table_differences() -> list[str]:
-    """The tables on which the C matcher and the Python rules differ (none, when in step)."""
+def table_differences(full: bool = False) -> list[str]:
+    """The tables on which the C matcher and the Python rules differ (none, when in step). The
+    character classes are read over the Basic Multilingual Plane, where all of them lie (at every
+    import), or with `full` over every code point (tests)."""
     if _cscan is None:
         return []
-    c, py = _cscan.tables(), _python_tables()
+    c, py = _cscan.tables(full), _python_tables()
     return [f"{k}: C {c.get(k)!r} != Python {v!r}" for k, v in py.items() if c.get(k) != v]
 
 

@@ -15,7 +15,8 @@ import pyarrow as pa
 
 from ..match import FORMS, KINDS
 from ..match.native import CHit, invalid_bytes
-from .decode import clean
+from ..match.syntaxes import SYNTAX_CHOICES
+from .decode import HEAD_BYTES, clean, syntax_for
 from .search import match_record
 
 _STRING = pa.string()
@@ -42,15 +43,20 @@ def extract_batch(
     kind: str | None = None,
     *,
     allow_other_prefix: bool = False,
+    syntax: str | None = None,
 ) -> pa.Table:
     """Every DOI in column `text` of `batch`, one row per hit (see batch_schema).
 
     `id` names the column whose value each hit carries (None: the row's number in the batch);
     `kind` is one of plain, html, pdf for every text, or None to detect each text's kind as scan
-    does. A null text has no hits. Offsets count characters of the text.
+    does; `syntax` a source syntax of spec §7 for every text ("wikitext", "latex", "bibtex",
+    "csv", "json", "markdown"), "none" for prose, or None to tell each text's by its head as
+    scan does. A null text has no hits. Offsets count characters of the text.
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS} or None, not {kind!r}")
+    if syntax is not None and syntax not in SYNTAX_CHOICES:
+        raise ValueError(f"syntax must be one of {SYNTAX_CHOICES} or None, not {syntax!r}")
     names = batch.schema.names
     if text not in names:
         raise KeyError(f"no text column {text!r} in the batch (its columns: {', '.join(names)})")
@@ -66,7 +72,7 @@ def extract_batch(
     for row, data in enumerate(texts):
         if data is None:
             continue
-        hits = _hits(data, kind, allow_other_prefix)
+        hits = _hits(data, kind, allow_other_prefix, syntax)
         rows += [row] * len(hits)
         for at, _end, form, doi, raw, _line in hits:
             cols["char_offset"].append(at)
@@ -107,10 +113,11 @@ def _strings(column: pa.Array | pa.ChunkedArray, name: str) -> list[memoryview |
     return out
 
 
-def _hits(data: memoryview, kind: str | None, allow_other_prefix: bool) -> list[CHit]:
+def _hits(data: memoryview, kind: str | None, allow_other_prefix: bool, syntax: str | None) -> list[CHit]:
     """A text's hits as the C matcher reports them, offsets in characters."""
     if invalid_bytes(data, 0, len(data))[0]:  # not valid UTF-8 after all: read as scan reads it
         data = memoryview(clean(bytes(data).decode("utf-8", "surrogateescape"))[0].encode("utf-8"))
     hits: list[CHit] = []
-    match_record(data, kind, allow_other_prefix, None, hits)  # as scan searches a record
+    syn = syntax_for(syntax, None, bytes(data[:HEAD_BYTES]))
+    match_record(data, kind, allow_other_prefix, None, hits, syn)  # as scan searches a record
     return hits

@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import re
 
+from ..match.syntaxes import detect_syntax
 from .errors import InputError
 
 # XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
@@ -41,6 +42,17 @@ def detect_kind(name: str | None, head: bytes | str) -> str:
     if b"\x0c" in sample:
         return "pdf"
     return "plain"
+
+
+def syntax_for(forced: str | None, name: str | None, head: bytes | str) -> str | None:
+    """The source syntax (spec §7) a document is read in: the one forced (--syntax), none when
+    "none" is forced, else the one its name or its first characters tell; None for prose."""
+    if forced == "none":
+        return None
+    if forced and forced != "auto":
+        return forced
+    text = head if isinstance(head, str) else head[:HEAD_BYTES].decode("utf-8", "replace")
+    return detect_syntax(name, text)
 
 
 def decode_bytes(data: bytes) -> tuple[str, int]:

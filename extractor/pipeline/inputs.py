@@ -220,6 +220,7 @@ def plan_shards(
         parts = planned.parts if planned else [(0, -1)]
         line0 = planned.line0 if planned else []
         kind = planned.kind if planned and planned.kind else config.kind
+        syntax = planned.syntax if planned else None
         total += size
         flush()
         for i, (a, b) in enumerate(parts):
@@ -235,6 +236,7 @@ def plan_shards(
                     key_of(f"{ident}|{a}|{b}"),
                     line0=line0[i] if line0 else 0,
                     size=size,
+                    syntax=syntax,
                 )
             )
     flush()

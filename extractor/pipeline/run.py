@@ -150,6 +150,7 @@ def run_scan(
         "bytes_read": sum(r.bytes_read for r in ok),
         "input_bytes": total,
         "documents": sum(r.documents for r in ok),
+        "documents_by_syntax": _by_syntax(ok),
         "hits": sum(r.hits for r in ok),
         "mentions": counts["mentions"],
         "distinct_dois": counts["dois"],
@@ -182,6 +183,15 @@ def run_scan(
         for name in ("_shards", "_work", "_spool"):
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     return RunReport(len(specs), resumed, counts, rejected, summary)
+
+
+def _by_syntax(results: list[ShardResult]) -> dict[str, int]:
+    """Documents read in each source syntax (spec §7), over the shards: prose is not counted."""
+    out: dict[str, int] = {}
+    for r in results:
+        for name, n in r.syntaxes.items():
+            out[name] = out.get(name, 0) + n
+    return dict(sorted(out.items()))
 
 
 def process_age() -> float | None:

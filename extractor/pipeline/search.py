@@ -13,7 +13,7 @@ from typing import Any
 
 from ..match import FORMS, Hit, Kind, find_dois, kind_of, native
 from ..match.native import CHit
-from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head
+from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
 from .errors import input_errors
 from .formats import FORMAT_HEAD, FORMATS, StreamedText, format_by_head, format_of, records
 from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
@@ -42,13 +42,31 @@ def uses_c(kind: Kind, allow_other_prefix: bool) -> bool:
 
 
 def matcher_for(
-    kind: str, allow_other_prefix: bool, table: MentionTable | None, hits: list[CHit] | None
+    kind: str,
+    allow_other_prefix: bool,
+    table: MentionTable | None,
+    hits: list[CHit] | None,
+    syntax: str | None = None,
 ) -> Matcher:
-    """The matcher for a text of this kind: the one place where C or Python is chosen."""
+    """The matcher for a text of this kind, read in this source syntax (spec §7; None: prose):
+    the one place where C or Python is chosen. A syntax is read by the Python matcher through
+    its views (no syntax has a C entry point yet)."""
     k = kind_of(kind)
-    if uses_c(k, allow_other_prefix):
+    if syntax is None and uses_c(k, allow_other_prefix):
         return CMatcher(table, hits, k)
-    return PythonMatcher(k, allow_other_prefix, table, hits)
+    return PythonMatcher(k, allow_other_prefix, table, hits, syntax)
+
+
+def document_syntax(
+    decided: str | None, forced: str | None, name: str | None, head: bytes | str, result: ShardResult | None
+) -> str | None:
+    """The source syntax a document is read in: the one decided for its file at planning ("" for
+    prose), else the one forced or told by its name or head (decode.syntax_for); each counted
+    in `result` by document."""
+    syntax = (decided or None) if decided is not None else syntax_for(forced, name, head)
+    if syntax is not None and result is not None:
+        result.syntaxes[syntax] = result.syntaxes.get(syntax, 0) + 1
+    return syntax
 
 
 def match_record(
@@ -57,10 +75,14 @@ def match_record(
     allow_other_prefix: bool,
     table: MentionTable | None,
     hits: list[CHit] | None,
+    syntax: str | None = None,
 ) -> tuple[int, int]:
     """Search a record's whole text (valid UTF-8 bytes) in one call, its kind detected from it
-    unless given; offsets count characters. (reported, candidates too long)"""
-    match = matcher_for(kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits)
+    unless given, read in `syntax` (None: prose); offsets count characters. (reported,
+    candidates too long)"""
+    match = matcher_for(
+        kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits, syntax
+    )
     found = match(Window.whole(data))
     return found.reported, found.too_long
 
@@ -76,11 +98,12 @@ def _chunks(
     range_lo: int = 0,
     range_hi: int | None = None,
     chars: bool = False,
+    syntax: str | None = None,
 ) -> Iterator[Chunk]:
     """The mention chunks of one document read window by window, recording occurrences."""
     table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
-    match = matcher_for(kind, config.allow_other_prefix, table, hits)
+    match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax)
     found = scan_windows(source, match, result, progress, range_lo, range_hi, chars)
     yield from drain(found, table, hits, occ, where[0], where[1], config.buckets, config.max_mentions)
 
@@ -103,7 +126,10 @@ def _text_chunks(
         if blocks is not None:
             source = StreamSource.of_blocks(blocks)
             kind = spec.kind or detect_kind(spec.source, source.head)
-            yield from _chunks(source, kind, config, progress, result, occ, (spec.source, None))
+            syntax = document_syntax(spec.syntax, config.syntax, spec.source, source.head, result)
+            yield from _chunks(
+                source, kind, config, progress, result, occ, (spec.source, None), syntax=syntax
+            )
             result.documents += 1
             return
         mm = map_file(stream, config.map_min) if comp is None else None
@@ -112,9 +138,21 @@ def _text_chunks(
                 stop = len(mm) if range_hi is None else min(len(mm), range_hi + 8 * BYTE_RESERVE)
                 mapped = MappedSource(mm, stream.fileno(), base, stop, config.map_window)
                 kind = spec.kind or detect_kind(spec.source, mapped.head)
+                syntax = document_syntax(
+                    spec.syntax, config.syntax, spec.source, mapped.head, result if range_lo == 0 else None
+                )
                 try:
                     yield from _chunks(
-                        mapped, kind, config, progress, result, occ, (spec.source, None), range_lo, range_hi
+                        mapped,
+                        kind,
+                        config,
+                        progress,
+                        result,
+                        occ,
+                        (spec.source, None),
+                        range_lo,
+                        range_hi,
+                        syntax=syntax,
                     )
                 finally:
                     mapped.release()
@@ -124,8 +162,20 @@ def _text_chunks(
             limit = None if range_hi is None else range_hi - base + 8 * BYTE_RESERVE
             source = StreamSource(stream, base, limit, config.block_size)
             kind = spec.kind or detect_kind(spec.source, source.head)
+            syntax = document_syntax(
+                spec.syntax, config.syntax, spec.source, source.head, result if range_lo == 0 else None
+            )
             yield from _chunks(
-                source, kind, config, progress, result, occ, (spec.source, None), range_lo, range_hi
+                source,
+                kind,
+                config,
+                progress,
+                result,
+                occ,
+                (spec.source, None),
+                range_lo,
+                range_hi,
+                syntax=syntax,
             )
         if range_lo == 0:
             result.documents += 1
@@ -158,8 +208,10 @@ def _whole_chunk(
     is empty, and emptied again."""
     data, start = input_head(data, 0)
     kind = unit.kind or detect_kind(unit.source, data[:HEAD_BYTES])
+    syntax = document_syntax(unit.syntax, config.syntax, unit.source, data[:HEAD_BYTES], result)
     hits: list[CHit] | None = [] if config.occurrences else None
-    scan_whole(data, start, matcher_for(kind, config.allow_other_prefix, table, hits), result, progress)
+    match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax)
+    scan_whole(data, start, match, result, progress)
     if hits:
         occ.add_c_hits(hits, unit.source, None)
     result.documents += 1
@@ -198,7 +250,10 @@ def _streamed_record_chunks(
     characters."""
     source = _streamed_source(text)
     kind = unit.kind or detect_kind(None, source.head)
-    yield from _chunks(source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True)
+    syntax = document_syntax(None, config.syntax, None, source.head, result)
+    yield from _chunks(
+        source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True, syntax=syntax
+    )
 
 
 def _streamed_source(text: StreamedText) -> StreamSource:
@@ -222,8 +277,9 @@ def _record_chunks(
     text, bad = clean(text)  # invalid bytes of the record (see formats/jsonl.py)
     result.invalid_bytes += bad
     hits: list[CHit] | None = [] if config.occurrences else None
+    syntax = document_syntax(None, config.syntax, None, text[:HEAD_BYTES], result)
     reported, too_long = match_record(
-        text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits
+        text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits, syntax
     )
     result.too_long += too_long
     result.hits += reported
@@ -289,12 +345,22 @@ def hits_in_records(
     allow_other_prefix: bool = False,
     text_field: str = "text",
     id_field: str = "id",
+    syntax: str | None = None,
+    told: dict[str, str | None] | None = None,
 ) -> Iterator[tuple[str | None, Hit]]:
     """(record id, hit) for every DOI of a record file (a format with records: JSONL, Parquet,
-    WARC, a raw PDF), read as a scan reads it; a hit's offsets count characters of its record's text (bytes of it for
-    a record too large to hold). Raises InputError for an input that cannot be read."""
+    WARC, a raw PDF), read as a scan reads it; a hit's offsets count characters of its record's
+    text (bytes of it for a record too large to hold). `syntax`: forced as --syntax forces it
+    (None: each record's told by its head), the one a record is read in put in
+    `told["syntax"]` before its hits. Raises InputError for an input that cannot be read."""
+    told = {} if told is None else told
     config = ScanConfig(
-        out="", kind=kind, allow_other_prefix=allow_other_prefix, text_field=text_field, id_field=id_field
+        out="",
+        kind=kind,
+        syntax=syntax,
+        allow_other_prefix=allow_other_prefix,
+        text_field=text_field,
+        id_field=id_field,
     )
     with input_errors():
         for rid, text, rkind, _meta in records(
@@ -303,13 +369,15 @@ def hits_in_records(
             if isinstance(text, StreamedText):
                 # read in windows; its id may stand after its text, so its hits wait for it
                 src = _streamed_source(text)
-                got = list(_stream_hits(src, kind or detect_kind(None, src.head), allow_other_prefix))
+                syn = told["syntax"] = syntax_for(syntax, None, src.head)
+                got = list(_stream_hits(src, kind or detect_kind(None, src.head), allow_other_prefix, syn))
                 for h in got:
                     yield (text.rid or text.line_id), h
                 continue
             text = clean(text)[0]
             k = rkind or kind or detect_kind(None, text[:HEAD_BYTES])
-            for h in find_dois(text, k, allow_other_prefix=allow_other_prefix):
+            syn = told["syntax"] = syntax_for(syntax, None, text[:HEAD_BYTES])
+            for h in find_dois(text, k, allow_other_prefix=allow_other_prefix, syntax=syn):
                 yield rid, h
 
 
@@ -353,22 +421,31 @@ def hits_in_stream(
     allow_other_prefix: bool = False,
     block_size: int = 1 << 20,
     lines: LineCounter | None = None,
+    syntax: str | None = None,
+    told: dict[str, str | None] | None = None,
 ) -> Iterator[Hit]:
     """Every DOI in a binary stream, read in bounded windows, as a Hit whose offsets count
     bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
-    and the content. `lines`, when given, is fed the bytes searched (for line numbers)."""
+    and the content; `syntax` as --syntax gives it (None: told by `source` and the content),
+    and the syntax read is put in `told["syntax"]`. `lines`, when given, is fed the bytes
+    searched (for line numbers)."""
     with input_errors():
         blocks = _transcoded(stream, block_size)
         if blocks is not None:
             src = StreamSource.of_blocks(blocks if lines is None else lines.tap(blocks))
         else:
             src = StreamSource(stream if lines is None else ReadTap(stream, lines.feed), 0, None, block_size)
-        yield from _stream_hits(src, kind or detect_kind(source, src.head), allow_other_prefix)
+        syn = syntax_for(syntax, source, src.head)
+        if told is not None:
+            told["syntax"] = syn
+        yield from _stream_hits(src, kind or detect_kind(source, src.head), allow_other_prefix, syn)
 
 
-def _stream_hits(src: StreamSource, kind: str, allow_other_prefix: bool) -> Iterator[Hit]:
+def _stream_hits(
+    src: StreamSource, kind: str, allow_other_prefix: bool, syntax: str | None = None
+) -> Iterator[Hit]:
     hits: list[CHit] = []
-    match = matcher_for(kind, allow_other_prefix, None, hits)
+    match = matcher_for(kind, allow_other_prefix, None, hits, syntax)
     for _ in scan_windows(src, match, ShardResult(0), no_progress):
         for a, b, f, d, raw, _line in hits:
             yield Hit(a, b, clean(raw)[0], FORMS[f], d)

@@ -33,6 +33,8 @@ class ScanConfig:
     meta_fields: tuple[tuple[str, str], ...] = ()
     allow_other_prefix: bool = False
     kind: str | None = None  # forced kind of every text input, or None to detect
+    # forced source syntax (spec §7) of every document, "none" for prose, or None to detect
+    syntax: str | None = None
     shard_size: int = 32 << 20  # larger uncompressed text files are split in byte ranges
     # ---
     block_size: int = 1 << 20  # bytes read at a time from a stream
@@ -72,6 +74,7 @@ class ScanConfig:
                 __version__,
                 PARTS_FORMAT,
                 self.kind,
+                self.syntax,
                 self.text_field,
                 self.id_field,
                 self.meta_fields,
@@ -103,6 +106,9 @@ class ShardSpec:
     # at planning (an object in a store, read by range only), counted by the shard when needed
     line0: int = 0
     size: int = -1  # the bytes of its file(s) at planning (-1: not known)
+    # the source syntax decided for the whole file at planning ("" for prose), or None: decided
+    # by the shard (a byte range is read in its file's syntax, never one of its own)
+    syntax: str | None = None
 
     def units(self) -> list[ShardSpec]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
@@ -128,6 +134,7 @@ class ShardResult:
     rejected: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     formats: dict[str, str] = field(default_factory=dict)  # path -> format, of a group's files
+    syntaxes: dict[str, int] = field(default_factory=dict)  # documents read in each syntax (spec §7)
 
 
 Progress = Callable[[int, int], None]  # (bytes, hits) since the last call

@@ -125,19 +125,26 @@ class PythonMatcher:
     """
 
     def __init__(
-        self, kind: Kind, allow_other_prefix: bool, table: MentionTable | None, hits: list[CHit] | None
+        self,
+        kind: Kind,
+        allow_other_prefix: bool,
+        table: MentionTable | None,
+        hits: list[CHit] | None,
+        syntax: str | None = None,
     ) -> None:
         self.kind = kind
         self.allow_other_prefix = allow_other_prefix
         self.table = table
         self.hits = hits
+        self.syntax = syntax  # a source syntax (spec §7), read through its views
 
     def __call__(self, w: Window) -> Found:
         data, lo, cut, rlo, rhi, base, chars, line_base, line_from, line_to = w
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
         stats = FindStats()
-        resumed = self.kind.resumes  # a kind read in views chooses its hits by start
+        # a kind or syntax read in views chooses its hits by start
+        resumed = self.kind.resumes and self.syntax is None
         after = 0
         if resumed and lo:
             # hits before `lo` were read in the last window, the last of them ending there or
@@ -148,7 +155,12 @@ class PythonMatcher:
                 at -= 1
             after = len(bytes(data[:at]).decode("utf-8", "surrogateescape"))
         spans = find_spans(
-            text, self.kind.name, allow_other_prefix=self.allow_other_prefix, stats=stats, after=after
+            text,
+            self.kind.name,
+            allow_other_prefix=self.allow_other_prefix,
+            stats=stats,
+            after=after,
+            syntax=self.syntax,
         )
         starts = byte_offsets(raw, [s.start for s in spans])
         # (plain and PDF: anchors before `lo` were passed over, so a hit may start before it)

@@ -147,7 +147,7 @@ static Py_ssize_t entity_len(const unsigned char *b, Py_ssize_t i, Py_ssize_t n)
 
 static int quick_reference(const unsigned char *b, Py_ssize_t m, char *out);
 
-/* _add_text: text with character references decoded by `unescape` (html.unescape). */
+/* add_text: text with character references decoded by `unescape` (html.unescape). */
 static int hv_text(HView *v, const unsigned char *b, Py_ssize_t a, Py_ssize_t z, PyObject *unescape)
 {
     const unsigned char *amp = memchr(b + a, '&', (size_t)(z - a));
@@ -233,7 +233,7 @@ static Py_ssize_t json_escape(const unsigned char *b, Py_ssize_t i, Py_ssize_t n
     return 2;
 }
 
-/* _add_json: JSON text with its string escapes decoded. */
+/* add_json: JSON text with its string escapes decoded. */
 static int hv_json(HView *v, const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
 {
     Py_ssize_t pos = a, i = a;
@@ -658,6 +658,13 @@ static int html_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, H
     f->hits = PyList_New(0);
     int ok = f->hits != NULL && dropped != NULL && build_views(b, n, &v[0], &v[1], &v[2], unescape) == 0;
     Py_ssize_t firsts[4] = {0, 0, 0, 0}, dfirsts[4] = {0, 0, 0, 0};
+    /* the run buffers of scan(), once for the three views (a page is a call: small pages are many) */
+    cp_t *s = ok ? PyMem_Malloc(sizeof(cp_t) * RUN_CAP) : NULL;
+    Py_ssize_t *bo = ok ? PyMem_Malloc(sizeof(Py_ssize_t) * RUN_CAP) : NULL;
+    if (ok && (s == NULL || bo == NULL)) {
+        PyErr_NoMemory();
+        ok = 0;
+    }
     for (int w = 0; ok && w < 3; w++) {
         firsts[w] = PyList_GET_SIZE(f->hits);
         dfirsts[w] = PyList_GET_SIZE(dropped);
@@ -669,9 +676,11 @@ static int html_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, H
         k.hits = f->hits;
         k.dropped = dropped;
         Buf B = {v[w].t, v[w].tn};
-        ok = scan(&B, &k) == 0;
+        ok = scan_in(&B, &k, s, bo) == 0;
         f->too_long += k.too_long;
     }
+    PyMem_Free(s);
+    PyMem_Free(bo);
     if (ok) {
         firsts[3] = f->nh = PyList_GET_SIZE(f->hits);
         dfirsts[3] = f->nd = PyList_GET_SIZE(dropped);

@@ -65,18 +65,15 @@ static int sink_bind(Sink *k, PyObject *table)
     k->sink = NULL;
     if (table == Py_None)
         return 0;
-    PyObject *cap = PyObject_GetAttrString((PyObject *)Py_TYPE(table), DOI_SINK_ATTR);
+    /* on the table's own type (a borrowed reference: the type holds it, the caller the table) */
+    PyObject *dict = Py_TYPE(table)->tp_dict;
+    PyObject *cap = dict == NULL ? NULL : PyDict_GetItemString(dict, DOI_SINK_ATTR);
     if (cap != NULL && PyCapsule_IsValid(cap, DOI_SINK_CAPSULE)) {
         k->sink = PyCapsule_GetPointer(cap, DOI_SINK_CAPSULE);
-    } else {
-        PyErr_Clear();
-        if (!PyObject_HasAttrString(table, "add")) {
-            Py_XDECREF(cap);
-            PyErr_SetString(PyExc_TypeError, "mentions must be a table with add(doi, offset, form, raw, line), or None");
-            return -1;
-        }
+    } else if (!PyObject_HasAttrString(table, "add")) {
+        PyErr_SetString(PyExc_TypeError, "mentions must be a table with add(doi, offset, form, raw, line), or None");
+        return -1;
     }
-    Py_XDECREF(cap); /* the type holds the capsule, and the caller the table */
     k->table = table;
     return 0;
 }

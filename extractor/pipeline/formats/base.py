@@ -4,7 +4,6 @@ documents (the `Format` record each format module fills in), and what its reader
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NamedTuple
 
 from ..provenance import Meta
@@ -42,19 +41,19 @@ class PlanInput(NamedTuple):
     config: ScanConfig
 
 
-@dataclass(frozen=True)
-class Planned:
+class Planned(NamedTuple):
     """How a file is cut into shards: its parts — byte ranges [start, stop) (stop -1: to the
     end) or row groups (g, g) — and, per part, its first line (JSONL ranges name their records
-    by line); `kind` when it was decided for the whole file (a text's, on its head)."""
+    by line); `kind` and `syntax` when they were decided for the whole file (a text's, on its
+    head)."""
 
-    parts: list[tuple[int, int]] = field(default_factory=lambda: [(0, -1)])
-    line0: list[int] = field(default_factory=list)
+    parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = ((0, -1),)
+    line0: list[int] | tuple[int, ...] = ()
     kind: str | None = None
+    syntax: str | None = None  # the source syntax decided for the whole file ("" for prose)
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     """One input format: a row of the registry (formats/__init__.py).
 
     - `tell(name, head, text_field)`: whether a file is of this format, from its lower-case name

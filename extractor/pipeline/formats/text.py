@@ -4,7 +4,7 @@ document, read in windows by search.py. The format of every file that is no othe
 
 from __future__ import annotations
 
-from ..decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary
+from ..decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary, syntax_for
 from ..errors import InputError
 from ..read import line_ranges
 from .base import Format, PlanInput, Planned
@@ -16,8 +16,8 @@ def tell(name: str, head: bytes, text_field: str) -> bool:
 
 
 def plan(inp: PlanInput) -> Planned:
-    """An uncompressed UTF-8 text in byte ranges cut at line ends; its kind and whether it is text
-    at all decided once, on its head, as for a file read whole (per range, one HTML-like line
+    """An uncompressed UTF-8 text in byte ranges cut at line ends; its kind, whether it is text
+    at all and its source syntax decided once, on its head, as for a file read whole (per range, one HTML-like line
     made a range read as HTML). A compressed stream can only be decompressed from its start, and
     a transcoded text is read whole (a byte range would cut its characters): one shard."""
     if inp.compression is not None or declared_encoding(inp.head) is not None:
@@ -28,7 +28,8 @@ def plan(inp: PlanInput) -> Planned:
     if why:
         raise InputError(why)
     kind = inp.config.kind or detect_kind(inp.source, first)
-    return Planned(line_ranges(inp.f, inp.size, inp.config.shard_size), kind=kind)
+    syntax = syntax_for(inp.config.syntax, inp.source, first) or ""
+    return Planned(line_ranges(inp.f, inp.size, inp.config.shard_size), kind=kind, syntax=syntax)
 
 
 FORMAT = Format("text", tell, plan, None, ranges=True)

@@ -1,0 +1,148 @@
+"""LaTeX and BibTeX (spec §7): TeX escapes undone inside a DOI, a command's argument or a
+field's value ends a DOI at the brace that closes it.
+
+- Escapes: `\\_`, `{\\_}` and `\\textunderscore` → `_`; `\\%` `\\#` `\\&` `\\$` → the character;
+  `\\textless`, `$<$` → `<`; `\\textgreater`, `$>$` → `>`; `\\~{}`, `\\textasciitilde` → `~`;
+  `\\-` and `\\allowbreak` are removed; `~`, `\\\\`, `\\,` and `\\ ` are whitespace.
+- `\\doi{…}`, `\\url{…}`, `\\href{URL}{…}`, `\\nolinkurl{…}` and a BibTeX field's value
+  (`doi = {…}`, `doi = "…"`) end a DOI where they close; braces balanced inside them (BibTeX's
+  case protection, `10.1002/{SICI}…`) are dropped. `\\doi{…}` and a field named `doi` are labels.
+  Other braces end a DOI.
+- LaTeX: an unescaped `%` starts a comment to the end of its line, except inside the arguments
+  of `\\url`, `\\href` and `\\nolinkurl` (verbatim). BibTeX: `%` is literal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..html import View
+
+_ESCAPES = {
+    "{\\_}": "_",
+    "\\_": "_",
+    "\\%": "%",
+    "\\#": "#",
+    "\\&": "&",
+    "\\$": "$",
+    "$<$": "<",
+    "$>$": ">",
+    "\\~{}": "~",
+    "\\-": "",
+    "\\\\": "\n",
+    "\\,": " ",
+    "~": " ",
+}
+_WORDS = {"textunderscore": "_", "textless": "<", "textgreater": ">", "textasciitilde": "~", "allowbreak": ""}
+
+_TOKEN = re.compile(
+    r"(?P<comment>%)"
+    r"|(?P<esc>\{\\_\}|\\[_%#&$,\-\\]|\$[<>]\$|\\~\{\}|~|\\\s)"
+    r"|(?P<word>\\(?:textunderscore|textless|textgreater|textasciitilde|allowbreak)(?![A-Za-z])(?:\{\}|[ \t])?)"
+    r"|(?P<cmd>\\(?P<name>doi|url|href|nolinkurl)\s*\{)"
+    r"|(?P<field>(?<![A-Za-z0-9_-])[A-Za-z][\w-]*\s*=\s*)(?P<q>[{\x22])"
+    r"|(?P<open>\{)|(?P<close>\})|(?P<quote>\x22)"
+)
+_LATEX_SNIFF = re.compile(r"\\(?:documentclass|begin\{document\}|section\*?\{|usepackage|bibitem)")
+# An entry's start (searched from its "@", a literal: fast), at the start of its line.
+_ENTRY_INITIALS = frozenset("abimoptABIMOPT")
+_BIBTEX_SNIFF = re.compile(
+    r"@(?:article|book|inproceedings|incollection|misc|phdthesis|techreport|online)\s*\{", re.I
+)
+
+# Frames of the brace stack: a plain group, a labelled or verbatim argument, a field's value in
+# braces or in quotes, and a group balanced inside an argument or value (its braces dropped).
+_GROUP, _ARG, _VERBATIM, _VALUE, _QUOTED, _INNER = range(6)
+_HOLDS = (_ARG, _VERBATIM, _VALUE, _QUOTED, _INNER)  # frames whose inner braces are dropped
+
+
+def sniff_latex(head: str) -> bool:
+    """A LaTeX document's preamble or a bibliography's items in a text's head."""
+    head = head[:16384]
+    return "\\" in head and _LATEX_SNIFF.search(head) is not None  # every record is asked: cheap first
+
+
+def sniff_bibtex(head: str) -> bool:
+    """A BibTeX entry's start at a line's start in a text's head."""
+    head = head[:16384]
+    at = head.find("@")  # a single character: found at memchr's speed, as most texts want
+    while at >= 0:
+        if (
+            head[at + 1 : at + 2] in _ENTRY_INITIALS  # an e-mail's "@" passes on at once
+            and _BIBTEX_SNIFF.match(head, at)
+            and not head[head.rfind("\n", 0, at) + 1 : at].strip()
+        ):
+            return True
+        at = head.find("@", at + 1)
+    return False
+
+
+def latex_views(doc: str) -> list[View]:
+    return [_view(doc, bibtex=False)]
+
+
+def bibtex_views(doc: str) -> list[View]:
+    return [_view(doc, bibtex=True)]
+
+
+def _view(doc: str, bibtex: bool) -> View:
+    view = View()
+    stack: list[int] = []
+    pos = 0
+    at = 0  # where the next token is looked for
+    while (m := _TOKEN.search(doc, at)) is not None:
+        at = m.end()
+        tok = m.group()
+        start = m.start()
+        top = stack[-1] if stack else -1
+        field = m.group("field") is not None and bibtex and stack == [_GROUP]
+        if (m.group("comment") is not None and (bibtex or _VERBATIM in stack)) or (
+            m.group("quote") is not None and top != _QUOTED
+        ):
+            continue  # a literal "%" or '"': left in the text around it
+        if m.group("field") is not None and not field:
+            # not a BibTeX field's start ("x = {" in LaTeX, or inside a value): its name and "="
+            # as text, the brace or quote read on its own below
+            view.linear(doc[pos : m.start("q")], pos)
+            pos = at = m.start("q")  # the brace or quote, read on its own
+            continue
+        if start > pos:
+            view.linear(doc[pos:start], pos)
+        pos = m.end()
+        if m.group("comment") is not None:  # LaTeX: to the end of the line, skipped
+            eol = doc.find("\n", start)
+            pos = at = len(doc) if eol < 0 else eol
+            continue
+        if m.group("esc") is not None:
+            view.atomic(_ESCAPES.get(tok, " "), start, len(tok))
+        elif m.group("word") is not None:
+            view.atomic(_WORDS[tok[1:].rstrip("{} \t")], start, len(tok))
+        elif m.group("cmd") is not None:
+            label = m.group("name") == "doi"
+            stack.append(_ARG if label else _VERBATIM)
+            view.atomic("\ndoi:" if label else "\n", start, len(tok))
+        elif field:
+            # a BibTeX field's value: its name and "=" as written (a label when it is "doi"),
+            # its opening brace or quote a space
+            q = m.start("q")
+            view.linear(doc[start:q], start)
+            view.atomic(" ", q, 1)
+            stack.append(_VALUE if m.group("q") == "{" else _QUOTED)
+        elif m.group("open") is not None:
+            _open(view, stack, start)
+        elif m.group("quote") is not None:  # the quote that closes a field's value
+            stack.pop()
+            view.atomic("\n", start, 1)
+        else:  # "}"
+            frame = stack.pop() if stack and stack[-1] != _QUOTED else _GROUP
+            view.atomic("" if frame == _INNER else "\n", start, 1)
+    if pos < len(doc):
+        view.linear(doc[pos:], pos)
+    return view.finish()
+
+
+def _open(view: View, stack: list[int], brace: int) -> None:
+    """A "{": dropped inside an argument or a value (balanced there), else a boundary."""
+    inside = bool(stack) and stack[-1] in _HOLDS
+    stack.append(_INNER if inside else _GROUP)
+    view.atomic("" if inside else "\n", brace, 1)
