@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from extractor.match import find_spans, kind_of, native
+from extractor.match import FORMS, find_spans, kind_of, native
 from extractor.match.native import find_spans_utf8
 from extractor.pipeline.decode import clean
 from extractor.pipeline.table import Mentions
@@ -398,3 +398,104 @@ def test_the_c_tables_are_checked_by_content(
     monkeypatch.setattr(native, name, edit(getattr(native, name)))
     differences = native.table_differences()
     assert len(differences) == 1, differences
+
+
+# Pieces of wikitext (spec §7): the separators, labels, comments and references its view reads.
+WIKI_PIECES = [
+    "{{",
+    "}}",
+    "[[",
+    "]]",
+    "|",
+    "''",
+    "'''",
+    "<!--",
+    "-->",
+    "{{cite journal",
+    "{{doi|",
+    "{{ DOI |",
+    "{{Doi\u2003|",
+    "|doi=",
+    " doi = ",
+    "10.1000/182",
+    "10.1038/tp.2013.61",
+    "10.5/100",
+    "https://doi.org/",
+    "&#124;",
+    "&lt;",
+    "&amp;",
+    "<ref>",
+    "</ref>",
+    "é",
+    "\udcff",
+    " ",
+    "\n",
+    "x",
+    "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
+]
+
+
+def wiki_spans(data: bytes) -> list[tuple[int, int, str, str]]:
+    """The C wikitext matcher's hits, with character offsets (as find_spans gives them)."""
+    text = data.decode("utf-8", "surrogateescape")
+    b2c, b = {}, 0
+    for i, ch in enumerate(text):
+        b2c[b] = i
+        b += len(ch.encode("utf-8", "surrogateescape"))
+    b2c[b] = len(text)
+    spans, _dropped, _n = native.wikitext_spans(data)
+    return [(b2c[s], b2c[e], str(FORMS[f]), doi) for s, e, f, doi in spans]
+
+
+def wiki_reference(data: bytes) -> list[tuple[int, int, str, str]]:
+    text = clean(data.decode("utf-8", "surrogateescape"))[0]
+    return [(s, e, str(f), d) for s, e, f, d in find_spans(text, syntax="wikitext")]
+
+
+def wiki_files() -> Iterator[Path]:
+    yield from sorted((ROOT / "corpora" / "labelled-syntaxes" / "plain").glob("*.wikitext"))
+    yield from sorted((ROOT.parent / "shared" / "corpora-markup-dev" / "docs" / "plain").glob("*.wikitext"))
+
+
+@pytest.mark.parametrize("path", list(wiki_files()), ids=lambda p: p.name)
+def test_c_wikitext_matcher_agrees_on_pages(path: Path) -> None:
+    data = path.read_bytes()
+    assert wiki_spans(data) == wiki_reference(data)
+
+
+@given(st.lists(st.sampled_from(WIKI_PIECES), max_size=40))
+@settings(max_examples=1500, deadline=None)
+def test_c_wikitext_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
+    data = "".join(pieces).encode("utf-8", "surrogateescape")
+    assert wiki_spans(data) == wiki_reference(data), data
+
+
+@given(
+    st.lists(st.sampled_from(WIKI_PIECES), max_size=40),
+    st.integers(0, 300),
+    st.integers(0, 300),
+    st.integers(0, 300),
+    st.integers(0, 300),
+    st.booleans(),
+)
+@settings(max_examples=500, deadline=None)
+def test_c_wikitext_matcher_reads_windows_as_the_python_matcher(
+    pieces: list[str], lo: int, cut: int, rlo: int, rhi: int, chars: bool
+) -> None:
+    """As the window loop calls it (hits chosen by start in [lo, cut), offsets, the end of the
+    last hit): the same table rows, hits and returns as the Python matcher in the syntax."""
+    data = "".join(pieces).encode("utf-8", "surrogateescape")
+    n = len(data)
+    lo, rlo = min(lo, n), min(rlo, n)
+    cut = max(lo, min(cut, n + 1))
+    plain = kind_of("plain")
+    got = []
+    for make in (
+        lambda t, h: CMatcher(t, h, plain, "wikitext_scan"),
+        lambda t, h: PythonMatcher(plain, False, t, h, "wikitext"),
+    ):
+        tab = Mentions()
+        hits: list[tuple[int, int, int, str, str, int | None]] = []
+        ret = make(tab, hits)(Window(data, lo, cut, rlo, rhi, 3, chars, 0, 0, n))
+        got.append((ret, hits, tab.take()))
+    assert got[0] == got[1]

@@ -153,6 +153,36 @@ def html_scan(
     )
 
 
+def wikitext_spans(data: Any) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]:
+    """html_spans for wikitext (spec §7): find_spans(text, syntax="wikitext") on UTF-8 bytes, in
+    C. Needs the C matcher."""
+    if _cscan is None:
+        raise RuntimeError("wikitext_spans needs the C matcher")
+    return _cscan.wikitext_spans(data, _unescape)
+
+
+def wikitext_scan(
+    data: Any,
+    lo: int,
+    hi: int,
+    rlo: int,
+    rhi: int,
+    base: int = 0,
+    mentions: Any = None,
+    hits: list[CHit] | None = None,
+    chars: bool = False,
+    line_base: int = -1,
+    line_from: int = 0,
+    line_to: int = -1,
+) -> tuple[int, int, int, int]:
+    """html_scan for wikitext (spec §7): its view built and searched in C, hits mapped back."""
+    if _cscan is None:
+        raise RuntimeError("wikitext_scan needs the C matcher")
+    return _cscan.wikitext_scan(
+        data, _unescape, lo, hi, rlo, rhi, base, mentions, hits, chars, line_base, line_from, line_to
+    )
+
+
 def pdf_scan(
     data: Any,
     lo: int,

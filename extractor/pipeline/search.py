@@ -13,6 +13,7 @@ from typing import Any
 
 from ..match import FORMS, Hit, Kind, find_dois, kind_of, native
 from ..match.native import CHit
+from ..match.syntaxes import syntax_of
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
 from .errors import input_errors
 from .formats import FORMAT_HEAD, FORMATS, StreamedText, format_by_head, format_of, records
@@ -49,11 +50,14 @@ def matcher_for(
     syntax: str | None = None,
 ) -> Matcher:
     """The matcher for a text of this kind, read in this source syntax (spec §7; None: prose):
-    the one place where C or Python is chosen. A syntax is read by the Python matcher through
-    its views (no syntax has a C entry point yet)."""
+    the one place where C or Python is chosen. A syntax with a C entry point is read in C, any
+    other by the Python matcher through its views."""
     k = kind_of(kind)
     if syntax is None and uses_c(k, allow_other_prefix):
         return CMatcher(table, hits, k)
+    entry = syntax_of(syntax).c_entry if syntax is not None else None
+    if entry is not None and native.HAVE_C and not allow_other_prefix:
+        return CMatcher(table, hits, k, entry)
     return PythonMatcher(k, allow_other_prefix, table, hits, syntax)
 
 

@@ -90,12 +90,16 @@ class CMatcher:
     guess), or HTML, whose views it builds and searches in C (html_scan: the rules of
     find_spans(…, "html"), each hit mapped back to the markup)."""
 
-    def __init__(self, table: MentionTable | None, hits: list[CHit] | None, kind: Kind) -> None:
-        if kind.c_entry is None:
+    def __init__(
+        self, table: MentionTable | None, hits: list[CHit] | None, kind: Kind, entry: str | None = None
+    ) -> None:
+        """`entry`: a source syntax's C entry point (a kind read in that syntax), else the kind's."""
+        entry = entry or kind.c_entry
+        if entry is None:
             raise ValueError(f"{kind.name} text has no C entry point")
         self.table = table
         self.hits = hits
-        self.scan = getattr(native, kind.c_entry)
+        self.scan = getattr(native, entry)
 
     def __call__(self, w: Window) -> Found:
         return Found(

@@ -648,15 +648,25 @@ static void hfound_free(HFound *f)
     f->drop = NULL;
 }
 
-/* find_spans(…, "html") on b[0:n): the views built, each searched by scan(), hits mapped back. */
-static int html_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, HFound *f)
+/* What builds a document's views (up to three; the rest left empty): HTML's, or a source
+ * syntax's (wikitext.c). Returns 0, or -1 with an exception set. */
+typedef int (*ViewBuilder)(const unsigned char *b, Py_ssize_t n, HView v[3], PyObject *unescape);
+
+static int html_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObject *unescape)
+{
+    return build_views(b, n, &v[0], &v[1], &v[2], unescape);
+}
+
+/* find_spans(…, "html"), or with a syntax's views, on b[0:n): the views built, each searched by
+ * scan(), hits mapped back. */
+static int views_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, HFound *f, ViewBuilder build)
 {
     memset(f, 0, sizeof *f);
     HView v[3];
     memset(v, 0, sizeof v);
     PyObject *dropped = PyList_New(0);
     f->hits = PyList_New(0);
-    int ok = f->hits != NULL && dropped != NULL && build_views(b, n, &v[0], &v[1], &v[2], unescape) == 0;
+    int ok = f->hits != NULL && dropped != NULL && build(b, n, v, unescape) == 0;
     Py_ssize_t firsts[4] = {0, 0, 0, 0}, dfirsts[4] = {0, 0, 0, 0};
     /* the run buffers of scan(), once for the three views (a page is a call: small pages are many) */
     cp_t *s = ok ? PyMem_Malloc(sizeof(cp_t) * RUN_CAP) : NULL;
@@ -720,17 +730,16 @@ static int html_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, H
     return ok ? 0 : -1;
 }
 
-/* html_spans(data, unescape) -> (spans, dropped, too_long) */
-static PyObject *py_html_spans(PyObject *self, PyObject *args)
+/* html_spans(data, unescape) -> (spans, dropped, too_long), with the views `build` makes. */
+static PyObject *spans_call(PyObject *args, ViewBuilder build)
 {
-    (void)self;
     Py_buffer view;
     PyObject *unescape;
     if (!PyArg_ParseTuple(args, "y*O", &view, &unescape))
         return NULL;
     HFound f;
     PyObject *spans = NULL, *dropped = NULL, *result = NULL;
-    if (html_find((const unsigned char *)view.buf, view.len, unescape, &f) == 0) {
+    if (views_find((const unsigned char *)view.buf, view.len, unescape, &f, build) == 0) {
         spans = PyList_New(f.nh);
         dropped = PyList_New(f.nd);
         int ok = spans != NULL && dropped != NULL;
@@ -758,12 +767,17 @@ static PyObject *py_html_spans(PyObject *self, PyObject *args)
     return result;
 }
 
+static PyObject *py_html_spans(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return spans_call(args, html_builder);
+}
+
 /* html_scan: scan() for HTML (its arguments and result, and the unescape function): the hits of
  * the page's views that start in [lo, hi) and [rlo, rhi) of the markup, counted and/or listed
  * with their raw markup text, offsets and lines as scan() gives them. */
-static PyObject *py_html_scan(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *views_scan_call(PyObject *args, PyObject *kw, ViewBuilder build)
 {
-    (void)self;
     static char *kwlist[] = {"data",     "unescape", "lo",    "hi",        "rlo",       "rhi",     "base",
                              "mentions", "hits",     "chars", "line_base", "line_from", "line_to", NULL};
     Py_buffer view;
@@ -794,7 +808,7 @@ static PyObject *py_html_scan(PyObject *self, PyObject *args, PyObject *kw)
     k.hits = hits == Py_None ? NULL : hits;
     Buf B = {(const unsigned char *)view.buf, view.len};
     HFound f;
-    int rc = html_find(B.b, B.n, unescape, &f), found = rc == 0;
+    int rc = views_find(B.b, B.n, unescape, &f, build), found = rc == 0;
     Py_ssize_t last_end = 0;
     for (Py_ssize_t i = 0; rc == 0 && i < f.nh; i++) {
         const HSpan *h = &f.hs[i];
@@ -818,6 +832,12 @@ static PyObject *py_html_scan(PyObject *self, PyObject *args, PyObject *kw)
     if (rc < 0)
         return NULL;
     return Py_BuildValue("(nnnL)", k.reported, last_end, too_long, lines);
+}
+
+static PyObject *py_html_scan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    return views_scan_call(args, kw, html_builder);
 }
 
 /* html_views(data, unescape) -> [(text, segments)] * 3: the views themselves (tests compare them

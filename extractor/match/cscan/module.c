@@ -217,6 +217,10 @@ static PyMethodDef methods[] = {
      "line_from=0, line_to=-1) -> (reported, last_end, too_long, newlines)\n"
      "scan() for HTML: the hits of html_spans that start in [lo, hi) and [rlo, rhi), counted and/or listed as scan()\n"
      "does, their raw text the markup's."},
+    {"wikitext_spans", py_wikitext_spans, METH_VARARGS, "wikitext_spans(data, unescape): html_spans for wikitext (spec §7)."},
+    {"wikitext_scan", (PyCFunction)(void (*)(void))py_wikitext_scan, METH_VARARGS | METH_KEYWORDS,
+     "wikitext_scan(data, unescape, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1,\n"
+     "line_from=0, line_to=-1): html_scan for wikitext (spec §7)."},
     {"html_views", py_html_views, METH_VARARGS,
      "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
      "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},

@@ -35,7 +35,9 @@ class Syntax(NamedTuple):
 SYNTAX_TABLE: dict[str, Syntax] = {
     s.name: s
     for s in (
-        Syntax("wikitext", wikitext.views, (".wiki", ".wikitext", ".mediawiki"), wikitext.sniff),
+        Syntax(
+            "wikitext", wikitext.views, (".wiki", ".wikitext", ".mediawiki"), wikitext.sniff, "wikitext_scan"
+        ),
         Syntax("latex", tex.latex_views, (".tex", ".ltx", ".bbl", ".sty", ".cls"), tex.sniff_latex),
         Syntax("bibtex", tex.bibtex_views, (".bib",), tex.sniff_bibtex),
         Syntax("csv", csvtext.views, (".csv", ".tsv", ".tab"), None),
