@@ -435,21 +435,21 @@ WIKI_PIECES = [
 ]
 
 
-def wiki_spans(data: bytes) -> list[tuple[int, int, str, str]]:
-    """The C wikitext matcher's hits, with character offsets (as find_spans gives them)."""
+def wiki_spans(data: bytes, syntax: str = "wikitext") -> list[tuple[int, int, str, str]]:
+    """A syntax's C matcher's hits, with character offsets (as find_spans gives them)."""
     text = data.decode("utf-8", "surrogateescape")
     b2c, b = {}, 0
     for i, ch in enumerate(text):
         b2c[b] = i
         b += len(ch.encode("utf-8", "surrogateescape"))
     b2c[b] = len(text)
-    spans, _dropped, _n = native.wikitext_spans(data)
+    spans, _dropped, _n = native.syntax_spans(data, syntax)
     return [(b2c[s], b2c[e], str(FORMS[f]), doi) for s, e, f, doi in spans]
 
 
-def wiki_reference(data: bytes) -> list[tuple[int, int, str, str]]:
+def wiki_reference(data: bytes, syntax: str = "wikitext") -> list[tuple[int, int, str, str]]:
     text = clean(data.decode("utf-8", "surrogateescape"))[0]
-    return [(s, e, str(f), d) for s, e, f, d in find_spans(text, syntax="wikitext")]
+    return [(s, e, str(f), d) for s, e, f, d in find_spans(text, syntax=syntax)]
 
 
 def wiki_files() -> Iterator[Path]:
@@ -497,5 +497,80 @@ def test_c_wikitext_matcher_reads_windows_as_the_python_matcher(
         tab = Mentions()
         hits: list[tuple[int, int, int, str, str, int | None]] = []
         ret = make(tab, hits)(Window(data, lo, cut, rlo, rhi, 3, chars, 0, 0, n))
+        got.append((ret, hits, tab.take()))
+    assert got[0] == got[1]
+
+
+# Pieces of CSV and TSV (spec §7): delimiters, quotes, line ends, DOI columns' headers.
+CSV_PIECES = [
+    ",",
+    ";",
+    "\t",
+    "|",
+    '"',
+    '""',
+    "\n",
+    "\r\n",
+    "\r",
+    "\x0c",
+    "\u2028",
+    "DOI",
+    " di ",
+    "\ufeffDoi",
+    "title",
+    " ",
+    "10.1000/182",
+    "10.5/100",
+    "doi:10.1000/183",
+    "https://doi.org/10.1000/a,b",
+    "é",
+    "\udcff",
+    "x",
+]
+
+
+def csv_files() -> Iterator[Path]:
+    for pattern in ("*.csv", "*.tsv"):
+        yield from sorted((ROOT / "corpora" / "labelled-syntaxes" / "plain").glob(pattern))
+    yield from sorted((ROOT.parent / "shared" / "corpora-markup-dev" / "docs" / "plain").glob("*.csv"))
+
+
+@pytest.mark.parametrize("path", list(csv_files()), ids=lambda p: p.name)
+def test_c_csv_matcher_agrees_on_exports(path: Path) -> None:
+    data = path.read_bytes()
+    assert wiki_spans(data, "csv") == wiki_reference(data, "csv")
+
+
+@given(st.lists(st.sampled_from(CSV_PIECES), max_size=40))
+@settings(max_examples=2000, deadline=None)
+def test_c_csv_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
+    data = "".join(pieces).encode("utf-8", "surrogateescape")
+    assert wiki_spans(data, "csv") == wiki_reference(data, "csv"), data
+
+
+@given(
+    st.lists(st.sampled_from(CSV_PIECES), max_size=40),
+    st.integers(0, 300),
+    st.integers(0, 300),
+    st.integers(0, 300),
+    st.integers(0, 300),
+)
+@settings(max_examples=300, deadline=None)
+def test_c_csv_matcher_reads_windows_as_the_python_matcher(
+    pieces: list[str], lo: int, cut: int, rlo: int, rhi: int
+) -> None:
+    data = "".join(pieces).encode("utf-8", "surrogateescape")
+    n = len(data)
+    lo, rlo = min(lo, n), min(rlo, n)
+    cut = max(lo, min(cut, n + 1))
+    plain = kind_of("plain")
+    got = []
+    for make in (
+        lambda t, h: CMatcher(t, h, plain, "csv_scan"),
+        lambda t, h: PythonMatcher(plain, False, t, h, "csv"),
+    ):
+        tab = Mentions()
+        hits: list[tuple[int, int, int, str, str, int | None]] = []
+        ret = make(tab, hits)(Window(data, lo, cut, rlo, rhi, 0, False, 0, 0, n))
         got.append((ret, hits, tab.take()))
     assert got[0] == got[1]

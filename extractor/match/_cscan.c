@@ -20,6 +20,7 @@
  *   cscan/pdf.c     PDF text: joins across lines, columns and spaces (spec §5)
  *   cscan/html.c    HTML: the three views built and searched (spec §3, §5)
  *   cscan/wikitext.c  wikitext: its view built and searched as HTML's are (spec §7)
+ *   cscan/csv.c     CSV and TSV: likewise
  *   cscan/ported.h  the Python rules the port follows, as text, for the check at import
  *   cscan/module.c  the module's glue and tables()
  * No state outside a call: scratch storage lives in each call's frame or heap.
@@ -56,6 +57,7 @@ enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTH
 #include "cscan/pdf.c"
 #include "cscan/html.c"
 #include "cscan/wikitext.c"
+#include "cscan/csv.c"
 #include "cscan/ported.h"
 
 _Static_assert(sizeof(FORM_NAMES) / sizeof(*FORM_NAMES) == F_COUNT + 1, "a form name for each F_ index");

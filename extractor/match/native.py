@@ -153,34 +153,50 @@ def html_scan(
     )
 
 
-def wikitext_spans(data: Any) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]:
-    """html_spans for wikitext (spec §7): find_spans(text, syntax="wikitext") on UTF-8 bytes, in
-    C. Needs the C matcher."""
+def syntax_spans(
+    data: Any, syntax: str
+) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]:
+    """html_spans for a source syntax read in C (spec §7: "wikitext", "csv"): find_spans(text,
+    syntax=…) on UTF-8 bytes, in bytes of the source. Needs the C matcher."""
     if _cscan is None:
-        raise RuntimeError("wikitext_spans needs the C matcher")
-    return _cscan.wikitext_spans(data, _unescape)
+        raise RuntimeError("syntax_spans needs the C matcher")
+    spans: Any = {"wikitext": _cscan.wikitext_spans, "csv": _cscan.csv_spans}[syntax]
+    result: tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int] = spans(data, _unescape)
+    return result
 
 
-def wikitext_scan(
-    data: Any,
-    lo: int,
-    hi: int,
-    rlo: int,
-    rhi: int,
-    base: int = 0,
-    mentions: Any = None,
-    hits: list[CHit] | None = None,
-    chars: bool = False,
-    line_base: int = -1,
-    line_from: int = 0,
-    line_to: int = -1,
-) -> tuple[int, int, int, int]:
-    """html_scan for wikitext (spec §7): its view built and searched in C, hits mapped back."""
-    if _cscan is None:
-        raise RuntimeError("wikitext_scan needs the C matcher")
-    return _cscan.wikitext_scan(
-        data, _unescape, lo, hi, rlo, rhi, base, mentions, hits, chars, line_base, line_from, line_to
-    )
+def _views_scan(entry: str) -> Any:
+    """scan() for a source syntax whose views are built in C: html_scan's arguments and result."""
+
+    def views_scan(
+        data: Any,
+        lo: int,
+        hi: int,
+        rlo: int,
+        rhi: int,
+        base: int = 0,
+        mentions: Any = None,
+        hits: list[CHit] | None = None,
+        chars: bool = False,
+        line_base: int = -1,
+        line_from: int = 0,
+        line_to: int = -1,
+    ) -> tuple[int, int, int, int]:
+        if _cscan is None:
+            raise RuntimeError(f"{entry} needs the C matcher")
+        result: tuple[int, int, int, int] = getattr(_cscan, entry)(
+            data, _unescape, lo, hi, rlo, rhi, base, mentions, hits, chars, line_base, line_from, line_to
+        )
+        return result
+
+    views_scan.__name__ = entry
+    return views_scan
+
+
+# The source syntaxes read in C, each its views built and searched as HTML's (the registry's
+# c_entry names these).
+wikitext_scan = _views_scan("wikitext_scan")
+csv_scan = _views_scan("csv_scan")
 
 
 def pdf_scan(

@@ -221,6 +221,9 @@ static PyMethodDef methods[] = {
     {"wikitext_scan", (PyCFunction)(void (*)(void))py_wikitext_scan, METH_VARARGS | METH_KEYWORDS,
      "wikitext_scan(data, unescape, lo, hi, rlo, rhi, base=0, mentions=None, hits=None, chars=False, line_base=-1,\n"
      "line_from=0, line_to=-1): html_scan for wikitext (spec §7)."},
+    {"csv_spans", py_csv_spans, METH_VARARGS, "csv_spans(data, unescape): html_spans for CSV and TSV (spec §7)."},
+    {"csv_scan", (PyCFunction)(void (*)(void))py_csv_scan, METH_VARARGS | METH_KEYWORDS,
+     "csv_scan(data, unescape, lo, hi, rlo, rhi, ...): html_scan for CSV and TSV (spec §7)."},
     {"html_views", py_html_views, METH_VARARGS,
      "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
      "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},

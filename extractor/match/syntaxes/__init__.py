@@ -40,7 +40,7 @@ SYNTAX_TABLE: dict[str, Syntax] = {
         ),
         Syntax("latex", tex.latex_views, (".tex", ".ltx", ".bbl", ".sty", ".cls"), tex.sniff_latex),
         Syntax("bibtex", tex.bibtex_views, (".bib",), tex.sniff_bibtex),
-        Syntax("csv", csvtext.views, (".csv", ".tsv", ".tab"), None),
+        Syntax("csv", csvtext.views, (".csv", ".tsv", ".tab"), None, "csv_scan"),
         Syntax("json", jsontext.views, (".json", ".ipynb", ".geojson", ".csljson"), jsontext.sniff),
         Syntax("markdown", markdown.views, (".md", ".markdown", ".mdown", ".rmd", ".qmd"), None),
     )
