@@ -71,7 +71,11 @@ def detect_syntax(name: str | None, head: str | None = None) -> str | None:
         for s in SYNTAX_TABLE.values():
             if lname.endswith(s.suffixes):
                 return s.name
-    if head:
+    if head and (
+        # every sniff wants one of these (a template's "{{", a TeX command, a BibTeX entry, a
+        # JSON text's start): most prose, asked record by record, is passed at memchr's speed
+        "{" in head or "\\" in head or "@" in head or head.lstrip()[:1] == "["
+    ):
         for syntax, sniff in _SNIFFERS:
             if sniff(head):
                 return syntax
