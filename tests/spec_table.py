@@ -806,6 +806,29 @@ SYNTAX = {
         ),
         Row('["10.1000\\u002F184","10.1000/185"]', ["10.1000/184", "10.1000/185"], syntax="json"),
     ],
+    "xml_element_naming_a_doi_is_a_label": [
+        Row(
+            '<article-meta><article-id pub-id-type="doi">10.5/100</article-id>'
+            '<article-id pub-id-type="pmid">10.6/1</article-id></article-meta>',
+            ["10.5/100"],
+            ["doi-label"],
+            kind="html",
+        ),
+        Row(
+            '<ArticleId IdType="doi">\n  10.1038/nature12373</ArticleId>',
+            ["10.1038/nature12373"],
+            ["doi-label"],
+            kind="html",
+        ),
+        Row('<ELocationID EIdType="doi" ValidYN="Y">10.7/2</ELocationID>', ["10.7/2"], kind="html"),
+        Row("<doi>10.8/3</doi> <idno type='DOI'>10.9/4</idno>", ["10.8/3", "10.9/4"], kind="html"),
+        Row(
+            '<identifier identifierType="DOI">10.5281/zenodo.1</identifier>',
+            ["10.5281/zenodo.1"],
+            kind="html",
+        ),
+        Row("<p>10.5/100</p>", [], kind="html"),  # no label: a registrant of one digit is no bare DOI
+    ],
     "markdown_emphasis_closes_like_a_bracket": [
         Row(
             "read _10.1007/bf00576711_ and *10.1000/182*.",

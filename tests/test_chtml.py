@@ -159,6 +159,21 @@ MARKUP = [
     " ",
     "=",
     "/",
+    # spec §7, XML: elements whose text is one DOI, read as after a label
+    '<article-id pub-id-type="doi">',
+    "</article-id>",
+    "<pub-id pub-id-type=DOI>",
+    "<pub-id pub-id-type='pmid'>",
+    "<object-id pub-id-type>",
+    '<ArticleId IdType="doi">',
+    '<ELocationID EIdType="doi" ValidYN="Y">',
+    "<doi>",
+    "</doi>",
+    "<idno type=DOI>",
+    '<identifier identifierType="doi" x="y">',
+    '<idno typ="doi">',
+    "10.5/100",
+    "\n  \t",
 ]
 
 

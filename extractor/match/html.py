@@ -155,6 +155,7 @@ def html_views(doc: str) -> list[View]:
     """The text-flow, attribute and JSON views of an HTML document."""
     flow, attrs, data = View(), View(), View()
     seg = flow.segs.append  # the flow view's pieces, appended inline: the loop runs once a tag
+    label = False  # the element just opened names a DOI (spec §7, XML): its text is labelled
     pos = 0
     n = len(doc)
     last_inline_close = False
@@ -162,14 +163,19 @@ def html_views(doc: str) -> list[View]:
     while pos < n:
         lt = doc.find("<", pos)
         if lt < 0:
-            add_text(flow, doc[pos:], pos)
+            piece, start = doc[pos:], pos
+            if label:
+                label, piece, start = _labelled(seg, piece, start)
+            add_text(flow, piece, start)
             break
         if lt > pos:
-            piece = doc[pos:lt]
+            piece, start = doc[pos:lt], pos
+            if label:
+                label, piece, start = _labelled(seg, piece, start)
             if "&" in piece:
-                _add_decoded(flow, piece, pos, _ENTITY, _html.unescape)
-            else:
-                seg((piece, pos, 0))
+                _add_decoded(flow, piece, start, _ENTITY, _html.unescape)
+            elif piece:
+                seg((piece, start, 0))
             last_inline_close = False
         after = doc[lt + 1 : lt + 2]
         if after == "!" or after == "?":
@@ -179,6 +185,7 @@ def html_views(doc: str) -> list[View]:
             elif doc.startswith("<![CDATA[", lt):
                 end = doc.find("]]>", lt + 9)
                 end = n if end < 0 else end
+                label = _label(seg, label, lt + 9)
                 add_text(flow, doc[lt + 9 : end], lt + 9)
                 pos = min(n, end + 3)
             else:  # a declaration or processing instruction
@@ -205,6 +212,7 @@ def html_views(doc: str) -> list[View]:
                 if gt < 0:
                     gt = n
         if m is None:
+            label = _label(seg, label, lt)
             add_text(flow, "<", lt)
             pos = lt + 1
             continue
@@ -215,6 +223,7 @@ def html_views(doc: str) -> list[View]:
         if not inline or (last_inline_close and not closing) or (name == "a" and closing):
             seg(("\n", lt, m.end() - lt))
         last_inline_close = inline and bool(closing)
+        label = not closing and _names_a_doi(name, attr_text)
         if not closing and attr_text:
             _add_attributes(attrs, attr_text, m.start(3))
         if not closing and name in _RAW_TEXT:
@@ -228,9 +237,59 @@ def html_views(doc: str) -> list[View]:
                     add_json(data, doc[body_start:end], body_start)
                     data.atomic("\n", end, 0)
             elif name in ("textarea", "title"):
+                label = _label(seg, label, body_start)
                 add_text(flow, doc[body_start:end], body_start)
             pos = end
     return [flow.finish(), attrs.finish(), data.finish()]
+
+
+# Spec §7 (XML: JATS, PubMed, Crossref and DataCite deposits, TEI): elements whose text is one
+# DOI, read as after a label — by tag name, with the attribute that must say "doi" (any case).
+DOI_ELEMENTS: dict[str, str | None] = {
+    "pub-id": "pub-id-type",
+    "article-id": "pub-id-type",
+    "object-id": "pub-id-type",
+    "articleid": "idtype",
+    "elocationid": "eidtype",
+    "doi": None,
+    "idno": "type",
+    "identifier": "identifiertype",
+}
+
+
+def _names_a_doi(name: str, attr_text: str) -> bool:
+    """Whether an opening tag (its name lower-cased) is one of DOI_ELEMENTS, its attribute's
+    first value "doi" in any case."""
+    if name not in DOI_ELEMENTS:
+        return False
+    want = DOI_ELEMENTS[name]
+    if want is None:
+        return True
+    for m in _ATTR.finditer(attr_text):
+        if m.group(1).lower() == want:
+            value = next((v for v in m.group(2, 3, 4) if v is not None), None)
+            if value is not None:
+                return value.lower() == "doi"
+    return False
+
+
+def _labelled(seg: Callable[[tuple[str, int, int]], None], text: str, at: int) -> tuple[bool, str, int]:
+    """The first text of an element that names a DOI: its leading whitespace, then a label
+    standing for no raw text ("doi:" mapped from where the DOI starts). Returns (False: the label
+    is spent, the rest of the text, where it starts)."""
+    k = len(text) - len(text.lstrip(" \t\n\r\f\v"))
+    if k:
+        seg((text[:k], at, 0))
+    seg(("doi:", at + k, 0))
+    return False, text[k:], at + k
+
+
+def _label(seg: Callable[[tuple[str, int, int]], None], label: bool, at: int) -> bool:
+    """Before the first text of an element that names a DOI: a label standing for no raw text
+    ("doi:" mapped from the text's own start). Returns False: the label is spent."""
+    if label:
+        seg(("doi:", at, 0))
+    return False
 
 
 def _one_quote_unclosed(doc: str, lt: int, gt: int) -> bool:

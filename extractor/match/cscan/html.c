@@ -511,16 +511,109 @@ static Py_ssize_t find_end_tag(const unsigned char *b, Py_ssize_t from, Py_ssize
 }
 
 /* html_views: the flow, attribute and JSON views of b[0:n). */
+/* html.DOI_ELEMENTS: an opening tag (its name lower-cased, nn bytes) whose text is one DOI
+ * (spec §7, XML), its attribute b[a:z) that must say "doi" read as html._ATTR reads pairs. */
+static int names_a_doi(const char *lower, Py_ssize_t nn, const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
+{
+    static const char *const ELEMENTS[][2] = {{"pub-id", "pub-id-type"}, {"article-id", "pub-id-type"},
+                                              {"object-id", "pub-id-type"}, {"articleid", "idtype"},
+                                              {"elocationid", "eidtype"}, {"doi", NULL},
+                                              {"idno", "type"}, {"identifier", "identifiertype"}};
+    const char *want = NULL;
+    int found = 0;
+    for (size_t e = 0; e < sizeof ELEMENTS / sizeof *ELEMENTS && !found; e++)
+        if (name_is(lower, nn, ELEMENTS[e][0]))
+            found = 1, want = ELEMENTS[e][1];
+    if (!found)
+        return 0;
+    if (want == NULL)
+        return 1;
+    Py_ssize_t wl = (Py_ssize_t)strlen(want), i = a;
+    while (i < z) {
+        unsigned c = b[i];
+        if (ws(c) || c == '=' || c == '/' || c == '>' || c == '"' || c == '\'') {
+            i++;
+            continue;
+        }
+        Py_ssize_t ns = i;
+        while (i < z && !(ws(b[i]) || b[i] == '=' || b[i] == '/' || b[i] == '>' || b[i] == '"' || b[i] == '\''))
+            i++;
+        int named = i - ns == wl;
+        for (Py_ssize_t k = 0; named && k < wl; k++)
+            named = (b[ns + k] | (ascii_alpha(b[ns + k]) ? 0x20 : 0)) == (unsigned char)want[k];
+        Py_ssize_t j = i;
+        while (j < z && ws(b[j]))
+            j++;
+        if (j >= z || b[j] != '=')
+            continue;
+        j++;
+        while (j < z && ws(b[j]))
+            j++;
+        Py_ssize_t vs = -1, ve = -1, after = -1;
+        if (j < z && (b[j] == '"' || b[j] == '\'')) {
+            Py_ssize_t q = j + 1;
+            while (q < z && b[q] != b[j])
+                q++;
+            if (q < z)
+                vs = j + 1, ve = q, after = q + 1;
+        } else {
+            Py_ssize_t q = j;
+            while (q < z && !(ws(b[q]) || b[q] == '>' || b[q] == '"' || b[q] == '\''))
+                q++;
+            if (q > j)
+                vs = j, ve = q, after = q;
+        }
+        if (vs < 0)
+            continue; /* the name alone matched */
+        if (named)
+            return ve - vs == 3 && (b[vs] | 0x20) == 'd' && (b[vs + 1] | 0x20) == 'o' && (b[vs + 2] | 0x20) == 'i';
+        i = after;
+    }
+    return 0;
+}
+
+/* The first text b[*a:z) of an element that names a DOI (html._labelled): its leading whitespace,
+ * then "doi:" standing for no raw text, mapped from where the DOI starts; *a moves past the
+ * whitespace. */
+static int labelled(HView *flow, const unsigned char *b, Py_ssize_t *a, Py_ssize_t z)
+{
+    Py_ssize_t k = *a;
+    while (k < z && ws(b[k]))
+        k++;
+    if (k > *a && hv_linear(flow, b + *a, k - *a, *a) < 0)
+        return -1;
+    *a = k;
+    return hv_seg(flow, (const unsigned char *)"doi:", 4, k, 0);
+}
+
+/* Before the first text of an element that names a DOI, where its whitespace is not skipped
+ * (CDATA, a lone "<", a title): "doi:", standing for no raw text. */
+#define LABEL_AT(at)                                                                                  \
+    do {                                                                                            \
+        if (label) {                                                                                \
+            label = 0;                                                                              \
+            if (hv_seg(flow, (const unsigned char *)"doi:", 4, (at), 0) < 0)                        \
+                return -1;                                                                          \
+        }                                                                                           \
+    } while (0)
+
 static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView *attrs, HView *data, PyObject *unescape)
 {
     Py_ssize_t pos = 0, next_gt = -1;
-    int last_inline_close = 0;
+    int last_inline_close = 0, label = 0;
     while (pos < n) {
         Py_ssize_t lt = find_byte(b, pos, n, '<');
-        if (lt < 0)
+        if (lt < 0) {
+            if (label && labelled(flow, b, &pos, n) < 0)
+                return -1;
             return hv_text(flow, b, pos, n, unescape);
+        }
         if (lt > pos) {
-            if (hv_text(flow, b, pos, lt, unescape) < 0)
+            Py_ssize_t start = pos;
+            if (label && labelled(flow, b, &start, lt) < 0)
+                return -1;
+            label = 0;
+            if (hv_text(flow, b, start, lt, unescape) < 0)
                 return -1;
             last_inline_close = 0;
         }
@@ -533,6 +626,7 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
                 Py_ssize_t end = find_str(b, lt + 9, n, "]]>");
                 if (end < 0)
                     end = n;
+                LABEL_AT(lt + 9);
                 if (hv_text(flow, b, lt + 9, end, unescape) < 0)
                     return -1;
                 pos = end + 3 < n ? end + 3 : n;
@@ -568,6 +662,7 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
             }
         }
         if (mend < 0) {
+            LABEL_AT(lt);
             if (hv_linear(flow, b + lt, 1, lt) < 0)
                 return -1;
             pos = lt + 1;
@@ -586,6 +681,7 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
         }
         last_inline_close = inl && closing;
         Py_ssize_t as = name_end, ae = mend - 1; /* the attribute text */
+        label = !closing && names_a_doi(lower, nn, b, as, ae);
         if (!closing && ae > as && hv_attributes(attrs, b, as, ae, unescape) < 0)
             return -1;
         if (!closing && (name_is(lower, nn, "script") || name_is(lower, nn, "style") || name_is(lower, nn, "textarea") ||
@@ -602,6 +698,7 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
                         return -1;
                 }
             } else if (name_is(lower, nn, "textarea") || name_is(lower, nn, "title")) {
+                LABEL_AT(pos);
                 if (hv_text(flow, b, pos, end, unescape) < 0)
                     return -1;
             }
@@ -610,6 +707,7 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
     }
     return 0;
 }
+#undef LABEL_AT
 
 typedef struct {
     Py_ssize_t rs, re;
