@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from extractor.match import FORMS, find_spans, kind_of, native
 from extractor.match.native import find_spans_utf8
+from extractor.match.syntaxes import syntax_of
 from extractor.pipeline.decode import clean
 from extractor.pipeline.table import Mentions
 from extractor.pipeline.windows import CMatcher, PythonMatcher, Window
@@ -435,7 +436,7 @@ WIKI_PIECES = [
 ]
 
 
-def wiki_spans(data: bytes, syntax: str = "wikitext") -> list[tuple[int, int, str, str]]:
+def syntax_spans(data: bytes, syntax: str) -> list[tuple[int, int, str, str]]:
     """A syntax's C matcher's hits, with character offsets (as find_spans gives them)."""
     text = data.decode("utf-8", "surrogateescape")
     b2c, b = {}, 0
@@ -447,58 +448,9 @@ def wiki_spans(data: bytes, syntax: str = "wikitext") -> list[tuple[int, int, st
     return [(b2c[s], b2c[e], str(FORMS[f]), doi) for s, e, f, doi in spans]
 
 
-def wiki_reference(data: bytes, syntax: str = "wikitext") -> list[tuple[int, int, str, str]]:
+def syntax_reference(data: bytes, syntax: str) -> list[tuple[int, int, str, str]]:
     text = clean(data.decode("utf-8", "surrogateescape"))[0]
     return [(s, e, str(f), d) for s, e, f, d in find_spans(text, syntax=syntax)]
-
-
-def wiki_files() -> Iterator[Path]:
-    yield from sorted((ROOT / "corpora" / "labelled-syntaxes" / "plain").glob("*.wikitext"))
-    yield from sorted((ROOT.parent / "shared" / "corpora-markup-dev" / "docs" / "plain").glob("*.wikitext"))
-
-
-@pytest.mark.parametrize("path", list(wiki_files()), ids=lambda p: p.name)
-def test_c_wikitext_matcher_agrees_on_pages(path: Path) -> None:
-    data = path.read_bytes()
-    assert wiki_spans(data) == wiki_reference(data)
-
-
-@given(st.lists(st.sampled_from(WIKI_PIECES), max_size=40))
-@settings(max_examples=1500, deadline=None)
-def test_c_wikitext_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
-    data = "".join(pieces).encode("utf-8", "surrogateescape")
-    assert wiki_spans(data) == wiki_reference(data), data
-
-
-@given(
-    st.lists(st.sampled_from(WIKI_PIECES), max_size=40),
-    st.integers(0, 300),
-    st.integers(0, 300),
-    st.integers(0, 300),
-    st.integers(0, 300),
-    st.booleans(),
-)
-@settings(max_examples=500, deadline=None)
-def test_c_wikitext_matcher_reads_windows_as_the_python_matcher(
-    pieces: list[str], lo: int, cut: int, rlo: int, rhi: int, chars: bool
-) -> None:
-    """As the window loop calls it (hits chosen by start in [lo, cut), offsets, the end of the
-    last hit): the same table rows, hits and returns as the Python matcher in the syntax."""
-    data = "".join(pieces).encode("utf-8", "surrogateescape")
-    n = len(data)
-    lo, rlo = min(lo, n), min(rlo, n)
-    cut = max(lo, min(cut, n + 1))
-    plain = kind_of("plain")
-    got = []
-    for make in (
-        lambda t, h: CMatcher(t, h, plain, "wikitext_scan"),
-        lambda t, h: PythonMatcher(plain, False, t, h, "wikitext"),
-    ):
-        tab = Mentions()
-        hits: list[tuple[int, int, int, str, str, int | None]] = []
-        ret = make(tab, hits)(Window(data, lo, cut, rlo, rhi, 3, chars, 0, 0, n))
-        got.append((ret, hits, tab.take()))
-    assert got[0] == got[1]
 
 
 # Pieces of CSV and TSV (spec §7): delimiters, quotes, line ends, DOI columns' headers.
@@ -529,48 +481,57 @@ CSV_PIECES = [
 ]
 
 
-def csv_files() -> Iterator[Path]:
-    for pattern in ("*.csv", "*.tsv"):
-        yield from sorted((ROOT / "corpora" / "labelled-syntaxes" / "plain").glob(pattern))
-    yield from sorted((ROOT.parent / "shared" / "corpora-markup-dev" / "docs" / "plain").glob("*.csv"))
+def syntax_files() -> Iterator[tuple[str, Path]]:
+    """The source files of the syntaxes read in C: the labelled corpus's and the shared real ones."""
+    own = ROOT / "corpora" / "labelled-syntaxes" / "plain"
+    shared = ROOT.parent / "shared" / "corpora-markup-dev" / "docs" / "plain"
+    for syntax, patterns in (("wikitext", ("*.wikitext",)), ("csv", ("*.csv", "*.tsv"))):
+        for folder in (own, shared):
+            for pattern in patterns:
+                yield from ((syntax, p) for p in sorted(folder.glob(pattern)))
 
 
-@pytest.mark.parametrize("path", list(csv_files()), ids=lambda p: p.name)
-def test_c_csv_matcher_agrees_on_exports(path: Path) -> None:
+# The pieces each syntax read in C is generated from.
+SYNTAX_PIECES = {"wikitext": WIKI_PIECES, "csv": CSV_PIECES}
+
+
+@pytest.mark.parametrize(("syntax", "path"), list(syntax_files()), ids=lambda x: getattr(x, "name", x))
+def test_c_syntax_matcher_agrees_on_files(syntax: str, path: Path) -> None:
     data = path.read_bytes()
-    assert wiki_spans(data, "csv") == wiki_reference(data, "csv")
+    assert syntax_spans(data, syntax) == syntax_reference(data, syntax)
 
 
-@given(st.lists(st.sampled_from(CSV_PIECES), max_size=40))
+@pytest.mark.parametrize("syntax", sorted(SYNTAX_PIECES))
+@given(data=st.data())
 @settings(max_examples=2000, deadline=None)
-def test_c_csv_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
-    data = "".join(pieces).encode("utf-8", "surrogateescape")
-    assert wiki_spans(data, "csv") == wiki_reference(data, "csv"), data
+def test_c_syntax_matcher_agrees_on_generated_text(syntax: str, data: st.DataObject) -> None:
+    pieces = data.draw(st.lists(st.sampled_from(SYNTAX_PIECES[syntax]), max_size=40))
+    text = "".join(pieces).encode("utf-8", "surrogateescape")
+    assert syntax_spans(text, syntax) == syntax_reference(text, syntax), text
 
 
-@given(
-    st.lists(st.sampled_from(CSV_PIECES), max_size=40),
-    st.integers(0, 300),
-    st.integers(0, 300),
-    st.integers(0, 300),
-    st.integers(0, 300),
-)
-@settings(max_examples=300, deadline=None)
-def test_c_csv_matcher_reads_windows_as_the_python_matcher(
-    pieces: list[str], lo: int, cut: int, rlo: int, rhi: int
-) -> None:
-    data = "".join(pieces).encode("utf-8", "surrogateescape")
-    n = len(data)
+@pytest.mark.parametrize("syntax", sorted(SYNTAX_PIECES))
+@given(data=st.data())
+@settings(max_examples=500, deadline=None)
+def test_c_syntax_matcher_reads_windows_as_the_python_matcher(syntax: str, data: st.DataObject) -> None:
+    """As the window loop calls it (hits chosen by start in [lo, cut), offsets, the end of the
+    last hit): the same table rows, hits and returns as the Python matcher in the syntax."""
+    pieces = data.draw(st.lists(st.sampled_from(SYNTAX_PIECES[syntax]), max_size=40))
+    lo, cut, rlo, rhi = (data.draw(st.integers(0, 300)) for _ in range(4))
+    chars = data.draw(st.booleans())
+    text = "".join(pieces).encode("utf-8", "surrogateescape")
+    n = len(text)
     lo, rlo = min(lo, n), min(rlo, n)
     cut = max(lo, min(cut, n + 1))
     plain = kind_of("plain")
+    entry = syntax_of(syntax).c_entry
     got = []
     for make in (
-        lambda t, h: CMatcher(t, h, plain, "csv_scan"),
-        lambda t, h: PythonMatcher(plain, False, t, h, "csv"),
+        lambda t, h: CMatcher(t, h, plain, entry),
+        lambda t, h: PythonMatcher(plain, False, t, h, syntax),
     ):
         tab = Mentions()
         hits: list[tuple[int, int, int, str, str, int | None]] = []
-        ret = make(tab, hits)(Window(data, lo, cut, rlo, rhi, 0, False, 0, 0, n))
+        ret = make(tab, hits)(Window(text, lo, cut, rlo, rhi, 3, chars, 0, 0, n))
         got.append((ret, hits, tab.take()))
     assert got[0] == got[1]

@@ -12,6 +12,7 @@
  * Built as one unit (static functions, inlined across the parts), one file per concern:
  *   cscan/utf8.h    UTF-8 decoding and encoding (shared with pipeline/_ctable.c)
  *   cscan/sink.h    the protocol by which hits reach a table the matcher does not own
+ *   cscan/mem.h     growing buffers (shared with pipeline/_ctable.c)
  *   cscan/chars.c   character classes, as Python's re sees them
  *   cscan/left.c    the left context of an anchor: its display form and where the hit starts
  *   cscan/ends.c    where a name ends: first cut, end rules, brackets, publisher tails
@@ -36,6 +37,7 @@
 
 #include "cscan/sink.h"
 #include "cscan/utf8.h"
+#include "cscan/mem.h"
 
 enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_SHORT, F_PDF_LINK, F_COUNT };
 #define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE || (f) == F_OTHER || (f) == F_PERCENT)

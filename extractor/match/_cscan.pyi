@@ -54,42 +54,14 @@ def html_scan(
     line_from: int = 0,
     line_to: int = -1,
 ) -> tuple[int, int, int, int]: ...
-def wikitext_spans(
-    data: Any, unescape: Callable[[str], str], /
-) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]: ...
-def wikitext_scan(
-    data: Any,
-    unescape: Callable[[str], str],
-    lo: int,
-    hi: int,
-    rlo: int,
-    rhi: int,
-    base: int = 0,
-    mentions: Sink | None = None,
-    hits: Hits | None = None,
-    chars: bool = False,
-    line_base: int = -1,
-    line_from: int = 0,
-    line_to: int = -1,
-) -> tuple[int, int, int, int]: ...
-def csv_spans(
-    data: Any, unescape: Callable[[str], str], /
-) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]: ...
-def csv_scan(
-    data: Any,
-    unescape: Callable[[str], str],
-    lo: int,
-    hi: int,
-    rlo: int,
-    rhi: int,
-    base: int = 0,
-    mentions: Sink | None = None,
-    hits: Hits | None = None,
-    chars: bool = False,
-    line_base: int = -1,
-    line_from: int = 0,
-    line_to: int = -1,
-) -> tuple[int, int, int, int]: ...
+
+# The source syntaxes whose views are built in C (spec §7): html_spans' and html_scan's
+# arguments and results.
+wikitext_spans = html_spans
+csv_spans = html_spans
+wikitext_scan = html_scan
+csv_scan = html_scan
+
 def html_views(data: Any, unescape: Callable[[str], str], /) -> list[tuple[bytes, list[int]]]: ...
 def newlines(data: Any, start: int = 0, stop: int = -1, /) -> int: ...
 def invalid_bytes(data: Any, start: int = 0, stop: int = ..., /) -> tuple[int, int]: ...

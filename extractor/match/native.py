@@ -13,6 +13,7 @@ import codecs
 import functools
 import html
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .canonical import FORMAT_CHARS, PDF_HYPHENS
@@ -119,54 +120,37 @@ def _unescape(ref: str) -> str:
     return html.unescape(ref)
 
 
-def html_spans(data: Any) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]:
-    """find_spans(text, "html") on HTML given as UTF-8 bytes, in C (the Python views
-    ran at 5–10 MB/s): (start, end, form index, DOI) sorted, in bytes of the markup; (anchor,
-    token end) of each candidate dropped as too long; and how many were. Needs the C matcher."""
-    if _cscan is None:
-        raise RuntimeError("html_spans needs the C matcher")
-    spans, dropped, too_long = _cscan.html_spans(data, _unescape)
-    return spans, dropped, too_long
+Spans = tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]
 
 
-def html_scan(
-    data: Any,
-    lo: int,
-    hi: int,
-    rlo: int,
-    rhi: int,
-    base: int = 0,
-    mentions: Any = None,
-    hits: list[CHit] | None = None,
-    chars: bool = False,
-    line_base: int = -1,
-    line_from: int = 0,
-    line_to: int = -1,
-) -> tuple[int, int, int, int]:
-    """scan() for HTML: the hits of html_spans that start in [lo, hi) and [rlo, rhi) counted in
-    `mentions` and/or listed in `hits` as scan() does, their raw text the markup's; (reported,
-    end of the last hit or dropped token chosen, too long, newlines of data[line_from:line_to])."""
-    if _cscan is None:
-        raise RuntimeError("html_scan needs the C matcher")
-    return _cscan.html_scan(
-        data, _unescape, lo, hi, rlo, rhi, base, mentions, hits, chars, line_base, line_from, line_to
-    )
-
-
-def syntax_spans(
-    data: Any, syntax: str
-) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]:
-    """html_spans for a source syntax read in C (spec §7: "wikitext", "csv"): find_spans(text,
-    syntax=…) on UTF-8 bytes, in bytes of the source. Needs the C matcher."""
+def syntax_spans(data: Any, syntax: str = "html") -> Spans:
+    """find_spans on a document read through views built in C — HTML (find_spans(text, "html"))
+    or a source syntax read in C (spec §7: "wikitext", "csv"; find_spans(text, syntax=…)) — given
+    as UTF-8 bytes: (start, end, form index, DOI) sorted, in bytes of the source; (anchor, token
+    end) of each candidate dropped as too long; and how many were. Needs the C matcher."""
     if _cscan is None:
         raise RuntimeError("syntax_spans needs the C matcher")
-    spans: Any = {"wikitext": _cscan.wikitext_spans, "csv": _cscan.csv_spans}[syntax]
-    result: tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int] = spans(data, _unescape)
+    spans: Any = {"html": _cscan.html_spans, "wikitext": _cscan.wikitext_spans, "csv": _cscan.csv_spans}[
+        syntax
+    ]
+    result: Spans = spans(data, _unescape)
     return result
 
 
-def _views_scan(entry: str) -> Any:
-    """scan() for a source syntax whose views are built in C: html_scan's arguments and result."""
+def html_spans(data: Any) -> Spans:
+    """syntax_spans of HTML, in C (the Python views ran at 5–10 MB/s)."""
+    return syntax_spans(data, "html")
+
+
+# scan()'s arguments and result, for a document read through views built in C.
+ViewsScan = Callable[..., tuple[int, int, int, int]]
+
+
+def _views_scan(entry: str) -> ViewsScan:
+    """scan() for a document whose views are built in C (HTML, or a source syntax): the hits of
+    its views that start in [lo, hi) and [rlo, rhi) of the source, counted in `mentions` and/or
+    listed in `hits` as scan() does, their raw text the source's; (reported, end of the last hit
+    or dropped token chosen, too long, newlines of data[line_from:line_to])."""
 
     def views_scan(
         data: Any,
@@ -193,8 +177,9 @@ def _views_scan(entry: str) -> Any:
     return views_scan
 
 
-# The source syntaxes read in C, each its views built and searched as HTML's (the registry's
-# c_entry names these).
+# HTML and the source syntaxes read in C, each its views built and searched in C (the kind's
+# and the syntax registry's c_entry name these).
+html_scan = _views_scan("html_scan")
 wikitext_scan = _views_scan("wikitext_scan")
 csv_scan = _views_scan("csv_scan")
 

@@ -9,6 +9,7 @@
 
 #include "../match/cscan/sink.h"
 #include "../match/cscan/utf8.h"
+#include "../match/cscan/mem.h"
 
 /* A form index is a bit of an int32 mask. */
 #define MAX_FORMS 31

@@ -112,6 +112,19 @@ def _chunks(
     yield from drain(found, table, hits, occ, where[0], where[1], config.buckets, config.max_mentions)
 
 
+def _text_reading(
+    spec: ShardSpec, config: ScanConfig, head: bytes, result: ShardResult
+) -> tuple[str, str | None]:
+    """The kind and source syntax of a text shard's document, told by the head read (forced, or
+    decided for the whole file at planning); its syntax counted once, by the shard that starts
+    the file."""
+    kind = spec.kind or detect_kind(spec.source, head)
+    syntax = document_syntax(
+        spec.syntax, config.syntax, spec.source, head, result if spec.start == 0 else None
+    )
+    return kind, syntax
+
+
 def _text_chunks(
     spec: ShardSpec, config: ScanConfig, progress: Progress, result: ShardResult, occ: OccurrenceSink
 ) -> Iterator[Chunk]:
@@ -129,8 +142,7 @@ def _text_chunks(
         blocks = _transcoded(stream, config.block_size) if range_lo == 0 else None
         if blocks is not None:
             source = StreamSource.of_blocks(blocks)
-            kind = spec.kind or detect_kind(spec.source, source.head)
-            syntax = document_syntax(spec.syntax, config.syntax, spec.source, source.head, result)
+            kind, syntax = _text_reading(spec, config, source.head, result)
             yield from _chunks(
                 source, kind, config, progress, result, occ, (spec.source, None), syntax=syntax
             )
@@ -141,10 +153,7 @@ def _text_chunks(
             with mm:
                 stop = len(mm) if range_hi is None else min(len(mm), range_hi + 8 * BYTE_RESERVE)
                 mapped = MappedSource(mm, stream.fileno(), base, stop, config.map_window)
-                kind = spec.kind or detect_kind(spec.source, mapped.head)
-                syntax = document_syntax(
-                    spec.syntax, config.syntax, spec.source, mapped.head, result if range_lo == 0 else None
-                )
+                kind, syntax = _text_reading(spec, config, mapped.head, result)
                 try:
                     yield from _chunks(
                         mapped,
@@ -165,10 +174,7 @@ def _text_chunks(
                 stream.seek(base)
             limit = None if range_hi is None else range_hi - base + 8 * BYTE_RESERVE
             source = StreamSource(stream, base, limit, config.block_size)
-            kind = spec.kind or detect_kind(spec.source, source.head)
-            syntax = document_syntax(
-                spec.syntax, config.syntax, spec.source, source.head, result if range_lo == 0 else None
-            )
+            kind, syntax = _text_reading(spec, config, source.head, result)
             yield from _chunks(
                 source,
                 kind,

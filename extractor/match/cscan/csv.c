@@ -84,24 +84,6 @@ static int csv_doi_header(const unsigned char *t, Py_ssize_t len)
     return z - a == 2 && (t[a] | 0x20) == 'd' && (t[a + 1] | 0x20) == 'i';
 }
 
-/* Room for `more` bytes at the end of a growing buffer. */
-static int cell_room(unsigned char **buf, Py_ssize_t len, Py_ssize_t *cap, Py_ssize_t more)
-{
-    if (len + more <= *cap)
-        return 0;
-    Py_ssize_t c = *cap ? 2 * *cap : 256;
-    while (c < len + more)
-        c *= 2;
-    unsigned char *p = PyMem_Realloc(*buf, (size_t)c);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *buf = p;
-    *cap = c;
-    return 0;
-}
-
 static int csv_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObject *unescape)
 {
     (void)unescape;
@@ -111,13 +93,13 @@ static int csv_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObjec
     /* the header's DOI columns (a bit each, the first 4,096 columns) and its cells' text */
     unsigned char doi_cols[512];
     memset(doi_cols, 0, sizeof doi_cols);
-    unsigned char *cell = NULL;
+    char *cell = NULL;
     Py_ssize_t cell_len = 0, cell_cap = 0, pos = 0, col = 0, row = 0;
     int rc = 0;
 #define IS_DOI_COL(c) (row > 0 && (c) < 4096 && (doi_cols[(c) >> 3] >> ((c) & 7) & 1))
 #define CELL(p, len)                                                                                  \
     do {                                                                                            \
-        if (row == 0 && cell_room(&cell, cell_len, &cell_cap, (len)) == 0) {                        \
+        if (row == 0 && arena_room(&cell, cell_len, &cell_cap, (len)) == 0) {                       \
             if ((len) > 0) /* cell is NULL until a byte is kept: memcpy's arguments must not be */ \
                 memcpy(cell + cell_len, (p), (size_t)(len));                                        \
             cell_len += (len);                                                                      \
@@ -171,14 +153,14 @@ static int csv_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObjec
                 view->t[view->tn - 1] = '\n';
             CELL(b + pos, end - pos);
             if (rc == 0 && with_sep) {
-                if (row == 0 && col < 4096 && csv_doi_header(cell, cell_len))
+                if (row == 0 && col < 4096 && csv_doi_header((const unsigned char *)cell, cell_len))
                     doi_cols[col >> 3] |= (unsigned char)(1 << (col & 7));
                 col++;
                 pos = end + 1;
                 continue;
             }
         }
-        if (rc == 0 && row == 0 && col < 4096 && csv_doi_header(cell, cell_len))
+        if (rc == 0 && row == 0 && col < 4096 && csv_doi_header((const unsigned char *)cell, cell_len))
             doi_cols[col >> 3] |= (unsigned char)(1 << (col & 7));
         if (rc != 0 || end >= n)
             break;

@@ -406,51 +406,60 @@ static int value_may_hold(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
     return 0;
 }
 
-/* _add_attributes: each attribute value of b[a:z) that may hold a DOI, a line of the view.
- * _ATTR: ([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))? */
+/* html._ATTR's next match in b[*i:z): ([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?
+ * — the name [*ns, *ne) and the value [*vs, *ve), *vs -1 when the name alone matched; *i moves
+ * past the match. Returns 0 when none is left. */
+static int next_attr(const unsigned char *b, Py_ssize_t *i, Py_ssize_t z, Py_ssize_t *ns, Py_ssize_t *ne, Py_ssize_t *vs,
+                     Py_ssize_t *ve)
+{
+#define ATTR_STOP(c) (ws(c) || (c) == '=' || (c) == '/' || (c) == '>' || (c) == '"' || (c) == '\'')
+    Py_ssize_t k = *i;
+    while (k < z && ATTR_STOP(b[k]))
+        k++;
+    if (k >= z) {
+        *i = k;
+        return 0;
+    }
+    *ns = k;
+    while (k < z && !ATTR_STOP(b[k]))
+        k++;
+#undef ATTR_STOP
+    *ne = *i = k;
+    *vs = *ve = -1;
+    while (k < z && ws(b[k]))
+        k++;
+    if (k >= z || b[k] != '=')
+        return 1;
+    k++;
+    while (k < z && ws(b[k]))
+        k++;
+    if (k < z && (b[k] == '"' || b[k] == '\'')) {
+        Py_ssize_t q = k + 1;
+        while (q < z && b[q] != b[k])
+            q++;
+        if (q < z)
+            *vs = k + 1, *ve = q, *i = q + 1;
+    } else {
+        Py_ssize_t q = k;
+        while (q < z && !(ws(b[q]) || b[q] == '>' || b[q] == '"' || b[q] == '\''))
+            q++;
+        if (q > k)
+            *vs = k, *ve = q, *i = q;
+    }
+    return 1;
+}
+
+/* _add_attributes: each attribute value of b[a:z) that may hold a DOI, a line of the view. */
 static int hv_attributes(HView *v, const unsigned char *b, Py_ssize_t a, Py_ssize_t z, PyObject *unescape)
 {
     if (!attrs_may_hold(b, a, z))
         return 0;
-    Py_ssize_t i = a;
-    while (i < z) {
-        unsigned c = b[i];
-        if (ws(c) || c == '=' || c == '/' || c == '>' || c == '"' || c == '\'') {
-            i++;
-            continue;
-        }
-        while (i < z && !(ws(b[i]) || b[i] == '=' || b[i] == '/' || b[i] == '>' || b[i] == '"' || b[i] == '\''))
-            i++;
-        Py_ssize_t j = i;
-        while (j < z && ws(b[j]))
-            j++;
-        if (j >= z || b[j] != '=')
-            continue;
-        j++;
-        while (j < z && ws(b[j]))
-            j++;
-        Py_ssize_t vs = -1, ve = -1, after = -1;
-        if (j < z && (b[j] == '"' || b[j] == '\'')) {
-            Py_ssize_t q = j + 1;
-            while (q < z && b[q] != b[j])
-                q++;
-            if (q < z)
-                vs = j + 1, ve = q, after = q + 1;
-        } else {
-            Py_ssize_t q = j;
-            while (q < z && !(ws(b[q]) || b[q] == '>' || b[q] == '"' || b[q] == '\''))
-                q++;
-            if (q > j)
-                vs = j, ve = q, after = q;
-        }
-        if (vs < 0)
-            continue; /* the name alone matched */
-        if (value_may_hold(b, vs, ve)) {
+    Py_ssize_t i = a, ns, ne, vs, ve;
+    while (next_attr(b, &i, z, &ns, &ne, &vs, &ve))
+        if (vs >= 0 && value_may_hold(b, vs, ve)) {
             if (hv_text(v, b, vs, ve, unescape) < 0 || hv_seg(v, (const unsigned char *)"\n", 1, ve, 0) < 0)
                 return -1;
         }
-        i = after;
-    }
     return 0;
 }
 
@@ -510,7 +519,6 @@ static Py_ssize_t find_end_tag(const unsigned char *b, Py_ssize_t from, Py_ssize
     return -1;
 }
 
-/* html_views: the flow, attribute and JSON views of b[0:n). */
 /* html.DOI_ELEMENTS: an opening tag (its name lower-cased, nn bytes) whose text is one DOI
  * (spec §7, XML), its attribute b[a:z) that must say "doi" read as html._ATTR reads pairs. */
 static int names_a_doi(const char *lower, Py_ssize_t nn, const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
@@ -528,46 +536,15 @@ static int names_a_doi(const char *lower, Py_ssize_t nn, const unsigned char *b,
         return 0;
     if (want == NULL)
         return 1;
-    Py_ssize_t wl = (Py_ssize_t)strlen(want), i = a;
-    while (i < z) {
-        unsigned c = b[i];
-        if (ws(c) || c == '=' || c == '/' || c == '>' || c == '"' || c == '\'') {
-            i++;
-            continue;
-        }
-        Py_ssize_t ns = i;
-        while (i < z && !(ws(b[i]) || b[i] == '=' || b[i] == '/' || b[i] == '>' || b[i] == '"' || b[i] == '\''))
-            i++;
-        int named = i - ns == wl;
+    Py_ssize_t wl = (Py_ssize_t)strlen(want), i = a, ns, ne, vs, ve;
+    while (next_attr(b, &i, z, &ns, &ne, &vs, &ve)) {
+        if (vs < 0 || ne - ns != wl)
+            continue; /* the name alone, or another name */
+        int named = 1;
         for (Py_ssize_t k = 0; named && k < wl; k++)
             named = (b[ns + k] | (ascii_alpha(b[ns + k]) ? 0x20 : 0)) == (unsigned char)want[k];
-        Py_ssize_t j = i;
-        while (j < z && ws(b[j]))
-            j++;
-        if (j >= z || b[j] != '=')
-            continue;
-        j++;
-        while (j < z && ws(b[j]))
-            j++;
-        Py_ssize_t vs = -1, ve = -1, after = -1;
-        if (j < z && (b[j] == '"' || b[j] == '\'')) {
-            Py_ssize_t q = j + 1;
-            while (q < z && b[q] != b[j])
-                q++;
-            if (q < z)
-                vs = j + 1, ve = q, after = q + 1;
-        } else {
-            Py_ssize_t q = j;
-            while (q < z && !(ws(b[q]) || b[q] == '>' || b[q] == '"' || b[q] == '\''))
-                q++;
-            if (q > j)
-                vs = j, ve = q, after = q;
-        }
-        if (vs < 0)
-            continue; /* the name alone matched */
         if (named)
             return ve - vs == 3 && (b[vs] | 0x20) == 'd' && (b[vs + 1] | 0x20) == 'o' && (b[vs + 2] | 0x20) == 'i';
-        i = after;
     }
     return 0;
 }
@@ -597,6 +574,7 @@ static int labelled(HView *flow, const unsigned char *b, Py_ssize_t *a, Py_ssize
         }                                                                                           \
     } while (0)
 
+/* html_views: the flow, attribute and JSON views of b[0:n). */
 static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView *attrs, HView *data, PyObject *unescape)
 {
     Py_ssize_t pos = 0, next_gt = -1;

@@ -39,18 +39,6 @@ static void pfound_free(PFound *f)
     memset(f, 0, sizeof(*f));
 }
 
-/* Room for cap items of `size` bytes at *p. */
-static int grow(void **p, Py_ssize_t cap, size_t size)
-{
-    void *q = PyMem_Realloc(*p, size * (size_t)cap);
-    if (q == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *p = q;
-    return 0;
-}
-
 /* Grow *p (of *cap elements of `size` bytes) to hold at least `need`. */
 static int reserve(void **p, Py_ssize_t *cap, Py_ssize_t need, size_t size)
 {

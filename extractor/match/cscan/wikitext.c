@@ -94,16 +94,9 @@ static int wikitext_builder(const unsigned char *b, Py_ssize_t n, HView v[3], Py
                 continue;
             }
         } else if ((c == '{' || c == '[') && len == 2) {
-            if (depth == cap) {
-                Py_ssize_t more = cap ? 2 * cap : 64;
-                char *s = PyMem_Realloc(stack, (size_t)more);
-                if (s == NULL) {
-                    PyErr_NoMemory();
-                    rc = -1;
-                    break;
-                }
-                stack = s;
-                cap = more;
+            if (reserve((void **)&stack, &cap, depth + 1, 1) < 0) {
+                rc = -1;
+                break;
             }
             stack[depth++] = (char)c;
             name_start = pos;

@@ -101,17 +101,6 @@ static void Mentions_dealloc(Mentions *m)
 
 static Py_ssize_t Mentions_len(Mentions *m) { return m->n; }
 
-static int grow(void **p, Py_ssize_t cap, size_t size)
-{
-    void *q = PyMem_Realloc(*p, size * (size_t)cap);
-    if (q == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *p = q;
-    return 0;
-}
-
 static int rehash(Mentions *m, Py_ssize_t nslots)
 {
     Slot *slots = PyMem_Malloc(sizeof(Slot) * (size_t)nslots);
@@ -133,20 +122,6 @@ static int rehash(Mentions *m, Py_ssize_t nslots)
     return 0;
 }
 
-
-/* Room for `more` bytes at the end of an arena. */
-static int arena_room(char **arena, Py_ssize_t len, Py_ssize_t *cap, Py_ssize_t more)
-{
-    if (len + more <= *cap)
-        return 0;
-    Py_ssize_t c = *cap ? 2 * *cap : 1 << 16;
-    while (c < len + more)
-        c *= 2;
-    if (grow((void **)arena, c, 1) < 0)
-        return -1;
-    *cap = c;
-    return 0;
-}
 
 /* Keep the raw text of row r's first hit as UTF-8: the bytes B[s:e] (invalid ones as U+FFFD, as
  * raw_of reads them), or `given` when there is no buffer; nothing where it is the key itself. */
