@@ -324,6 +324,43 @@ def find_tables(say: Any) -> None:
         say(f"{label:<44} {len(text1) / 1e6 / t1:>8.1f} {t8 / t1:>6.1f} {hits:>8} {c}")
 
 
+def syntax_tables(say: Any) -> None:
+    """The source syntaxes read in C (spec §7), in memory as a scan reads a document: the
+    project's labelled exports and pages of each syntax repeated to 8 MB, their views built and
+    searched into a mention table; beside it the Python views and matcher (find_dois) on 1 MB."""
+    from extractor import find_dois
+    from extractor.match import native
+    from extractor.match.syntaxes import SYNTAX_TABLE, detect_syntax
+    from extractor.pipeline.table import Mentions
+
+    folder = ROOT / "corpora" / "labelled-syntaxes" / "plain"
+    say()
+    say(f"{'source syntax in memory (8 MB, best of 5)':<44} {'C MB/s':>8} {'hits/MB':>8} {'Py MB/s':>8}")
+    for suffix in sorted({p.suffix for p in folder.iterdir()}):
+        syntax = detect_syntax(f"x{suffix}")
+        entry = SYNTAX_TABLE[syntax].c_entry if syntax else None
+        if entry is None:
+            continue
+        files = sorted(folder.glob(f"*{suffix}"))
+        # whole files joined by blank lines: each syntax's constructs close within a file
+        one = b"\n\n".join(p.read_bytes() for p in files)
+        data = one * max(1, (8 << 20) // len(one))
+        scan = getattr(native, entry)
+
+        def into_table(d: bytes, scan: Any = scan) -> None:
+            scan(d, 0, len(d), 0, len(d) + 1, 0, Mentions(), None)
+
+        best = _best(into_table, data, rounds=5)
+        hits: list[Any] = []
+        scan(one, 0, len(one), 0, len(one) + 1, 0, None, hits)
+        text = (one * max(1, (1 << 20) // len(one))).decode("utf-8", "replace")
+        py = _best(lambda t=text, s=syntax: sum(1 for _ in find_dois(t, syntax=s)), rounds=1)
+        say(
+            f"{f'{syntax} ({suffix}, {len(files)} files)':<44} {len(data) / 1e6 / best:>8.1f}"
+            f" {len(hits) / (len(one) / 1e6):>8.0f} {len(text.encode()) / 1e6 / py:>8.1f}"
+        )
+
+
 def pages_tables(html_dir: Path, tmp: Path, say: Any) -> None:
     """Small HTML pages, one worker in this process (issue 11): what a scan's shard costs per
     file against its floor — reading the files alone and the C matcher alone — and the same
@@ -710,7 +747,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", action="store_true", help="append the figures to benchmarks/RESULTS.md")
     ap.add_argument(
         "--only",
-        choices=("memory", "find", "engines", "shapes", "pages"),
+        choices=("memory", "find", "engines", "shapes", "pages", "syntaxes"),
         help="run only this part (the scans are skipped)",
     )
     a = ap.parse_args(argv)
@@ -742,6 +779,8 @@ def main(argv: list[str] | None = None) -> int:
             shapes_tables(rg, a.repeat, tmp, say)
         elif a.only == "pages":
             pages_tables(corpus / "html", tmp, say)
+        elif a.only == "syntaxes":
+            syntax_tables(say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)
@@ -834,6 +873,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(pdf_dir)
         pages_tables(html_dir, tmp, say)
         find_tables(say)
+        syntax_tables(say)
         check_memory(a.memory_file, tmp, say)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -26,6 +26,7 @@ from extractor.pipeline.table import Mentions
 from extractor.pipeline.windows import CMatcher, PythonMatcher, Window
 
 from .helpers import PDF_PIECES, PIECES, REHYPHENATION_EXAMPLES
+from .spec_table import SYNTAX, Row
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -481,24 +482,107 @@ CSV_PIECES = [
 ]
 
 
+# Pieces of LaTeX and BibTeX (spec §7): escapes, words, the commands whose argument is read,
+# fields' values in braces and quotes, comments, braces.
+TEX_PIECES = [
+    "{",
+    "}",
+    '"',
+    "%",
+    "\\",
+    "\\_",
+    "{\\_}",
+    "\\%",
+    "\\#",
+    "\\&",
+    "\\$",
+    "\\-",
+    "\\,",
+    "\\ ",
+    "\\\u2003",
+    "\\~{}",
+    "~",
+    "$<$",
+    "$>$",
+    "$",
+    "\\textunderscore",
+    "\\textless{}",
+    "\\textgreater ",
+    "\\textasciitildex",
+    "\\allowbreak",
+    "\\doi{",
+    "\\doi {",
+    "\\url{",
+    "\\urlx{",
+    "\\href{",
+    "\\nolinkurl\n{",
+    "\\emph{",
+    "@article{key,",
+    "doi = {",
+    " DOI=",
+    "url = ",
+    "note\u2003= ",
+    "x_1-",
+    "=",
+    "10.1000/182",
+    "10.1007/978-3-319-24277-4",
+    "10.5/100",
+    "https://doi.org/",
+    "é",
+    "\udcff",
+    " ",
+    "\n",
+    "\t",
+    "x",
+    "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
+    # whole constructs, which single pieces seldom make
+    "@article{k,\n doi\t= {10.1002/{SICI}1097},",
+    '@misc{k, doi\u2003=\n"10.1000/{a}b"}',
+    "\\url{x}% 10.1000/182\n",
+    "\\href{https://doi.org/10.1000/a%b}{10.1000/c}",
+]
+
+
 def syntax_files() -> Iterator[tuple[str, Path]]:
     """The source files of the syntaxes read in C: the labelled corpus's and the shared real ones."""
     own = ROOT / "corpora" / "labelled-syntaxes" / "plain"
     shared = ROOT.parent / "shared" / "corpora-markup-dev" / "docs" / "plain"
-    for syntax, patterns in (("wikitext", ("*.wikitext",)), ("csv", ("*.csv", "*.tsv"))):
+    for syntax, patterns in (
+        ("wikitext", ("*.wikitext",)),
+        ("csv", ("*.csv", "*.tsv")),
+        ("latex", ("*.tex",)),
+        ("bibtex", ("*.bib",)),
+    ):
         for folder in (own, shared):
             for pattern in patterns:
                 yield from ((syntax, p) for p in sorted(folder.glob(pattern)))
 
 
 # The pieces each syntax read in C is generated from.
-SYNTAX_PIECES = {"wikitext": WIKI_PIECES, "csv": CSV_PIECES}
+SYNTAX_PIECES = {"wikitext": WIKI_PIECES, "csv": CSV_PIECES, "latex": TEX_PIECES, "bibtex": TEX_PIECES}
 
 
 @pytest.mark.parametrize(("syntax", "path"), list(syntax_files()), ids=lambda x: getattr(x, "name", x))
 def test_c_syntax_matcher_agrees_on_files(syntax: str, path: Path) -> None:
     data = path.read_bytes()
     assert syntax_spans(data, syntax) == syntax_reference(data, syntax)
+
+
+# The spec's §7 rows of each syntax read in C.
+C_SYNTAX_ROWS = [
+    (f"{name}-{i}", row)
+    for name, rows in SYNTAX.items()
+    for i, row in enumerate(rows)
+    if row.syntax is not None and syntax_of(row.syntax).c_entry is not None
+]
+
+
+@pytest.mark.parametrize(("name", "row"), C_SYNTAX_ROWS, ids=[n for n, _ in C_SYNTAX_ROWS])
+def test_c_syntax_matcher_agrees_on_the_spec_table(name: str, row: Row) -> None:
+    assert row.syntax is not None
+    data = row.text.encode("utf-8", "surrogateescape")
+    assert syntax_spans(data, row.syntax) == syntax_reference(data, row.syntax)
+    assert [d for _s, _e, _f, d in syntax_spans(data, row.syntax)] == row.dois
 
 
 @pytest.mark.parametrize("syntax", sorted(SYNTAX_PIECES))

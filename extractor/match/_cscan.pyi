@@ -59,8 +59,12 @@ def html_scan(
 # arguments and results.
 wikitext_spans = html_spans
 csv_spans = html_spans
+latex_spans = html_spans
+bibtex_spans = html_spans
 wikitext_scan = html_scan
 csv_scan = html_scan
+latex_scan = html_scan
+bibtex_scan = html_scan
 
 def html_views(data: Any, unescape: Callable[[str], str], /) -> list[tuple[bytes, list[int]]]: ...
 def newlines(data: Any, start: int = 0, stop: int = -1, /) -> int: ...

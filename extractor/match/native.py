@@ -125,14 +125,12 @@ Spans = tuple[list[tuple[int, int, int, str]], list[tuple[int, int]], int]
 
 def syntax_spans(data: Any, syntax: str = "html") -> Spans:
     """find_spans on a document read through views built in C — HTML (find_spans(text, "html"))
-    or a source syntax read in C (spec §7: "wikitext", "csv"; find_spans(text, syntax=…)) — given
-    as UTF-8 bytes: (start, end, form index, DOI) sorted, in bytes of the source; (anchor, token
+    or a source syntax read in C (spec §7: "wikitext", "csv", "latex", "bibtex"; find_spans(text,
+    syntax=…)) — given as UTF-8 bytes: (start, end, form index, DOI) sorted, in bytes of the source; (anchor, token
     end) of each candidate dropped as too long; and how many were. Needs the C matcher."""
     if _cscan is None:
         raise RuntimeError("syntax_spans needs the C matcher")
-    spans: Any = {"html": _cscan.html_spans, "wikitext": _cscan.wikitext_spans, "csv": _cscan.csv_spans}[
-        syntax
-    ]
+    spans: Any = getattr(_cscan, f"{syntax}_spans")
     result: Spans = spans(data, _unescape)
     return result
 
@@ -182,6 +180,8 @@ def _views_scan(entry: str) -> ViewsScan:
 html_scan = _views_scan("html_scan")
 wikitext_scan = _views_scan("wikitext_scan")
 csv_scan = _views_scan("csv_scan")
+latex_scan = _views_scan("latex_scan")
+bibtex_scan = _views_scan("bibtex_scan")
 
 
 def pdf_scan(

@@ -690,8 +690,8 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
 typedef struct {
     Py_ssize_t rs, re;
     int form;
-    PyObject *doi;
-    Py_ssize_t order; /* view, then place in it: ties keep it, as Python's stable sort */
+    Py_ssize_t name, nn; /* the DOI's name: characters in HFound's found.names */
+    Py_ssize_t order;    /* view, then place in it: ties keep it, as Python's stable sort */
 } HSpan;
 
 static int hspan_cmp(const void *x, const void *y)
@@ -704,12 +704,13 @@ static int hspan_cmp(const void *x, const void *y)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* What html_find found in a page: its hits sorted by raw position (their DOIs owned by `hits`,
- * the views' hit tuples), the raw spans of the candidates dropped as too long, and their count. */
+/* What views_find found in a page: its hits sorted by raw position (their names kept in
+ * `found`, the views' hits as the matcher collected them, no Python object each), the raw spans
+ * of the candidates dropped as too long, and their count. */
 typedef struct {
     HSpan *hs;
     Py_ssize_t nh;
-    PyObject *hits;
+    PFound found;
     Py_ssize_t *drop; /* (anchor, token end) pairs, raw */
     Py_ssize_t nd;
     Py_ssize_t too_long;
@@ -719,7 +720,7 @@ static void hfound_free(HFound *f)
 {
     PyMem_Free(f->hs);
     PyMem_Free(f->drop);
-    Py_CLEAR(f->hits);
+    pfound_free(&f->found);
     f->hs = NULL;
     f->drop = NULL;
 }
@@ -741,8 +742,7 @@ static int views_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, 
     HView v[3];
     memset(v, 0, sizeof v);
     PyObject *dropped = PyList_New(0);
-    f->hits = PyList_New(0);
-    int ok = f->hits != NULL && dropped != NULL && build(b, n, v, unescape) == 0;
+    int ok = dropped != NULL && build(b, n, v, unescape) == 0;
     Py_ssize_t firsts[4] = {0, 0, 0, 0}, dfirsts[4] = {0, 0, 0, 0};
     /* the run buffers of scan(), once for the three views (a page is a call: small pages are many) */
     cp_t *s = ok ? PyMem_Malloc(sizeof(cp_t) * RUN_CAP) : NULL;
@@ -752,14 +752,14 @@ static int views_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, 
         ok = 0;
     }
     for (int w = 0; ok && w < 3; w++) {
-        firsts[w] = PyList_GET_SIZE(f->hits);
+        firsts[w] = f->found.n;
         dfirsts[w] = PyList_GET_SIZE(dropped);
         if (v[w].tn == 0)
             continue;
         Sink k;
         memset(&k, 0, sizeof k);
         k.lo = 0, k.hi = v[w].tn, k.rlo = 0, k.rhi = v[w].tn + 1, k.line_base = -1;
-        k.hits = f->hits;
+        k.collect = &f->found; /* every hit of the view, in its order */
         k.dropped = dropped;
         Buf B = {v[w].t, v[w].tn};
         ok = scan_in(&B, &k, s, bo) == 0;
@@ -768,7 +768,7 @@ static int views_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, 
     PyMem_Free(s);
     PyMem_Free(bo);
     if (ok) {
-        firsts[3] = f->nh = PyList_GET_SIZE(f->hits);
+        firsts[3] = f->nh = f->found.n;
         dfirsts[3] = f->nd = PyList_GET_SIZE(dropped);
         f->hs = PyMem_Malloc((size_t)(f->nh ? f->nh : 1) * sizeof(HSpan));
         f->drop = PyMem_Malloc((size_t)(f->nd ? 2 * f->nd : 1) * sizeof(Py_ssize_t));
@@ -779,11 +779,11 @@ static int views_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, 
     }
     for (int w = 0; ok && w < 3; w++) {
         for (Py_ssize_t i = firsts[w]; i < firsts[w + 1]; i++) {
-            PyObject *t = PyList_GET_ITEM(f->hits, i); /* (start, end, form, doi, raw, line) */
-            Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 0)), e = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 1));
-            hv_to_raw(&v[w], s, e, &f->hs[i].rs, &f->hs[i].re);
-            f->hs[i].form = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 2));
-            f->hs[i].doi = PyTuple_GET_ITEM(t, 3);
+            const PHit *h = &f->found.hit[i];
+            hv_to_raw(&v[w], h->start, h->end, &f->hs[i].rs, &f->hs[i].re);
+            f->hs[i].form = h->form;
+            f->hs[i].name = h->name;
+            f->hs[i].nn = h->len;
             f->hs[i].order = i;
         }
         for (Py_ssize_t i = dfirsts[w]; i < dfirsts[w + 1]; i++) {
@@ -819,8 +819,10 @@ static PyObject *spans_call(PyObject *args, ViewBuilder build)
         spans = PyList_New(f.nh);
         dropped = PyList_New(f.nd);
         int ok = spans != NULL && dropped != NULL;
+        char kb[KEY_BYTES];
         for (Py_ssize_t i = 0; ok && i < f.nh; i++) {
-            PyObject *t = Py_BuildValue("(nniO)", f.hs[i].rs, f.hs[i].re, f.hs[i].form, f.hs[i].doi);
+            Py_ssize_t kn = name_key(f.found.names + f.hs[i].name, f.hs[i].nn, kb);
+            PyObject *t = Py_BuildValue("(nnis#)", f.hs[i].rs, f.hs[i].re, f.hs[i].form, kb, kn);
             if (t == NULL)
                 ok = 0;
             else
@@ -886,6 +888,7 @@ static PyObject *views_scan_call(PyObject *args, PyObject *kw, ViewBuilder build
     HFound f;
     int rc = views_find(B.b, B.n, unescape, &f, build), found = rc == 0;
     Py_ssize_t last_end = 0;
+    char kb[KEY_BYTES];
     for (Py_ssize_t i = 0; rc == 0 && i < f.nh; i++) {
         const HSpan *h = &f.hs[i];
         if (h->rs < k.lo || h->rs >= k.hi)
@@ -893,9 +896,7 @@ static PyObject *views_scan_call(PyObject *args, PyObject *kw, ViewBuilder build
         last_end = h->re; /* the end of the last hit chosen, as the window loop reads it */
         if (h->rs < k.rlo || h->rs >= k.rhi)
             continue;
-        Py_ssize_t kn;
-        const char *kb = PyUnicode_AsUTF8AndSize(h->doi, &kn);
-        rc = kb == NULL ? -1 : emit_key(&k, &B, h->rs, h->re, h->form, kb, kn);
+        rc = emit_key(&k, &B, h->rs, h->re, h->form, kb, name_key(f.found.names + h->name, h->nn, kb));
     }
     for (Py_ssize_t i = 0; rc == 0 && i < f.nd; i++) /* spec §4: its token is passed over to its end */
         if (f.drop[2 * i] >= k.lo && f.drop[2 * i] < k.hi && f.drop[2 * i + 1] > last_end)

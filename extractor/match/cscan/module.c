@@ -224,6 +224,12 @@ static PyMethodDef methods[] = {
     {"csv_spans", py_csv_spans, METH_VARARGS, "csv_spans(data, unescape): html_spans for CSV and TSV (spec §7)."},
     {"csv_scan", (PyCFunction)(void (*)(void))py_csv_scan, METH_VARARGS | METH_KEYWORDS,
      "csv_scan(data, unescape, lo, hi, rlo, rhi, ...): html_scan for CSV and TSV (spec §7)."},
+    {"latex_spans", py_latex_spans, METH_VARARGS, "latex_spans(data, unescape): html_spans for LaTeX (spec §7)."},
+    {"latex_scan", (PyCFunction)(void (*)(void))py_latex_scan, METH_VARARGS | METH_KEYWORDS,
+     "latex_scan(data, unescape, lo, hi, rlo, rhi, ...): html_scan for LaTeX (spec §7)."},
+    {"bibtex_spans", py_bibtex_spans, METH_VARARGS, "bibtex_spans(data, unescape): html_spans for BibTeX (spec §7)."},
+    {"bibtex_scan", (PyCFunction)(void (*)(void))py_bibtex_scan, METH_VARARGS | METH_KEYWORDS,
+     "bibtex_scan(data, unescape, lo, hi, rlo, rhi, ...): html_scan for BibTeX (spec §7)."},
     {"html_views", py_html_views, METH_VARARGS,
      "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
      "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},

@@ -137,6 +137,25 @@ static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t
 
 static int emit_key(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int form, const char *kb, Py_ssize_t kn);
 
+/* a name is at most MAX_LOGICAL characters (read_run, join_pieces), each of at most 4 bytes */
+#define KEY_BYTES (4 * (MAX_LOGICAL + 8))
+
+/* The canonical key of a DOI's name (spec §6), UTF-8 into kb (KEY_BYTES); its length. */
+static Py_ssize_t name_key(const cp_t *name, Py_ssize_t nn, char *kb)
+{
+    assert(nn >= 0 && nn <= MAX_LOGICAL + 8);
+    for (Py_ssize_t i = 0; i < nn; i++)
+        if (name[i] >= 0x80 || name[i] == '%') {
+            cp_t key[MAX_LOGICAL + 8];
+            Py_ssize_t cn = canonical(name, nn, key);
+            return utf8_encode(key, cn, kb);
+        }
+    /* ASCII with no escape: the key is the name with A-Z folded */
+    for (Py_ssize_t i = 0; i < nn; i++)
+        kb[i] = (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
+    return nn;
+}
+
 static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int form, const cp_t *name, Py_ssize_t nn)
 {
     if (k->collect != NULL)
@@ -149,27 +168,8 @@ static int emit(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int for
         k->last_end = end;
     if (start < k->rlo || start >= k->rhi)
         return 0;
-    /* a name is at most MAX_LOGICAL characters (read_run, join_pieces), each of at most 4 bytes */
-    assert(nn >= 0 && nn <= MAX_LOGICAL + 8);
-    char kb[4 * (MAX_LOGICAL + 8)];
-    Py_ssize_t kn = 0;
-    int plain = 1;
-    for (Py_ssize_t i = 0; i < nn; i++)
-        if (name[i] >= 0x80 || name[i] == '%') {
-            plain = 0;
-            break;
-        }
-    if (plain) {
-        /* ASCII with no escape: the key is the name with A-Z folded */
-        for (Py_ssize_t i = 0; i < nn; i++)
-            kb[i] = (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]);
-        kn = nn;
-    } else {
-        cp_t key[MAX_LOGICAL + 8];
-        Py_ssize_t cn = canonical(name, nn, key);
-        kn = utf8_encode(key, cn, kb);
-    }
-    return emit_key(k, B, start, end, form, kb, kn);
+    char kb[KEY_BYTES];
+    return emit_key(k, B, start, end, form, kb, name_key(name, nn, kb));
 }
 
 /* A hit of B[start:end) with its canonical key: counted in the table and/or listed, with its

@@ -38,8 +38,10 @@ SYNTAX_TABLE: dict[str, Syntax] = {
         Syntax(
             "wikitext", wikitext.views, (".wiki", ".wikitext", ".mediawiki"), wikitext.sniff, "wikitext_scan"
         ),
-        Syntax("latex", tex.latex_views, (".tex", ".ltx", ".bbl", ".sty", ".cls"), tex.sniff_latex),
-        Syntax("bibtex", tex.bibtex_views, (".bib",), tex.sniff_bibtex),
+        Syntax(
+            "latex", tex.latex_views, (".tex", ".ltx", ".bbl", ".sty", ".cls"), tex.sniff_latex, "latex_scan"
+        ),
+        Syntax("bibtex", tex.bibtex_views, (".bib",), tex.sniff_bibtex, "bibtex_scan"),
         Syntax("csv", csvtext.views, (".csv", ".tsv", ".tab"), None, "csv_scan"),
         Syntax("json", jsontext.views, (".json", ".ipynb", ".geojson", ".csljson"), jsontext.sniff),
         Syntax("markdown", markdown.views, (".md", ".markdown", ".mdown", ".rmd", ".qmd"), None),

@@ -40,7 +40,7 @@ _TOKEN = re.compile(
     r"|(?P<esc>\{\\_\}|\\[_%#&$,\-\\]|\$[<>]\$|\\~\{\}|~|\\\s)"
     r"|(?P<word>\\(?:textunderscore|textless|textgreater|textasciitilde|allowbreak)(?![A-Za-z])(?:\{\}|[ \t])?)"
     r"|(?P<cmd>\\(?P<name>doi|url|href|nolinkurl)\s*\{)"
-    r"|(?P<field>(?<![A-Za-z0-9_-])[A-Za-z][\w-]*\s*=\s*)(?P<q>[{\x22])"
+    r"|(?P<field>(?<![A-Za-z0-9_-])[A-Za-z][A-Za-z0-9_-]*\s*=\s*)(?P<q>[{\x22])"
     r"|(?P<open>\{)|(?P<close>\})|(?P<quote>\x22)"
 )
 _LATEX_SNIFF = re.compile(r"\\(?:documentclass|begin\{document\}|section\*?\{|usepackage|bibitem)")

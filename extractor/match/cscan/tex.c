@@ -1,0 +1,283 @@
+/* ---- LaTeX and BibTeX (spec §7): match/syntaxes/tex.py's view on UTF-8 bytes -------------------
+ *
+ * One view of the source: TeX escapes undone (`\_` `{\_}` `\textunderscore` → `_`, …), a command's
+ * argument or a BibTeX field's value closed at its brace (or quote), braces balanced inside them
+ * dropped, other braces line breaks, `\doi{` and a field named doi labels; LaTeX's comments
+ * skipped outside verbatim arguments. The tokens are tex._TOKEN's, found in the order its search
+ * finds them. tests/test_cscan.py holds it to find_spans(…, syntax="latex"/"bibtex").
+ */
+
+/* tex.py's frames of the brace stack. */
+enum { TEX_GROUP, TEX_ARG, TEX_VERBATIM, TEX_VALUE, TEX_QUOTED, TEX_INNER };
+
+enum { TT_NONE, TT_COMMENT, TT_ESC, TT_CMD, TT_FIELD, TT_OPEN, TT_CLOSE, TT_QUOTE };
+
+/* The bytes that may start a token, and "=" (after a field's name). */
+static const unsigned char TEX_SPECIAL[256] = {
+    ['%'] = 1, ['{'] = 1, ['}'] = 1, ['"'] = 1, ['~'] = 1, ['$'] = 1, ['\\'] = 1, ['='] = 1,
+};
+
+/* A BibTeX field name's characters: [A-Za-z0-9_-] (tex._TOKEN's field). */
+static inline int tex_name_char(unsigned char c) { return ascii_alpha(c) || is_digit(c) || c == '_' || c == '-'; }
+
+/* The byte length of a whitespace character (\s) at b[i], or 0. */
+static inline int tex_space(const unsigned char *b, Py_ssize_t n, Py_ssize_t i)
+{
+    if (i >= n)
+        return 0;
+    cp_t c;
+    int k = dec(b, n, i, &c);
+    return is_space(c) ? k : 0;
+}
+
+/* Where the whitespace (\s*) that ends at z starts, no earlier than lo. */
+static Py_ssize_t tex_space_back(const unsigned char *b, Py_ssize_t lo, Py_ssize_t z)
+{
+    while (z > lo) {
+        Py_ssize_t s = z - 1;
+        while (s > lo && (b[s] & 0xC0) == 0x80 && z - s < 4)
+            s--;
+        cp_t c;
+        if (dec(b, z, s, &c) != z - s || !is_space(c))
+            break;
+        z = s;
+    }
+    return z;
+}
+
+static Py_ssize_t tex_space_fwd(const unsigned char *b, Py_ssize_t n, Py_ssize_t i)
+{
+    int k;
+    while ((k = tex_space(b, n, i)) > 0)
+        i += k;
+    return i;
+}
+
+/* tex._WORDS: a word command's name and what it stands for. */
+static const char *const TEX_WORDS[][2] = {
+    {"textunderscore", "_"}, {"textless", "<"}, {"textgreater", ">"}, {"textasciitilde", "~"}, {"allowbreak", ""},
+};
+
+/* The token of tex._TOKEN at b[i] (i the start of a backslash, brace, …): its kind and length,
+ * what an escape stands for (*rep), a command's being \doi (*label), a field's quote (*q). */
+static int tex_token(const unsigned char *b, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *len, const char **rep, int *label)
+{
+    unsigned char c = b[i], d = i + 1 < n ? b[i + 1] : 0;
+    *len = 1;
+    switch (c) {
+    case '%':
+        return TT_COMMENT;
+    case '{':
+        if (i + 3 < n && memcmp(b + i, "{\\_}", 4) == 0) {
+            *len = 4, *rep = "_";
+            return TT_ESC;
+        }
+        return TT_OPEN;
+    case '}':
+        return TT_CLOSE;
+    case '"':
+        return TT_QUOTE;
+    case '~':
+        *rep = " ";
+        return TT_ESC;
+    case '$':
+        if ((d == '<' || d == '>') && i + 2 < n && b[i + 2] == '$') {
+            *len = 3, *rep = d == '<' ? "<" : ">";
+            return TT_ESC;
+        }
+        return TT_NONE;
+    case '\\':
+        break;
+    default:
+        return TT_NONE;
+    }
+    /* a backslash: an escape, a word, a command whose argument is read, or nothing */
+    const char *one = NULL;
+    switch (d) {
+    case '_': one = "_"; break;
+    case '%': one = "%"; break;
+    case '#': one = "#"; break;
+    case '&': one = "&"; break;
+    case '$': one = "$"; break;
+    case ',': one = " "; break;
+    case '-': one = ""; break;
+    case '\\': one = "\n"; break;
+    }
+    if (one != NULL) {
+        *len = 2, *rep = one;
+        return TT_ESC;
+    }
+    if (d == '~' && i + 3 < n && b[i + 2] == '{' && b[i + 3] == '}') {
+        *len = 4, *rep = "~";
+        return TT_ESC;
+    }
+    int k = tex_space(b, n, i + 1);
+    if (k > 0) {
+        *len = 1 + k, *rep = " ";
+        return TT_ESC;
+    }
+    if (!ascii_alpha(d))
+        return TT_NONE;
+    Py_ssize_t e = i + 1;
+    while (e < n && ascii_alpha(b[e]))
+        e++;
+    Py_ssize_t name = e - i - 1;
+    for (size_t w = 0; w < sizeof TEX_WORDS / sizeof *TEX_WORDS; w++) {
+        if ((size_t)name == strlen(TEX_WORDS[w][0]) && memcmp(b + i + 1, TEX_WORDS[w][0], (size_t)name) == 0) {
+            if (e + 1 < n && b[e] == '{' && b[e + 1] == '}')
+                e += 2;
+            else if (e < n && (b[e] == ' ' || b[e] == '\t'))
+                e++;
+            *len = e - i, *rep = TEX_WORDS[w][1];
+            return TT_ESC;
+        }
+    }
+    /* \doi, \url, \href, \nolinkurl before \s*{ — a prefix of a longer name too (\urlx{ is
+     * not one: the name is read whole up to its end, then whitespace, then the brace) */
+    static const char *const cmds[] = {"doi", "url", "href", "nolinkurl"};
+    for (size_t w = 0; w < sizeof cmds / sizeof *cmds; w++) {
+        if ((size_t)name == strlen(cmds[w]) && memcmp(b + i + 1, cmds[w], (size_t)name) == 0) {
+            Py_ssize_t o = tex_space_fwd(b, n, e);
+            if (o < n && b[o] == '{') {
+                *len = o + 1 - i, *label = w == 0;
+                return TT_CMD;
+            }
+            return TT_NONE;
+        }
+    }
+    return TT_NONE;
+}
+
+static int tex_builder(const unsigned char *b, Py_ssize_t n, HView *view, int bibtex)
+{
+    unsigned char *stack = NULL;
+    Py_ssize_t depth = 0, cap = 0, verbatim = 0, pos = 0, at = 0;
+    int rc = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < n;) {
+        unsigned char c = b[i];
+        if (!TEX_SPECIAL[c]) {
+            i++;
+            continue;
+        }
+        unsigned char top = depth > 0 ? stack[depth - 1] : 0xFF;
+        if (c == '=') {
+            if (!(bibtex && depth == 1 && top == TEX_GROUP)) {
+                i++;
+                continue;
+            }
+            /* a BibTeX field's value (name \s* = \s* then { or "), read only in an entry's braces
+             * (elsewhere the regex's field token is its text, its brace read on its own) */
+            Py_ssize_t q = tex_space_fwd(b, n, i + 1);
+            Py_ssize_t ne = tex_space_back(b, at, i), s = ne;
+            while (s > at && tex_name_char(b[s - 1]))
+                s--;
+            /* the name's run must start at or after the last token: a name character before it
+             * would fail the field's (?<![A-Za-z0-9_-]) at every start the search may try */
+            if (!(q < n && (b[q] == '{' || b[q] == '"') && s < ne && ascii_alpha(b[s]) &&
+                  (s == 0 || !tex_name_char(b[s - 1])))) {
+                i++;
+                continue;
+            }
+            if (hv_linear(view, b + pos, q - pos, pos) < 0 || hv_seg(view, (const unsigned char *)" ", 1, q, 1) < 0 ||
+                reserve((void **)&stack, &cap, depth + 1, 1) < 0) {
+                rc = -1;
+                break;
+            }
+            stack[depth++] = b[q] == '{' ? TEX_VALUE : TEX_QUOTED;
+            pos = at = i = q + 1;
+            continue;
+        }
+        Py_ssize_t len;
+        const char *rep = "";
+        int label = 0, kind = tex_token(b, n, i, &len, &rep, &label);
+        if (kind == TT_NONE) {
+            i++;
+            continue;
+        }
+        if ((kind == TT_COMMENT && (bibtex || verbatim > 0)) || (kind == TT_QUOTE && top != TEX_QUOTED)) {
+            i = at = i + len; /* a literal "%" or '"': left in the text around it */
+            continue;
+        }
+        if (i > pos && hv_linear(view, b + pos, i - pos, pos) < 0) {
+            rc = -1;
+            break;
+        }
+        pos = at = i + len;
+        if (kind == TT_COMMENT) { /* LaTeX: to the end of the line, skipped */
+            Py_ssize_t eol = find_byte(b, i, n, '\n');
+            pos = at = i = eol < 0 ? n : eol;
+            continue;
+        }
+        if (kind == TT_CMD || kind == TT_OPEN) {
+            if (reserve((void **)&stack, &cap, depth + 1, 1) < 0) {
+                rc = -1;
+                break;
+            }
+        }
+        if (kind == TT_ESC) {
+            rc = hv_seg(view, (const unsigned char *)rep, (Py_ssize_t)strlen(rep), i, len);
+        } else if (kind == TT_CMD) {
+            stack[depth++] = label ? TEX_ARG : TEX_VERBATIM;
+            verbatim += !label;
+            rep = label ? "\ndoi:" : "\n";
+            rc = hv_seg(view, (const unsigned char *)rep, (Py_ssize_t)strlen(rep), i, len);
+        } else if (kind == TT_OPEN) { /* dropped inside an argument or a value (balanced there) */
+            int inside = depth > 0 && top != TEX_GROUP;
+            stack[depth++] = inside ? TEX_INNER : TEX_GROUP;
+            rc = hv_seg(view, (const unsigned char *)"\n", inside ? 0 : 1, i, 1);
+        } else if (kind == TT_QUOTE) { /* the quote that closes a field's value */
+            depth--;
+            rc = hv_seg(view, (const unsigned char *)"\n", 1, i, 1);
+        } else { /* "}" */
+            unsigned char frame = TEX_GROUP;
+            if (depth > 0 && top != TEX_QUOTED) {
+                frame = stack[--depth];
+                verbatim -= frame == TEX_VERBATIM;
+            }
+            rc = hv_seg(view, (const unsigned char *)"\n", frame == TEX_INNER ? 0 : 1, i, 1);
+        }
+        i = pos;
+    }
+    PyMem_Free(stack);
+    if (rc == 0 && pos < n)
+        rc = hv_linear(view, b + pos, n - pos, pos);
+    return rc;
+}
+
+static int latex_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObject *unescape)
+{
+    (void)unescape;
+    return tex_builder(b, n, &v[0], 0);
+}
+
+static int bibtex_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObject *unescape)
+{
+    (void)unescape;
+    return tex_builder(b, n, &v[0], 1);
+}
+
+/* latex_spans / bibtex_spans(data, unescape) -> html_spans' result for the syntax. */
+static PyObject *py_latex_spans(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return spans_call(args, latex_builder);
+}
+
+static PyObject *py_bibtex_spans(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return spans_call(args, bibtex_builder);
+}
+
+/* latex_scan / bibtex_scan: html_scan's arguments and result, for the syntax. */
+static PyObject *py_latex_scan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    return views_scan_call(args, kw, latex_builder);
+}
+
+static PyObject *py_bibtex_scan(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    return views_scan_call(args, kw, bibtex_builder);
+}
