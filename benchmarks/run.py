@@ -361,6 +361,30 @@ def syntax_tables(say: Any) -> None:
         )
 
 
+def canonicalize_tables(say: Any) -> None:
+    """A column of a million identifiers (bare, doi:, resolver URLs, SICI-like parentheses, a
+    fifth null) to canonical DOIs: canonicalize_array (C on the Arrow buffers) against
+    canonicalize value by value (what `df.doi.map(canonicalize)` costs)."""
+    import pyarrow as pa
+
+    from extractor import canonicalize
+    from extractor.arrow import canonicalize_array
+
+    rng = random.Random(1)
+    forms = ["10.{}/J.ABC.{}", "https://doi.org/10.{}/abc.{}", "doi:10.{}/X{}", "10.{}/(SICI){}", None]
+    values = [
+        None if (f := rng.choice(forms)) is None else f.format(rng.randint(1000, 9999), rng.randint(0, 10**6))
+        for _ in range(1_000_000)
+    ]
+    array = pa.array(values)
+    c = _best(canonicalize_array, array)
+    py = _best(lambda: [canonicalize(v) for v in values], rounds=1)
+    say()
+    say(f"{'a column of 1M identifiers':<44} {'seconds':>8} {'M/s':>8}")
+    say(f"{'canonicalize_array (C)':<44} {c:>8.3f} {1 / c:>8.2f}")
+    say(f"{'canonicalize value by value':<44} {py:>8.3f} {1 / py:>8.2f}")
+
+
 def pages_tables(html_dir: Path, tmp: Path, say: Any) -> None:
     """Small HTML pages, one worker in this process (issue 11): what a scan's shard costs per
     file against its floor — reading the files alone and the C matcher alone — and the same
@@ -747,7 +771,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", action="store_true", help="append the figures to benchmarks/RESULTS.md")
     ap.add_argument(
         "--only",
-        choices=("memory", "find", "engines", "shapes", "pages", "syntaxes"),
+        choices=("memory", "find", "engines", "shapes", "pages", "syntaxes", "canonicalize"),
         help="run only this part (the scans are skipped)",
     )
     a = ap.parse_args(argv)
@@ -781,6 +805,8 @@ def main(argv: list[str] | None = None) -> int:
             pages_tables(corpus / "html", tmp, say)
         elif a.only == "syntaxes":
             syntax_tables(say)
+        elif a.only == "canonicalize":
+            canonicalize_tables(say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)
@@ -874,6 +900,7 @@ def main(argv: list[str] | None = None) -> int:
         pages_tables(html_dir, tmp, say)
         find_tables(say)
         syntax_tables(say)
+        canonicalize_tables(say)
         check_memory(a.memory_file, tmp, say)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

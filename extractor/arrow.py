@@ -1,8 +1,9 @@
 """The Arrow batch API: `extract_batch(batch, text="text", id="id", kind=None) -> pyarrow.Table`,
-for Spark (`mapInArrow`), Ray Data, Dask, Polars and DuckDB jobs (README, "From other engines")."""
+for Spark (`mapInArrow`), Ray Data, Dask, Polars and DuckDB jobs (README, "From other engines");
+`canonicalize_array(array)`, canonicalize over a column of identifiers."""
 
 from __future__ import annotations
 
-from .pipeline.batch import batch_schema, extract_batch
+from .pipeline.batch import batch_schema, canonicalize_array, extract_batch
 
-__all__ = ["batch_schema", "extract_batch"]
+__all__ = ["batch_schema", "canonicalize_array", "extract_batch"]

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extractor import find_dois
-from extractor.arrow import batch_schema, extract_batch
+from extractor import canonicalize, find_dois
+from extractor.arrow import batch_schema, canonicalize_array, extract_batch
+from extractor.match import native
 from extractor.pipeline.decode import clean, detect_kind
 
 from .helpers import PIECES, scan_here, table
@@ -225,3 +226,108 @@ def test_from_spark(monkeypatch: pytest.MonkeyPatch) -> None:
         spark.stop()
     key = lambda r: (r["id"], r["char_offset"])  # noqa: E731
     assert sorted(got, key=key) == sorted(expected(list(texts), list(ids), None), key=key)
+
+
+# Pieces of identifier columns: the prefixes C folds itself and look-alikes it must leave to
+# canonicalize, DOIs, trailing punctuation, brackets, escapes, whitespace, non-ASCII.
+ID_PIECES = [
+    "10.1000/182",
+    "10.1038/NATURE.1",
+    "10.5/X-y_z:1",
+    "10.1000.5/a/b",
+    "10.",
+    "10/abc",
+    "10.1000/",
+    "doi:",
+    "DOI: ",
+    "doi\t",
+    "doi ",
+    "https://doi.org/",
+    "HTTP://DX.DOI.ORG/",
+    "https://www.doi.org/",
+    "doi.org/",
+    "urn:doi:",
+    "info:doi/",
+    "https://example.org/doi/",
+    "%2F",
+    "%41",
+    ".",
+    ",",
+    ")",
+    "(",
+    "<",
+    ">",
+    "/",
+    "-",
+    "?x=1",
+    "#",
+    " ",
+    "\n",
+    "\x1f",
+    "\u00a0",
+    "é",
+    "\u00ad",
+    "a",
+    "Z",
+    "9",
+]
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.lists(st.sampled_from(ID_PIECES), max_size=6).map("".join)), max_size=30)
+)
+@settings(max_examples=1500, deadline=None)
+def test_canonicalize_array_is_canonicalize_element_wise(values: list[str | None]) -> None:
+    want = [canonicalize(v) for v in values]
+    for string_type in (pa.string(), pa.large_string()):
+        array = pa.array(values, string_type)
+        got = canonicalize_array(array)
+        assert got.type == string_type and got.to_pylist() == want
+        got.validate(full=True)
+        if len(values) > 2:  # a slice reads from its offset
+            assert canonicalize_array(array.slice(1, len(values) - 2)).to_pylist() == want[1:-1]
+
+
+def test_canonicalize_array_takes_chunks_dictionaries_nulls_and_names_wrong_types() -> None:
+    chunked = pa.chunked_array([["doi:10.1000/ABC", None], [], ["https://doi.org/10.1000/x."]])
+    assert canonicalize_array(chunked).to_pylist() == ["10.1000/abc", None, "10.1000/x"]
+    assert canonicalize_array(pa.array(["10.1000/A", "10.1000/A"]).dictionary_encode()).to_pylist() == [
+        "10.1000/a",
+        "10.1000/a",
+    ]
+    assert canonicalize_array(pa.nulls(3)).to_pylist() == [None, None, None]
+    with pytest.raises(TypeError, match="strings"):
+        canonicalize_array(pa.array([1, 2]))
+
+
+def test_canonicalize_array_folds_plain_dois_in_c() -> None:
+    """The values that are plainly one DOI never reach Python: a fallback that fails shows it."""
+    if not native.HAVE_C:
+        pytest.skip("needs the C matcher")
+    from extractor.match import _cscan
+
+    def refuse(value: str) -> str | None:
+        raise AssertionError(value)
+
+    array = pa.array(["10.1000/ABC", " doi:10.5/X-1 ", "HTTPS://DOI.ORG/10.1038/A.B_C:D", None])
+    valid, offsets, data = array.buffers()
+    _v, _o, d, nulls = _cscan.canonical_column(offsets, data, valid, 0, 4, False, refuse)
+    assert (d, nulls) == (b"10.1000/abc10.5/x-110.1038/a.b_c:d", 1)
+    _valid, offsets, data = pa.array(["10.1000/x."]).buffers()
+    with pytest.raises(AssertionError, match=r"10\.1000/x\."):  # a sentence's "." is canonicalize's
+        _cscan.canonical_column(offsets, data, None, 0, 1, False, refuse)
+
+
+def test_canonicalize_array_one_liners_of_the_docs() -> None:
+    """docs/api.md's pandas and Polars lines."""
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    df = pd.DataFrame({"doi": ["https://doi.org/10.1000/ABC", None, float("nan"), "DOI: 10.1038/x."]})
+    df["doi"] = df["doi"].map(canonicalize)  # value by value
+    assert [None if pd.isna(x) else x for x in df["doi"]] == ["10.1000/abc", None, None, "10.1038/x"]
+    df = pd.DataFrame({"doi": ["https://doi.org/10.1000/ABC", None, "DOI: 10.1038/x."]})
+    df["doi"] = canonicalize_array(pa.array(df["doi"])).to_pandas()  # in C
+    assert [None if pd.isna(x) else x for x in df["doi"]] == ["10.1000/abc", None, "10.1038/x"]
+    frame = pl.DataFrame({"doi": ["https://doi.org/10.1000/ABC", None]})
+    frame = frame.with_columns(pl.from_arrow(canonicalize_array(frame["doi"].to_arrow())).alias("doi"))
+    assert frame["doi"].to_list() == ["10.1000/abc", None]

@@ -61,6 +61,7 @@ enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTH
 #include "cscan/wikitext.c"
 #include "cscan/csv.c"
 #include "cscan/tex.c"
+#include "cscan/column.c"
 #include "cscan/ported.h"
 
 _Static_assert(sizeof(FORM_NAMES) / sizeof(*FORM_NAMES) == F_COUNT + 1, "a form name for each F_ index");

@@ -66,6 +66,16 @@ csv_scan = html_scan
 latex_scan = html_scan
 bibtex_scan = html_scan
 
+def canonical_column(
+    offsets: Any,
+    data: Any,
+    validity: Any | None,
+    offset: int,
+    length: int,
+    large: bool,
+    fallback: Callable[[str], str | None],
+    /,
+) -> tuple[bytes, bytes, bytes, int]: ...
 def html_views(data: Any, unescape: Callable[[str], str], /) -> list[tuple[bytes, list[int]]]: ...
 def newlines(data: Any, start: int = 0, stop: int = -1, /) -> int: ...
 def invalid_bytes(data: Any, start: int = 0, stop: int = ..., /) -> tuple[int, int]: ...

@@ -32,8 +32,11 @@ _ID_EIDR = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*:")
 _ID_OTHER = re.compile(r"[^/\s]+/")
 
 
-def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
-    """The DOI name (cleaned, percent-decoded, case kept) of `s`, one identifier, or None."""
+def parse_identifier(s: str, *, allow_other_prefix: bool = False, as_in_text: bool = True) -> str | None:
+    """The DOI name (cleaned, percent-decoded, case kept) of `s`, one identifier, or None.
+
+    `as_in_text`: the name ends where find_dois ends it in text (spec §4); else `s` is a DOI
+    known to be whole (to_uri, to_url), and only a URL's own end rules apply."""
     s = s.strip()
     m = _ID_PREFIX.match(s)
     form = GROUP_FORMS.get(m.lastgroup or "bare", Form.BARE) if m else Form.BARE
@@ -65,7 +68,9 @@ def parse_identifier(s: str, *, allow_other_prefix: bool = False) -> str | None:
             return None
     assert nm is not None
     end = len(rest)
-    if form.is_url or form in (Form.URN, Form.EIDR_URN):
+    if as_in_text or form.is_url or form in (Form.URN, Form.EIDR_URN):
+        # Spec §4, as find reads the same text: a sentence's trailing punctuation, an unbalanced
+        # bracket, a query are not part of the DOI (canonicalize agrees with find).
         end = end_of_name(rest, form, s[: m.end()] if m else "")
     if end <= nm.end():
         return None
@@ -101,18 +106,22 @@ def _name_from_hit(hit: Hit) -> str:
     return hit.raw[hit.raw.find("10.") :]
 
 
-def _name_of(s: str, allow_other_prefix: bool) -> str | None:
+def _name_of(s: str, allow_other_prefix: bool, as_in_text: bool = True) -> str | None:
     """The DOI name in `s` (one identifier in any display form), not case-folded, or None."""
-    return parse_identifier(s, allow_other_prefix=allow_other_prefix)
+    return parse_identifier(s, allow_other_prefix=allow_other_prefix, as_in_text=as_in_text)
 
 
-def canonicalize(s: str, *, allow_other_prefix: bool = False) -> str | None:
+def canonicalize(s: object, *, allow_other_prefix: bool = False) -> str | None:
     """Canonical DOI of `s`, a single identifier in any display form, or None if it is none.
 
     The whole string is taken as one identifier (as in a metadata field): `doi:`, `urn:doi:`,
-    `info:doi/` and resolver or publisher URLs are recognised; characters after the DOI name
-    are kept except where a URL's query, fragment or publisher tail ends it.
+    `info:doi/` and resolver or publisher URLs are recognised, and the DOI ends where find_dois
+    ends it (spec §4: trailing punctuation, a URL's query or publisher tail). Anything that is
+    not a string — None, a float NaN from a column with gaps — is None, so that
+    `column.map(canonicalize)` runs over any data.
     """
+    if not isinstance(s, str):
+        return None
     name = _name_of(s, allow_other_prefix)
     return None if name is None else fold_ascii(name)
 
@@ -145,7 +154,7 @@ def _encode(name: str, keep: frozenset[str] | None, unsafe: frozenset[str] | Non
 
 
 def _display_name(doi: str) -> str:
-    name = _name_of(doi, allow_other_prefix=True)
+    name = _name_of(doi, allow_other_prefix=True, as_in_text=False)
     if (
         (name is None or doi != doi.rstrip())
         and _ID_NAME.match(doi)

@@ -19,6 +19,7 @@ from typing import Any
 from .canonical import FORMAT_CHARS, PDF_HYPHENS
 from .find import LEFT_WINDOW, REHYPHENATED, Span
 from .forms import FORMS
+from .identifiers import canonicalize
 from .pdf import DEHYPHENATION_RULES
 from .rules import CLOSE, MAX_DOI_CHARS, OPEN, SHORT_WINDOW, TRAILING
 from .tails import MEDIA_EXTENSIONS, RESOURCE_SEGMENTS, RXIV_TAILS, TAIL_RULES, VIEWS
@@ -182,6 +183,17 @@ wikitext_scan = _views_scan("wikitext_scan")
 csv_scan = _views_scan("csv_scan")
 latex_scan = _views_scan("latex_scan")
 bibtex_scan = _views_scan("bibtex_scan")
+
+
+def canonical_column(
+    offsets: Any, data: Any, validity: Any | None, offset: int, length: int, large: bool
+) -> tuple[bytes, bytes, bytes, int] | None:
+    """canonicalize over an Arrow string column's buffers (offsets int32, or int64 when `large`;
+    validity None when no value is null), in C: (validity, offsets, data) of the canonical
+    DOIs' column of the same type, and its null count; None without the C matcher."""
+    if _cscan is None:
+        return None
+    return _cscan.canonical_column(offsets, data, validity, offset, length, large, canonicalize)
 
 
 def pdf_scan(

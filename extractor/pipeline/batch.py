@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..match import FORMS, KINDS
+from ..match import FORMS, KINDS, canonicalize, native
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
 from .decode import HEAD_BYTES, clean, syntax_for
@@ -87,6 +87,36 @@ def extract_batch(
         [id_col, *(pa.array(cols[k], pa.int64() if k == "char_offset" else pa.string()) for k in cols)],
         schema=batch_schema(id_type),
     )
+
+
+def canonicalize_array(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """canonicalize over a column of identifiers: each value's canonical DOI, null where it is
+    null or holds none — in C on the Arrow buffers (the values that are not plainly one DOI read
+    by canonicalize itself). A string or large_string array (dictionary-encoded too) gives an
+    array of the same type; a chunked array, chunk by chunk."""
+    if isinstance(array, pa.ChunkedArray):
+        return pa.chunked_array([canonicalize_array(c) for c in array.chunks], type=_value_type(array.type))
+    if pa.types.is_dictionary(array.type):
+        array = array.cast(array.type.value_type)
+    if pa.types.is_null(array.type):
+        return pa.nulls(len(array), pa.string())
+    large = pa.types.is_large_string(array.type)
+    if not (large or pa.types.is_string(array.type)):
+        raise TypeError(f"canonicalize_array takes strings, not {array.type}")
+    valid, offsets, data = array.buffers()
+    done = native.canonical_column(offsets, data or b"", valid, array.offset, len(array), large)
+    if done is None:  # no C matcher: the same, value by value
+        return pa.array([canonicalize(v) for v in array.to_pylist()], type=array.type)
+    vout, oout, dout, nulls = done
+    return pa.Array.from_buffers(
+        array.type, len(array), [pa.py_buffer(vout), pa.py_buffer(oout), pa.py_buffer(dout)], null_count=nulls
+    )
+
+
+def _value_type(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_dictionary(t):
+        return t.value_type
+    return pa.string() if pa.types.is_null(t) else t
 
 
 def _strings(column: pa.Array | pa.ChunkedArray, name: str) -> list[memoryview | None]:

@@ -230,6 +230,10 @@ static PyMethodDef methods[] = {
     {"bibtex_spans", py_bibtex_spans, METH_VARARGS, "bibtex_spans(data, unescape): html_spans for BibTeX (spec §7)."},
     {"bibtex_scan", (PyCFunction)(void (*)(void))py_bibtex_scan, METH_VARARGS | METH_KEYWORDS,
      "bibtex_scan(data, unescape, lo, hi, rlo, rhi, ...): html_scan for BibTeX (spec §7)."},
+    {"canonical_column", py_canonical_column, METH_VARARGS,
+     "canonical_column(offsets, data, validity, offset, length, large, fallback) -> (validity, offsets, data, nulls):\n"
+     "an Arrow string column's buffers to its canonical DOIs' (canonicalize element-wise; fallback decides\n"
+     "the values that are not plainly one DOI)."},
     {"html_views", py_html_views, METH_VARARGS,
      "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
      "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},
