@@ -6,6 +6,7 @@ A thin shell: argument parsing and output formatting around the pipeline and the
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -15,16 +16,129 @@ from ..match import KINDS
 from ..match.syntaxes import SYNTAX_CHOICES
 
 
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Epilogs as written (examples keep their lines); each option's default named when its help
+    does not say it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or default in (None, False, [], argparse.SUPPRESS)
+            or not action.option_strings
+            or action.nargs == 0
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _common() -> argparse.ArgumentParser:
+    """The options every subcommand takes: how much it logs to stderr."""
+    c = argparse.ArgumentParser(add_help=False)
+    c.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=argparse.SUPPRESS,
+        help="log what the run does to stderr: -v inputs, plan and merge; -vv every shard",
+    )
+    c.add_argument(
+        "--log-level", choices=_LOG_LEVELS, default=argparse.SUPPRESS, help="log level (default: WARNING)"
+    )
+    return c
+
+
+EXIT_CODES = """exit status:
+  0  DOIs were found (find), or the run read every input (scan, score, summary)
+  1  no DOI was found (find), or some inputs were rejected (scan: the rest is written)
+  2  an error: bad arguments, an output that cannot be used, a missing extra
+  130 interrupted (Ctrl-C); a scan keeps its completed shards, rerun it to resume"""
+
+EXTRAS = """extras, by what the inputs need (pip install 'doi-extractor[NAME]'):
+  warc    WARC/WET archives (FastWARC)       pdf     raw PDF files (PDFium)
+  s3      s3:// inputs and outputs           gcs     gs:// inputs and outputs
+  dask    scan --dask ADDRESS                report  summary --html
+  fast    gzip and JSONL read faster (the same records)"""
+
+ENVIRONMENT = """environment:
+  AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE, AWS_REGION
+                      credentials and region of s3:// inputs and outputs
+  AWS_ENDPOINT_URL    an S3-compatible store (MinIO, Ceph, R2) instead of AWS
+  XDG_CACHE_HOME      where an object-store output is staged (default ~/.cache)"""
+
+FIND_EXAMPLES = """examples:
+  doi-extract find paper.txt                    every DOI, in order, canonical
+  doi-extract find -u -c corpus/                distinct DOIs per file of a folder
+  doi-extract find -r --include '*.bib' refs/   the .bib files of a tree only
+  doi-extract find -q notes.md && echo cites    exit status only
+  doi-extract find -m 1 *.html                  the first DOI of each page
+  zcat dump.jsonl.gz | doi-extract find --json  one JSON object a hit (source, offset, form, raw)"""
+
+SCAN_EXAMPLES = """examples:
+  doi-extract scan corpus/ -o out               a folder, deduplicated into out/ (Parquet)
+  doi-extract scan 'crawl/*.warc.gz' -o out -j 8
+  doi-extract scan s3://bucket/texts/ -o s3://bucket/dois/
+  doi-extract scan docs.jsonl --text-field body --id-field doc_id -o out
+  doi-extract scan big/ -o out --dask tcp://scheduler:8786
+  rerun the same command to resume; --force starts over"""
+
+SUMMARY_EXAMPLES = """examples:
+  doi-extract summary out/                      totals, top DOIs, prefixes and forms
+  doi-extract summary out/ --json | jq .hits
+  doi-extract summary out/ --html report.html   a one-page report (report extra)"""
+
+SCORE_EXAMPLES = """examples:
+  doi-extract score corpora/labelled/manifest.jsonl
+  doi-extract score manifest.jsonl --by derivation --errors 5 --json"""
+
+COMPLETION_EXAMPLES = """examples:
+  doi-extract completion bash > ~/.local/share/bash-completion/completions/doi-extract
+  doi-extract completion zsh > "${fpath[1]}/_doi-extract"
+  eval "$(doi-extract completion bash)"          this shell only"""
+
+
+def _epilog(*parts: str) -> str:
+    return "\n\n".join(parts)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    common = _common()
     ap = argparse.ArgumentParser(
-        prog="doi-extract", description="Find DOIs in text, HTML and PDF-extracted text."
+        prog="doi-extract",
+        description="Find DOIs in text, HTML and PDF-extracted text: `find` prints them as grep does, "
+        "`scan` writes a corpus's DOIs, deduplicated, to Parquet.",
+        formatter_class=_Help,
+        parents=[common],
+        epilog=_epilog(
+            "examples:\n  doi-extract find paper.txt\n  doi-extract scan corpus/ -o out\n"
+            "  doi-extract COMMAND --help                    each command's options and examples",
+            EXIT_CODES,
+            EXTRAS,
+            ENVIRONMENT,
+        ),
     )
     ap.add_argument(
         "--version", action="version", version=f"doi-extract {__version__} ({_matcher()} matcher)"
     )
-    sub = ap.add_subparsers(dest="command", required=True)
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    f = sub.add_parser("find", help="print the canonical DOIs found in files (like grep -o)")
+    def command(name: str, help_: str, *epilog: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help_,
+            description=help_[:1].upper() + help_[1:] + ".",
+            parents=[common],
+            formatter_class=_Help,
+            epilog=_epilog(*epilog),
+        )
+
+    f = command(
+        "find", "print the canonical DOIs found in files (like grep -o)", FIND_EXAMPLES, EXIT_CODES, EXTRAS
+    )
     f.add_argument(
         "files",
         nargs="*",
@@ -36,6 +150,36 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("plain", "tsv", "jsonl"),
         default="plain",
         help="plain: one DOI a line; tsv/jsonl add source, offset, form and raw text",
+    )
+    f.add_argument(
+        "--json", action="store_const", dest="format", const="jsonl", help="the same as --format jsonl"
+    )
+    f.add_argument(
+        "--quiet", "-q", action="store_true", help="print nothing; exit 0 at the first DOI found (as grep -q)"
+    )
+    f.add_argument(
+        "--max-count",
+        "-m",
+        type=int,
+        metavar="NUM",
+        help="stop reading an input after NUM DOIs (with -u: NUM distinct)",
+    )
+    f.add_argument(
+        "--no-messages", "-s", action="store_true", help="no messages about missing or unreadable inputs"
+    )
+    f.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="read only the files of directories and patterns whose name matches GLOB (repeatable)",
+    )
+    f.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip the files of directories and patterns whose name matches GLOB (repeatable)",
     )
     f.add_argument(
         "--header",
@@ -92,21 +236,61 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .scan import add_scan_arguments
 
-    s = sub.add_parser("scan", help="extract DOIs from a whole corpus into deduplicated Parquet")
+    s = command(
+        "scan",
+        "extract DOIs from a whole corpus into deduplicated Parquet",
+        SCAN_EXAMPLES,
+        EXIT_CODES,
+        EXTRAS,
+        ENVIRONMENT,
+    )
     add_scan_arguments(s)
 
-    sm = sub.add_parser(
-        "summary", help="what a finished scan found: top DOIs, prefixes, forms, rejected inputs"
+    sm = command(
+        "summary",
+        "what a finished scan found: top DOIs, prefixes, forms, rejected inputs",
+        SUMMARY_EXAMPLES,
+        EXIT_CODES,
     )
     from .summary import add_summary_arguments
 
     add_summary_arguments(sm)
 
-    sc = sub.add_parser("score", help="score the extractor against a labelled corpus manifest")
+    sc = command(
+        "score", "score the extractor against a labelled corpus manifest", SCORE_EXAMPLES, EXIT_CODES
+    )
     from .score import add_score_arguments
 
     add_score_arguments(sc)
+
+    co = command("completion", "print a shell completion script for bash or zsh", COMPLETION_EXAMPLES)
+    co.add_argument("shell", choices=("bash", "zsh"))
+    ap.set_defaults(subparsers=sub.choices)
     return ap
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The arguments, or exit 2 with the usage of the command they were given to (argparse's
+    top level would show its own usage for a subcommand's unknown option)."""
+    ap = build_parser()
+    args, extra = ap.parse_known_args(argv)
+    if extra:
+        parser = args.subparsers.get(args.command, ap)
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def _logging(args: argparse.Namespace) -> None:
+    """Log records of the package to stderr at the level asked (-v INFO, -vv DEBUG)."""
+    level = getattr(args, "log_level", None)
+    if level is None:
+        verbose = getattr(args, "verbose", 0)
+        level = "DEBUG" if verbose >= 2 else "INFO" if verbose == 1 else "WARNING"
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("doi-extract: %(levelname)s: %(message)s"))
+    log = logging.getLogger("extractor")
+    log.addHandler(handler)
+    log.setLevel(level)
 
 
 def _matcher() -> str:
@@ -145,7 +329,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # First thing, before the arguments are parsed (which loads the pipeline): the workers'
         # server loads its modules while this process loads its own.
         start_worker_server()
-    args = build_parser().parse_args(argv)
+    args = _parse(argv)
+    _logging(args)
+    if args.command == "completion":
+        from .completion import completion_script
+
+        sys.stdout.write(completion_script(build_parser(), args.shell))
+        return 0
     if args.command == "find":
         from .find import cmd_find
 

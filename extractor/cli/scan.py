@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib.util
+import json
 import os
 import re
 import signal
@@ -100,6 +101,11 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         help="keep the shards' partial files after a complete run, so that a rerun only reads new or changed inputs",
     )
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar or status lines")
+    ap.add_argument(
+        "--json",
+        action="store_true",
+        help="print the run's summary (as _run.json holds it) as JSON on stdout",
+    )
     ap.add_argument(
         "--buckets", type=int, default=16, help="hash buckets for deduplication (memory per merge step)"
     )
@@ -318,6 +324,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
             say(f"doi-extract scan: published {objects} objects to {publish_to} (staged in {out})")
         out = publish_to
     s = report.summary
+    if args.json:
+        print(json.dumps(s, ensure_ascii=False, default=str), flush=True)
     if not args.quiet:
         say(
             f"doi-extract scan: {report.shards} shards, {s['bytes_read'] / 1e6:.1f} MB, {s['hits']} hits, "

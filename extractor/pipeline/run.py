@@ -9,6 +9,7 @@ Observer (the CLI's progress bar).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import time
@@ -25,6 +26,8 @@ from .parts import completed_result
 from .read import display_name
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 from .write import atomically
+
+log = logging.getLogger(__name__)
 
 R = TypeVar("R")
 
@@ -122,6 +125,16 @@ def run_scan(
             done[s.index] = prior
             rejected.extend(prior.rejected)
     resumed = len(done)
+    log.info(
+        "%d input files, %d rejected; %d shards of %.1f MB (%d done before) on %s with %d workers",
+        len(files),
+        len(rejected),
+        len(specs),
+        total / 1e6,
+        resumed,
+        engine.name,
+        engine.workers,
+    )
     obs.planned(total, len(specs), resumed)
     t_plan = time.monotonic()
     # Largest first, so that no worker is left with a big shard at the end; the output order
@@ -136,9 +149,21 @@ def run_scan(
             obs.rejected(r["source"], r["reason"])
         for sk in res.skipped:
             obs.skipped(sk["source"], sk["records"], sk["first"])
+        log.debug(
+            "shard %d (%s): %d bytes, %d documents, %d hits in %.3f s%s",
+            res.index,
+            specs[res.index].source,
+            res.bytes_read,
+            res.documents,
+            res.hits,
+            res.seconds,
+            f"; error: {res.error}" if res.error else "",
+        )
         obs.shard_done(res)
     t_shards = time.monotonic()
+    log.info("shards read in %.3f s; merging", t_shards - t_plan)
     counts = finalize(out, specs, done, config, engine)
+    log.info("merged: %d mentions of %d distinct DOIs", counts["mentions"], counts["dois"])
     writing = counts.pop("write_seconds")
     ok = [r for r in done.values() if r.error is None]
     options = {k: v for k, v in asdict(config).items() if k != "out"}
