@@ -151,3 +151,18 @@ def test_zsh_completion_is_the_bash_function_through_bashcompinit() -> None:
     )
     if shutil.which("zsh"):
         assert subprocess.run(["zsh", "-n", "-c", script], timeout=30).returncode == 0
+
+
+def test_the_final_line_counts_inputs_in_the_bars_units(messy: Path) -> None:
+    """The bar counts the inputs' bytes as stored and the inputs read; the last line says the
+    same, with the text a compressed input held beside it."""
+    import gzip
+
+    (messy / "messy" / "big.txt.gz").write_bytes(gzip.compress(b"doi:10.1000/182 " * 100_000))
+    p = run("scan", "messy", "-o", "out", "-j", "1", cwd=messy)
+    stored = sum(f.stat().st_size for f in (messy / "messy").rglob("*") if f.is_file())
+    text = stored - (messy / "messy" / "big.txt.gz").stat().st_size + 1_600_000
+    line = p.stderr.strip().splitlines()[-1]
+    assert line.startswith(
+        f"doi-extract scan: 4 inputs, {stored / 1e6:.1f} MB ({text / 1e6:.1f} MB of text), "
+    )

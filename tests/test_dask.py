@@ -5,6 +5,7 @@ engine's, a worker killed mid-run survived, and `--dask local`."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -169,9 +170,11 @@ def test_dask_local_starts_its_own_cluster(tmp_path: Path) -> None:
     src = make_corpus(tmp_path)
     local, dask = tmp_path / "local", tmp_path / "dask"
     scan(str(src), "-o", str(local), "--workers", "1", "-q", "--occurrences")
-    scan(str(src), "-o", str(dask), "--dask", "local", "--workers", "2", "-q", "--occurrences")
+    p = scan(str(src), "-o", str(dask), "--dask", "local", "--workers", "2", "--occurrences")
     _same_output(local, dask)
     assert run_json(dask)["options"]["workers"] == 2
+    # the dashboard a Dask user watches a run in, served by the cluster on this machine
+    assert re.search(r"Dask dashboard at http://127\.0\.0\.1:\d+/status", p.stderr), p.stderr
 
 
 def test_without_distributed_dask_says_how_to_install_it(tmp_path: Path) -> None:

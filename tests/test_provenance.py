@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extractor.pipeline.provenance import meta_fields, meta_value
+from extractor.pipeline.provenance import column_types, meta_fields, meta_text, meta_value
 
 from .helpers import SCAN, run_json, scan_here, table
 
@@ -54,22 +54,48 @@ def test_a_meta_field_that_cannot_be_a_column_is_refused(given: list[str], why: 
 
 
 @pytest.mark.parametrize(
-    ("value", "text"),
+    ("value", "kept", "text"),
     [
-        ("https://x.example/1", "https://x.example/1"),
-        (None, None),
-        (2020, "2020"),
-        (1.5, "1.5"),
-        (True, "true"),
-        (["a", "é"], '["a","é"]'),
-        ({"k": 1}, '{"k":1}'),
-        (b"bytes", "bytes"),
-        (datetime.date(2024, 1, 2), "2024-01-02"),
-        ("bad \udcff byte", "bad \ufffd\ufffd\ufffd byte"),  # invalid bytes kept by a JSON reading
+        ("https://x.example/1", "https://x.example/1", "https://x.example/1"),
+        (None, None, None),
+        # numbers and booleans keep their type (their column's type, when all agree), held in
+        # the part files as their JSON text
+        (2020, 2020, "2020"),
+        (1.5, 1.5, "1.5"),
+        (True, True, "true"),
+        (1 << 70, str(1 << 70), str(1 << 70)),  # beyond int64: text
+        (["a", "é"], '["a","é"]', '["a","é"]'),
+        ({"k": 1}, '{"k":1}', '{"k":1}'),
+        (b"bytes", "bytes", "bytes"),
+        (datetime.date(2024, 1, 2), "2024-01-02", "2024-01-02"),
+        (
+            "bad \udcff byte",
+            "bad \ufffd\ufffd\ufffd byte",
+            "bad \ufffd\ufffd\ufffd byte",
+        ),  # a JSON reading's bytes
     ],
 )
-def test_a_meta_value_is_text(value: Any, text: str | None) -> None:
-    assert meta_value(value) == text
+def test_a_meta_value_keeps_its_type_and_is_held_as_text(value: Any, kept: Any, text: str | None) -> None:
+    assert meta_value(value) == kept and type(meta_value(value)) is type(kept)
+    assert meta_text(meta_value(value)) == text
+
+
+@pytest.mark.parametrize(
+    ("tags", "types"),
+    [
+        ([{"y": ["int"]}, {"y": ["int", "null"]}], ("int64",)),
+        ([{"y": ["int"]}, {"y": ["float"]}], ("double",)),
+        ([{"y": ["bool"]}, {}], ("bool",)),
+        ([{"y": ["int"]}, {"y": ["str"]}], ("string",)),  # 2011 and "2011": text
+        ([{"y": ["bool", "int"]}], ("string",)),
+        ([{"y": ["null"]}], ("string",)),
+        ([{}], ("string",)),  # an earlier version's shard: no tags
+    ],
+)
+def test_a_columns_type_is_what_every_shard_held(
+    tags: list[dict[str, list[str]]], types: tuple[str, ...]
+) -> None:
+    assert column_types(tags, ["y"]) == types
 
 
 def edges(out: Path, *columns: str) -> list[tuple[Any, ...]]:
@@ -91,8 +117,8 @@ RECORDS: list[dict[str, Any]] = [
 ]
 EXPECTED = [
     ("line 3", None, None, None, "10.5555/abc"),
-    ("p1", "https://x.example/p1", "10.9999/citing.1", "2020", "10.1000/182"),
-    ("p1", "https://x.example/p1", "10.9999/citing.1", "2020", "10.1038/nphys1170"),
+    ("p1", "https://x.example/p1", "10.9999/citing.1", 2020, "10.1000/182"),
+    ("p1", "https://x.example/p1", "10.9999/citing.1", 2020, "10.1038/nphys1170"),
     ("p2", "https://x.example/p2", None, None, "10.1000/182"),
 ]
 
@@ -106,7 +132,8 @@ def test_jsonl_fields_become_columns_of_mentions(tmp_path: Path) -> None:
     assert edges(out, "metadata_url", "citing", "year") == EXPECTED
     schema = pq.read_schema(next((out / "mentions").glob("*.parquet")))
     assert schema.names[-3:] == ["metadata_url", "citing", "year"]
-    assert all(schema.field(n).type == pa.string() for n in schema.names[-3:])
+    assert [schema.field(n).type for n in schema.names[-3:]] == [pa.string(), pa.string(), pa.int64()]
+    assert run_json(out)["meta_types"] == {"metadata_url": "string", "citing": "string", "year": "int64"}
 
 
 def test_jsonl_in_byte_ranges_and_long_records_keep_their_fields(tmp_path: Path) -> None:
@@ -229,8 +256,8 @@ def test_a_rerun_with_other_fields_redoes_the_shards(tmp_path: Path) -> None:
     assert "year" not in pq.read_schema(next((out / "mentions").glob("*.parquet"))).names
     scan_here([f], out, keep_work=True, meta_fields=meta_fields(["year"]))
     assert sorted(r for r in edges(out, "year") if r[1]) == [
-        ("p1", "2020", "10.1000/182"),
-        ("p1", "2020", "10.1038/nphys1170"),
+        ("p1", 2020, "10.1000/182"),
+        ("p1", 2020, "10.1038/nphys1170"),
     ]
 
 

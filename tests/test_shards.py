@@ -131,6 +131,7 @@ def test_output_schema_is_explicit(tmp_path: Path) -> None:
         "first_line",
         "first_raw",
         "forms",
+        "parent_doi",
     ]
     assert schema.field("forms").type == pa.list_(pa.string())
     assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "ZSTD"
@@ -221,6 +222,8 @@ def test_no_dois_still_gives_readable_datasets_and_output_is_never_input(tmp_pat
         "occurrences",
         "documents",
         "first_source",
+        "first_record",
+        "parent_doi",
     ]
     (tmp_path / "refs.txt").write_text("doi:10.1000/182\n")
     scan_here([tmp_path], out)  # out/ lies inside the scanned folder
@@ -390,3 +393,41 @@ def test_real_paths_resolve_as_os_path_realpath(tmp_path: Path) -> None:
     for p in ("lnk/f", "a/fl", "a/b/../b/f", "a/b/f", "lnk/", "lnk"):
         assert real(str(tmp_path / p)) == os.path.realpath(tmp_path / p), p
     assert real("no-such-name") == os.path.realpath("no-such-name")
+
+
+class _Inputs(Observer):
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, int]] = []
+
+    def inputs_done(self, done: int, total: int) -> None:
+        self.seen.append((done, total))
+
+
+def test_progress_counts_inputs_not_shards(tmp_path: Path) -> None:
+    """A user counts the files they gave: a group of small files is several inputs in one shard,
+    a file in byte ranges one input in several; each counts once, when its last shard is done."""
+    for i in range(5):
+        (tmp_path / f"small{i}.txt").write_text(f"doi:10.1000/{i}\n")
+    big = tmp_path / "big.txt"
+    big.write_text("".join(f"line {i} doi:10.1000/b{i}\n" for i in range(3000)))
+    obs = _Inputs()
+    with output_folder(str(tmp_path / "out"), False), InProcessEngine(retry_sleep=0) as engine:
+        report = run_scan(
+            [str(tmp_path)],
+            ScanConfig(out=str(tmp_path / "out"), shard_size=20_000, keep_work=True),
+            engine,
+            obs,
+        )
+    assert report.shards > 2  # the small files' group and the big file's ranges
+    assert obs.seen[0] == (0, 6) and obs.seen[-1] == (6, 6)
+    assert [d for d, _ in obs.seen] == sorted(d for d, _ in obs.seen)
+    # a rerun resumes every shard: every input is done from the start
+    obs = _Inputs()
+    with output_folder(str(tmp_path / "out"), False), InProcessEngine(retry_sleep=0) as engine:
+        run_scan(
+            [str(tmp_path)],
+            ScanConfig(out=str(tmp_path / "out"), shard_size=20_000, keep_work=True),
+            engine,
+            obs,
+        )
+    assert obs.seen == [(6, 6)]

@@ -99,9 +99,18 @@ def test_html_report_is_one_offline_page_with_a_chart_per_section(out: Path, tmp
     assert p.returncode == 0, p.stderr
     doc = page.read_text()
     assert doc.startswith("<!doctype html>") and "<script" not in doc
-    # nothing to fetch: no source, link or style that points outside the page (the SVG's
-    # namespace names are names, not addresses that are read)
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?(https?:|//)|@import""", doc)
+    # nothing to fetch: no source, linked style or url() that points outside the page (the SVG's
+    # namespace names are names, not addresses that are read; a DOI's link is followed only
+    # when clicked)
+    assert not re.search(
+        r"""src\s*=\s*["']?(https?:|//)|<link[^>]*href|url\(\s*["']?(https?:|//)|@import""", doc
+    )
+    # each DOI is a link to its URL form (NISO Z39.84 Appendix E's encoding: to_url)
+    sici = "10.1002/(sici)1097-4571(199806)49:8&lt;693::aid-asi4&gt;3.0.co;2-o"
+    assert (
+        f'<a href="https://doi.org/10.1002/(sici)1097-4571(199806)49:8%3C693::aid-asi4%3E3.0.co;2-o">{sici}</a>'
+        in doc
+    )
     for section in ("top-dois", "prefixes", "forms", "documents-per-doi", "rejected"):
         assert f'<section id="{section}">' in doc
     assert doc.count("<svg") == 4

@@ -13,6 +13,7 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..match import to_url
 from ..pipeline.summary import Summary, run_line, size_text
 
 BAR = "#2a6f97"  # the bars' colour (tests/test_summary.py looks for it in a screenshot)
@@ -58,6 +59,15 @@ def _short(label: str, width: int = 60) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
+def _cell(column: str, value: Any) -> str:
+    """A table cell's HTML: a DOI as a link to its URL form (NISO's encoding: to_url), the rest
+    as text."""
+    text = html.escape(str(value))
+    if column == "doi" and isinstance(value, str):
+        return f'<a href="{html.escape(to_url(value))}">{text}</a>'
+    return text
+
+
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     head = "".join(
         f"<th{' class=name' if i == len(columns) - 1 else ''}>{html.escape(c)}</th>"
@@ -66,7 +76,7 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td{' class=name' if i == len(columns) - 1 else ''}>{html.escape(str(r[c]))}</td>"
+            f"<td{' class=name' if i == len(columns) - 1 else ''}>{_cell(c, r[c])}</td>"
             for i, c in enumerate(columns)
         )
         + "</tr>"

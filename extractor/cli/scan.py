@@ -93,6 +93,13 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         "information entry (Title); the column is NAME, else the field in lower case with _ for "
         "other characters",
     )
+    ap.add_argument(
+        "--citing-field",
+        metavar="FIELD",
+        help="a field of each record that holds the citing work's own DOI, in any display form (dotted: "
+        "metadata.doi): mentions/ gains citing_doi (canonical; null when the field holds none) and "
+        "self_citation, for a citation graph",
+    )
     ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
     ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
     ap.add_argument(
@@ -171,6 +178,7 @@ class ProgressDisplay(Observer):
         self.interrupt = interrupt
         self.total = self.files_total = 0
         self.bytes = self.hits = self.files = 0
+        self.inputs = self.inputs_total = 0
         self.t0 = time.monotonic()
         self.last_line = self.t0
         self.bar: Any = None
@@ -181,19 +189,26 @@ class ProgressDisplay(Observer):
         if not self.quiet and sys.stderr.isatty():
             from tqdm import tqdm
 
+            # the inputs' bytes as stored (compressed ones too), in MB as the final line says them
             self.bar = tqdm(
                 total=total_bytes,
                 unit="B",
                 unit_scale=True,
-                unit_divisor=1024,
+                unit_divisor=1000,
                 file=sys.stderr,
                 smoothing=0.1,
             )
 
     def shard_done(self, result: ShardResult) -> None:
         self.files += 1
-        if self.bar is not None:  # the last shard's count is shown too
-            self.bar.set_postfix_str(f"files {self.files}/{self.files_total} DOIs {self.hits}")
+
+    def inputs_done(self, done: int, total: int) -> None:
+        self.inputs, self.inputs_total = done, total
+        if self.bar is not None:  # the last input's count is shown too
+            self.bar.set_postfix_str(self.postfix())
+
+    def postfix(self) -> str:
+        return f"inputs {self.inputs}/{self.inputs_total}, DOIs {self.hits}"
 
     def rejected(self, source: str, reason: str) -> None:
         self.input_line(f"rejected {source}: {reason}")
@@ -219,7 +234,7 @@ class ProgressDisplay(Observer):
         self.hits += nhits
         if self.bar is not None:
             self.bar.update(nbytes)
-            self.bar.set_postfix_str(f"files {self.files}/{self.files_total} DOIs {self.hits}", refresh=False)
+            self.bar.set_postfix_str(self.postfix(), refresh=False)
         elif not self.quiet and time.monotonic() - self.last_line >= 30:
             self.last_line = time.monotonic()
             say(self.status())
@@ -227,8 +242,8 @@ class ProgressDisplay(Observer):
     def status(self) -> str:
         dt = max(1e-9, time.monotonic() - self.t0)
         return (
-            f"doi-extract scan: {self.bytes / 1e6:.1f}/{self.total / 1e6:.1f} MB, shards {self.files}/{self.files_total}, "
-            f"{self.hits} DOIs, {self.bytes / 1e6 / dt:.1f} MB/s"
+            f"doi-extract scan: {self.bytes / 1e6:.1f}/{self.total / 1e6:.1f} MB, inputs {self.inputs}/{self.inputs_total} "
+            f"(shards {self.files}/{self.files_total}), {self.hits} DOIs, {self.bytes / 1e6 / dt:.1f} MB/s"
         )
 
     def close(self) -> None:
@@ -281,6 +296,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         text_field=args.text_field,
         id_field=args.id_field,
         meta_fields=meta,
+        citing_field=args.citing_field,
         allow_other_prefix=args.other_prefixes,
         kind=args.kind,
         syntax=None if args.syntax == "auto" else args.syntax,
@@ -295,6 +311,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
             output_folder(out, args.force),
             make_engine(args.workers, args.buckets, args.dask, small_in_process=not asked) as engine,
         ):
+            link = getattr(engine, "dashboard_link", None)
+            if link and not args.quiet:
+                say(f"doi-extract scan: Dask dashboard at {link}")
             report = run_scan(args.inputs, config, engine, display)
     except KeyboardInterrupt:
         display.close()
@@ -327,8 +346,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(s, ensure_ascii=False, default=str), flush=True)
     if not args.quiet:
+        # in the units of the bar: the inputs as stored, then the text they held when it differs
+        text = "" if s["bytes_read"] == s["input_bytes"] else f" ({s['bytes_read'] / 1e6:.1f} MB of text)"
+        n = len({i["path"] for i in s["inputs"]})
         say(
-            f"doi-extract scan: {report.shards} shards, {s['bytes_read'] / 1e6:.1f} MB, {s['hits']} hits, "
+            f"doi-extract scan: {n} input{'' if n == 1 else 's'}, {s['input_bytes'] / 1e6:.1f} MB{text}, {s['hits']} hits, "
             f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}"
         )
     return 1 if report.rejected else 0

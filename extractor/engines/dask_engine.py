@@ -49,7 +49,9 @@ class DaskEngine:
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                # the dashboard on a free port of this machine, its link printed by the CLI
+                # (when bokeh, which serves it, is installed)
+                dashboard_address="127.0.0.1:0",
                 host="127.0.0.1",
             )
             self.client = Client(self._cluster)
@@ -59,6 +61,17 @@ class DaskEngine:
             except OSError as exc:
                 raise Fatal(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
         self.workers = max(1, sum(self.client.nthreads().values()))
+
+    @property
+    def dashboard_link(self) -> str | None:
+        """The cluster's dashboard, where it serves one (a LocalCluster with bokeh installed, or
+        the scheduler's); None where it does not."""
+        try:
+            info = self.client.scheduler_info()
+            port = info.get("services", {}).get("dashboard")
+        except (OSError, AttributeError):
+            return None
+        return str(self.client.dashboard_link) if port else None
 
     def run_shards(
         self, specs: Sequence[ShardSpec], config: ScanConfig, progress: Progress

@@ -9,12 +9,14 @@ URL renderings).
 from __future__ import annotations
 
 from .canonical import canonical_key, fold_ascii
+from .components import COMPONENT_RULES, parent_doi
 from .find import FindStats, Hit, Span, find_dois, find_spans
 from .forms import FORM_INDEX, FORMS, Form, forms_mask, forms_of
 from .identifiers import canonicalize, is_equivalent, to_uri, to_url
 from .kinds import KIND_TABLE, KINDS, Kind, kind_of
 
 __all__ = [
+    "COMPONENT_RULES",
     "FORMS",
     "FORM_INDEX",
     "KINDS",
@@ -33,6 +35,7 @@ __all__ = [
     "forms_of",
     "is_equivalent",
     "kind_of",
+    "parent_doi",
     "to_uri",
     "to_url",
 ]

@@ -11,12 +11,16 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..match import FORMS, forms_of
-from .write import DOIS_SCHEMA, MENTIONS_SCHEMA, with_meta
+from ..match import COMPONENT_RULES, FORMS, forms_of
+from .units import CITING_COLUMN
+from .write import DOIS_SCHEMA, mentions_schema
 
 
 def merge_bucket(
-    table: pa.Table, line_bases: dict[int, int] | None = None, meta: Sequence[str] = ()
+    table: pa.Table,
+    line_bases: dict[int, int] | None = None,
+    meta: Sequence[str] = (),
+    types: Sequence[str] = (),
 ) -> tuple[pa.Table, pa.Table]:
     """Merge the partial mention rows of one bucket into final mentions and DOI rows.
 
@@ -26,7 +30,9 @@ def merge_bucket(
     Output order depends only on that place (shard, document, offset), never on how many
     workers ran. `line_bases` shifts the lines of a byte range's shard (counted from the
     range's start) by the newlines of the ranges before it. The provenance columns `meta` are
-    taken from the row with the first offset (a record's rows all hold its values).
+    taken from the row with the first offset (a record's rows all hold its values), read into
+    their `types` (provenance.column_types); with the citing DOI among them, self_citation
+    says whether the cited DOI is it. A component DOI's article is its parent_doi.
     """
     import pyarrow.compute as pc  # here, not at the top: a shard worker starts sooner without it
 
@@ -75,6 +81,9 @@ def merge_bucket(
     del first
     masks = pc.unique(g["_mask"])
     names = pa.array([forms_of(m) for m in masks.to_pylist()], pa.list_(pa.string()))
+    citing = CITING_COLUMN in meta
+    schema = mentions_schema(meta, types, citing)
+    values = [pc.cast(table[name].take(g["_first"]), schema.field(name).type) for name in meta]
     mentions = pa.Table.from_arrays(
         [
             sources.take(g["_src"]),
@@ -85,9 +94,11 @@ def merge_bucket(
             g["first_line"],
             table["first_raw"].take(g["_first"]),
             names.take(pc.index_in(g["_mask"], masks)),
-            *(table[name].take(g["_first"]) for name in meta),
+            parent_dois(g["doi"]),
+            *values,
+            *([pc.equal(g["doi"], values[meta.index(CITING_COLUMN)])] if citing else []),
         ],
-        schema=with_meta(MENTIONS_SCHEMA, meta),
+        schema=schema,
     )
     del g
     per_doi = _per_doi_native(mentions)
@@ -95,9 +106,29 @@ def merge_bucket(
         per_doi = _per_doi_arrow(mentions)
     doi, occurrences, documents, first = per_doi
     dois = pa.Table.from_arrays(
-        [doi, occurrences, documents, mentions["source"].take(first)], schema=DOIS_SCHEMA
+        [
+            doi,
+            occurrences,
+            documents,
+            mentions["source"].take(first),
+            mentions["record"].take(first),
+            parent_dois(doi),
+        ],
+        schema=DOIS_SCHEMA,
     ).sort_by([("doi", "ascending")])
     return mentions, dois
+
+
+def parent_dois(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The parent_doi of each DOI of a column (match.components' rules, read by Arrow's RE2 as
+    Python's re reads them), null where it is no component."""
+    import pyarrow.compute as pc
+
+    out = pa.nulls(len(dois), pa.string())
+    for rule in COMPONENT_RULES:
+        found = pc.struct_field(pc.extract_regex(dois, rule.pattern), "parent")
+        out = pc.coalesce(out, found)
+    return out
 
 
 _GROUP_COLUMNS = ["_src", "_rec", "doi", "count", "_row", "_place", "forms"]

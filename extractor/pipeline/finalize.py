@@ -15,13 +15,14 @@ import pyarrow as pa
 
 from .dedupe import merge_bucket, offset_columns
 from .parts import PART_EXT, PartRef, completed_parts, part_batches, read_part
-from .units import ScanConfig, ShardResult, ShardSpec
+from .provenance import column_types
+from .units import CITING_COLUMN, ScanConfig, ShardResult, ShardSpec
 from .write import (
     DOIS_SCHEMA,
-    MENTIONS_SCHEMA,
     OCCURRENCES_SCHEMA,
     PARTIAL_OCCURRENCES_SCHEMA,
     PARTIAL_SCHEMA,
+    mentions_schema,
     with_meta,
     write_arrow,
     write_table,
@@ -54,6 +55,7 @@ def merge_bucket_files(
     dest_dois: str,
     line_bases: dict[int, int] | None = None,
     meta: Sequence[str] = (),
+    types: Sequence[str] = (),
 ) -> tuple[int, int, float]:
     """Merge one bucket's partial rows into its mentions and DOI part files; row counts, and the
     seconds spent writing Parquet."""
@@ -63,6 +65,7 @@ def merge_bucket_files(
         dest_dois,
         line_bases,
         meta,
+        types,
     )
 
 
@@ -72,10 +75,11 @@ def _merge_into(
     dest_dois: str,
     line_bases: dict[int, int] | None,
     meta: Sequence[str] = (),
+    types: Sequence[str] = (),
 ) -> tuple[int, int, float]:
     """Merge partial rows into a mentions and a DOI part file; their row counts and the seconds
     spent writing them."""
-    mentions, dois = merge_bucket(table, line_bases, meta)
+    mentions, dois = merge_bucket(table, line_bases, meta, types)
     del table
     t0 = time.perf_counter()
     write_arrow(dest_mentions, mentions)
@@ -93,6 +97,7 @@ def merge_split_bucket(
     spill: str,
     line_bases: dict[int, int] | None = None,
     meta: Sequence[str] = (),
+    types: Sequence[str] = (),
 ) -> tuple[int, int, float]:
     """Merge a bucket too large to hold in `ways` pieces: its rows are first written out by the
     finer bucket of their DOI (hash mod buckets × ways, whose remainder mod `buckets` is this
@@ -131,6 +136,7 @@ def merge_split_bucket(
                 dest_dois.removesuffix(".parquet") + stem,
                 line_bases,
                 meta,
+                types,
             )
             rows[0] += n_mentions
             rows[1] += n_dois
@@ -220,6 +226,8 @@ def finalize(
         jobs: list[tuple[Any, ...]] = []
         big: list[tuple[Any, ...]] = []
         meta = config.meta_columns
+        types = column_types([done[s.index].meta_types for s in ok], meta)
+        counts["meta_types"] = dict(zip(meta, types, strict=True))
         for first, files, rows in _merge_groups(parts, config):
             dests = (
                 os.path.join(staging["mentions"], f"part-{first:05d}.parquet"),
@@ -227,9 +235,9 @@ def finalize(
             )
             ways = -(-rows // config.merge_rows)
             if ways > 1:
-                big.append((files, first, config.buckets, ways, *dests, spill, bases, meta))
+                big.append((files, first, config.buckets, ways, *dests, spill, bases, meta, types))
             else:
-                jobs.append((files, *dests, bases, meta))
+                jobs.append((files, *dests, bases, meta, types))
         results = engine.map(merge_bucket_files, jobs) + engine.map(merge_split_bucket, big)
         for n_mentions, n_dois, seconds in results:
             counts["mentions"] += n_mentions
@@ -239,7 +247,7 @@ def finalize(
             write_table(
                 os.path.join(staging["mentions"], "part-00000.parquet"),
                 {},
-                with_meta(MENTIONS_SCHEMA, config.meta_columns),
+                mentions_schema(meta, types, CITING_COLUMN in meta),
             )
             write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
         if config.occurrences:

@@ -6,8 +6,14 @@ A field is named by a dotted path into a JSONL record or a Parquet row (`metadat
 a header name of a WARC record (`WARC-Date`, `WARC-Record-ID`; its WARC headers first, then its
 HTTP headers, either case). Its column is `NAME=` when given, else the path in lower case with
 every character other than a letter, digit or `_` made `_` (`WARC-Date` → `warc_date`), so it
-needs no quoting in SQL. Values are text: a string as it is, anything else as its JSON text; a
-record without the field (and every text file) has null.
+needs no quoting in SQL. Values keep their type where the source has one: a column whose
+records all hold integers is int64, numbers double, booleans bool; any other column is text (a
+string as it is, anything else as its JSON text). A record without the field (and every text
+file) has null.
+
+`--citing-field` names the field that holds the citing work's own DOI, in any display form: its
+column `citing_doi` holds the canonical DOI (null when the field holds none) and `self_citation`
+whether the cited DOI is it.
 """
 
 from __future__ import annotations
@@ -17,20 +23,24 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .write import MENTIONS_SCHEMA, PARTIAL_SCHEMA
+from .units import CITING_COLUMN, MetaValues
+from .write import MENTIONS_SCHEMA, PARTIAL_SCHEMA, SELF_CITATION
 
 # The columns mentions/ has of its own, and the shard's bookkeeping columns beside them.
-RESERVED = frozenset(MENTIONS_SCHEMA.names) | frozenset(PARTIAL_SCHEMA.names)
+RESERVED = frozenset(MENTIONS_SCHEMA.names) | frozenset(PARTIAL_SCHEMA.names) | {CITING_COLUMN, SELF_CITATION}
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NOT_NAME = re.compile(r"[^a-z0-9_]")
 
-Meta = tuple[str | None, ...]  # one value per field, in the order the fields were given
+# One value per field, in the order the fields were given: text, or a number or boolean kept as
+# the source typed it (meta_value).
+Meta = MetaValues
 
 
 def meta_fields(specs: Iterable[str]) -> tuple[tuple[str, str], ...]:
     """(column, path) for each `--meta-field` value (`PATH` or `NAME=PATH`); ValueError naming
-    the value when a column is not a plain name, is one mentions/ has, or is given twice."""
+    the value when a column is not a plain name, is one mentions/ has (citing_doi and
+    self_citation too), or is given twice."""
     out: list[tuple[str, str]] = []
     for spec in specs:
         name, sep, path = spec.partition("=")
@@ -50,19 +60,57 @@ def meta_fields(specs: Iterable[str]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def meta_value(value: Any) -> str | None:
-    """A field's value as text: a string as it is (bytes that are not UTF-8 as U+FFFD), null as
-    null, a number, boolean, list or object as compact JSON, anything else (a Parquet date or
-    timestamp) as its str()."""
-    if value is None:
-        return None
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
+def meta_value(value: Any) -> str | int | float | bool | None:
+    """A field's value: a string as it is (bytes that are not UTF-8 as U+FFFD), null as null, a
+    number or boolean as it is (an integer beyond int64 as text), a list or object as compact
+    JSON, anything else (a Parquet date or timestamp) as its str()."""
+    if value is None or isinstance(value, (bool, float)) or (isinstance(value, int) and value in _INT64):
+        return value
     if isinstance(value, str):
         return _valid(value)
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    if isinstance(value, (bool, int, float, list, dict)):
+    if isinstance(value, (int, list, dict)):
         return _valid(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str))
     return str(value)
+
+
+def meta_text(value: str | int | float | bool | None) -> str | None:
+    """A value as the part files hold it: text, a number or boolean as its JSON text (read back
+    into its type by the merge, column_types)."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def meta_tag(value: str | int | float | bool | None) -> str:
+    """The kind of a value, for the type of its column: str, int, float, bool or null."""
+    return "null" if value is None else type(value).__name__
+
+
+# A column's type in mentions/ from the kinds of value its records held.
+_TYPES = (
+    (frozenset({"int"}), "int64"),
+    (frozenset({"int", "float"}), "double"),
+    (frozenset({"bool"}), "bool"),
+)
+
+
+def column_types(tags: Sequence[Mapping[str, Sequence[str]]], columns: Sequence[str]) -> tuple[str, ...]:
+    """The type of each provenance column, from every shard's tags (ShardResult.meta_types):
+    int64 when every value was an integer, double when numbers, bool when booleans, else (and
+    for citing_doi) string."""
+    out = []
+    for name in columns:
+        seen = {t for shard in tags for t in shard.get(name, ())} - {"null"}
+        kind = "string"
+        if seen and name != CITING_COLUMN:
+            kind = next((typ for allowed, typ in _TYPES if seen <= allowed), "string")
+        out.append(kind)
+    return tuple(out)
 
 
 def _valid(text: str) -> str:

@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -63,6 +64,10 @@ class Observer:
     def shard_done(self, result: ShardResult) -> None:
         """A shard completed (its rejected inputs are reported by `rejected` too)."""
 
+    def inputs_done(self, done: int, total: int) -> None:
+        """Input files read to their end, of all the run's (a file in byte ranges or row groups
+        is done with its last shard; a group's files with theirs)."""
+
     def rejected(self, source: str, reason: str) -> None:
         """An input that could not be read."""
 
@@ -80,6 +85,11 @@ class RunReport:
     counts: dict[str, int] = field(default_factory=dict)
     rejected: list[dict[str, str]] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+
+
+def _sources(spec: ShardSpec) -> list[str]:
+    """The input files a shard reads (part of): a group's files, or its one file."""
+    return [p for _s, p, _f in spec.files] or [spec.path]
 
 
 def _inputs(specs: list[ShardSpec], done: dict[int, ShardResult]) -> list[dict[str, Any]]:
@@ -136,6 +146,12 @@ def run_scan(
         engine.workers,
     )
     obs.planned(total, len(specs), resumed)
+    # shards left per input file, so that progress can count the inputs a user named or has
+    left = Counter(src for s in specs for src in _sources(s))
+    for i in done:
+        left.subtract(_sources(specs[i]))
+    inputs_read = sum(1 for n in left.values() if n <= 0)
+    obs.inputs_done(inputs_read, len(left))
     t_plan = time.monotonic()
     # Largest first, so that no worker is left with a big shard at the end; the output order
     # depends on shard numbers only.
@@ -160,6 +176,10 @@ def run_scan(
             f"; error: {res.error}" if res.error else "",
         )
         obs.shard_done(res)
+        for src in _sources(specs[res.index]):
+            left[src] -= 1
+            inputs_read += left[src] == 0
+        obs.inputs_done(inputs_read, len(left))
     t_shards = time.monotonic()
     log.info("shards read in %.3f s; merging", t_shards - t_plan)
     counts = finalize(out, specs, done, config, engine)
@@ -180,6 +200,10 @@ def run_scan(
         "mentions": counts["mentions"],
         "distinct_dois": counts["dois"],
         "occurrences_written": counts["occurrences"],
+        # the type each provenance column has in mentions/ (provenance.column_types)
+        "meta_types": counts["meta_types"],
+        # records whose --citing-field held no DOI (their citing_doi is null)
+        "citing_without_doi": sum(r.citing_without_doi for r in ok),
         "invalid_bytes_replaced": sum(r.invalid_bytes for r in ok),
         "candidates_too_long": sum(r.too_long for r in ok),
         "records_skipped": sum(r.skipped_records for r in ok),

@@ -11,7 +11,7 @@ import codecs
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..match import FORMS, Hit, Kind, find_dois, kind_of, native
+from ..match import FORMS, Hit, Kind, canonicalize, find_dois, kind_of, native
 from ..match.native import CHit
 from ..match.syntaxes import syntax_of
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
@@ -20,7 +20,17 @@ from .formats import FORMAT_HEAD, FORMATS, StreamedText, format_by_head, format_
 from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
 from .sinks import OccurrenceSink, drain
 from .table import Mentions, MentionTable
-from .units import Chunk, Doc, Progress, ScanConfig, ShardResult, ShardSpec, no_progress, take_chunk
+from .units import (
+    Chunk,
+    Doc,
+    MetaValues,
+    Progress,
+    ScanConfig,
+    ShardResult,
+    ShardSpec,
+    no_progress,
+    take_chunk,
+)
 from .windows import (
     BYTE_RESERVE,
     RANGE_OVERLAP,
@@ -330,6 +340,7 @@ def unit_docs(
                     if text.rid is None:
                         text.rid = text.line_id
                     occ.set_record(since, text.rid)
+                text.meta = _citing(text.meta, config, result)
                 for chunk in chunks:  # when the id came first, as they come
                     yield Doc(unit.source, text.rid, n, chunk, text.meta)
                 continue
@@ -338,8 +349,21 @@ def unit_docs(
                 rid,
                 n,
                 _record_chunks(text, rid, kind, unit, config, progress, result, occ, table),
-                meta,
+                _citing(meta, config, result),
             )
+
+
+def _citing(meta: MetaValues, config: ScanConfig, result: ShardResult) -> MetaValues:
+    """A record's values with its citing field (the last, --citing-field) read as one identifier:
+    the canonical DOI, or null when it holds none (counted)."""
+    if config.citing_field is None:
+        return meta
+    if not meta:  # a record format without fields (none was found)
+        meta = (None,) * len(config.record_fields)
+    doi = canonicalize(meta[-1])
+    if doi is None:
+        result.citing_without_doi += 1
+    return (*meta[:-1], doi)
 
 
 def input_format(path: str, text_field: str = "text") -> str:

@@ -62,6 +62,7 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
         doc_base += n_docs
     parts.flush()
     occ.flush()
+    result.meta_types = {name: sorted(tags) for name, tags in parts.tags.items()}
     write_marker(paths, result, parts.layouts, occ.files)
     return result
 

@@ -14,8 +14,9 @@ from ..match import FORMS
 from ..match.native import CHit
 from .decode import clean
 from .parts import ShardPaths, write_part
+from .provenance import meta_tag, meta_text
 from .table import Columns, MentionTable
-from .units import Chunk, take_chunk
+from .units import Chunk, MetaValues, take_chunk
 from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
 
 
@@ -143,6 +144,8 @@ class PartWriter:
         self.flush_rows = flush_rows
         self.meta = tuple(meta)  # provenance columns, after the partial schema's own
         self.schema = with_meta(PARTIAL_SCHEMA, self.meta)
+        # the kinds of value each provenance column received (provenance.meta_tag)
+        self.tags: dict[str, set[str]] = {name: set() for name in self.meta}
         self.layouts: list[dict[int, list[int]]] = []
         self._empty()
 
@@ -158,13 +161,17 @@ class PartWriter:
         source: str,
         rid: str | None,
         chunk: Chunk,
-        meta: Sequence[str | None] = (),
+        meta: MetaValues = (),
     ) -> None:
         """A document's mention rows, each to the bucket of its DOI (the chunk comes grouped by
-        bucket: bucket b's rows are one slice), with its provenance values (one per column)."""
+        bucket: bucket b's rows are one slice), with its provenance values (one per column),
+        held as text and their kinds noted."""
         n = chunk.rows if isinstance(chunk, Columns) else len(chunk[0])
         if not n:
             return
+        for name, v in zip(self.meta, meta, strict=False):
+            self.tags[name].add(meta_tag(v))
+        meta = tuple(meta_text(v) for v in meta)
         self.rows += n
         bounds = chunk[-1]
         filled = [b for b in range(len(bounds) - 1) if bounds[b + 1] > bounds[b]]

@@ -15,6 +15,10 @@ from .table import Columns
 
 # The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
 # under another layout is not reused, it is redone.
+# A record's provenance values (provenance.meta_value): text, or numbers and booleans as typed.
+MetaValues = tuple[str | int | float | bool | None, ...]
+# The provenance column --citing-field fills, with the citing work's canonical DOI.
+CITING_COLUMN = "citing_doi"
 PARTS_FORMAT = 4  # 4: the first line of each mention and occurrence
 
 
@@ -31,6 +35,9 @@ class ScanConfig:
     id_field: str = "id"
     # provenance columns of mentions/: (column, field path) each (provenance.py, --meta-field)
     meta_fields: tuple[tuple[str, str], ...] = ()
+    # the record field that holds the citing work's DOI (--citing-field): mentions/ then has
+    # citing_doi (canonical) and self_citation
+    citing_field: str | None = None
     allow_other_prefix: bool = False
     kind: str | None = None  # forced kind of every text input, or None to detect
     # forced source syntax (spec §7) of every document, "none" for prose, or None to detect
@@ -49,9 +56,16 @@ class ScanConfig:
     keep_work: bool = False
 
     @property
+    def record_fields(self) -> tuple[tuple[str, str], ...]:
+        """The fields read from each record: the provenance fields, then the citing field."""
+        if self.citing_field is None:
+            return self.meta_fields
+        return (*self.meta_fields, (CITING_COLUMN, self.citing_field))
+
+    @property
     def meta_columns(self) -> tuple[str, ...]:
-        """The provenance columns mentions/ has after its own."""
-        return tuple(name for name, _ in self.meta_fields)
+        """The provenance columns mentions/ has after its own (citing_doi last, when asked)."""
+        return tuple(name for name, _ in self.record_fields)
 
     def __post_init__(self) -> None:
         for name in (
@@ -78,6 +92,7 @@ class ScanConfig:
                 self.text_field,
                 self.id_field,
                 self.meta_fields,
+                self.citing_field,
                 self.occurrences,
                 self.buckets,
                 self.allow_other_prefix,
@@ -135,6 +150,10 @@ class ShardResult:
     seconds: float = 0.0
     formats: dict[str, str] = field(default_factory=dict)  # path -> format, of a group's files
     syntaxes: dict[str, int] = field(default_factory=dict)  # documents read in each syntax (spec §7)
+    # per provenance column, the kinds of value its records held (provenance.meta_tag): the
+    # column's type in mentions/ is decided from all shards' (provenance.column_types)
+    meta_types: dict[str, list[str]] = field(default_factory=dict)
+    citing_without_doi: int = 0  # records whose citing field held no DOI (--citing-field)
 
 
 Progress = Callable[[int, int], None]  # (bytes, hits) since the last call
@@ -176,4 +195,4 @@ class Doc:
     record: str | None
     number: int  # the document's number in its unit, from 0
     chunk: Chunk
-    meta: tuple[str | None, ...] = ()  # its provenance fields' values (ScanConfig.meta_fields)
+    meta: MetaValues = ()  # its provenance fields' values (ScanConfig.record_fields)

@@ -23,6 +23,8 @@ MENTIONS_SCHEMA = pa.schema(
         pa.field("first_line", pa.int64()),
         pa.field("first_raw", pa.string(), nullable=False),
         pa.field("forms", pa.list_(pa.string()), nullable=False),
+        # the article a component DOI (a figure, table, supplement) belongs to: match.components
+        pa.field("parent_doi", pa.string()),
     ]
 )
 DOIS_SCHEMA = pa.schema(
@@ -31,8 +33,14 @@ DOIS_SCHEMA = pa.schema(
         pa.field("occurrences", pa.int64(), nullable=False),
         pa.field("documents", pa.int64(), nullable=False),
         pa.field("first_source", pa.string(), nullable=False),
+        pa.field("first_record", pa.string()),  # the record of its first mention (a page, a row)
+        pa.field("parent_doi", pa.string()),
     ]
 )
+# After the provenance columns when --citing-field gives citing_doi: whether the cited DOI is it.
+SELF_CITATION = "self_citation"
+# The types a provenance column may have in mentions/ (provenance.column_types).
+META_TYPES = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64(), "bool": pa.bool_()}
 OCCURRENCES_SCHEMA = pa.schema(
     [
         pa.field("source", pa.string(), nullable=False),
@@ -64,11 +72,19 @@ PARTIAL_SCHEMA = pa.schema(
 )
 
 
-def with_meta(schema: pa.Schema, columns: Sequence[str]) -> pa.Schema:
-    """A schema with provenance columns (ScanConfig.meta_fields), text, after its own."""
-    for name in columns:
-        schema = schema.append(pa.field(name, pa.string()))
+def with_meta(schema: pa.Schema, columns: Sequence[str], types: Sequence[str] = ()) -> pa.Schema:
+    """A schema with provenance columns (ScanConfig.meta_columns) after its own: text (as the
+    part files hold them), or of the types given (META_TYPES' names, one per column)."""
+    for i, name in enumerate(columns):
+        schema = schema.append(pa.field(name, META_TYPES[types[i]] if i < len(types) else pa.string()))
     return schema
+
+
+def mentions_schema(columns: Sequence[str], types: Sequence[str] = (), citing: bool = False) -> pa.Schema:
+    """mentions/' schema: its own columns, the provenance columns, and self_citation when the
+    last of them is the citing DOI."""
+    schema = with_meta(MENTIONS_SCHEMA, columns, types)
+    return schema.append(pa.field(SELF_CITATION, pa.bool_())) if citing else schema
 
 
 # A shard's occurrence files, in the same terms.

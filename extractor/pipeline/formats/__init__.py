@@ -69,7 +69,7 @@ def format_by_head(path: str, head: bytes, text_field: str = "text") -> str:
 def records(spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress) -> Iterator[Record]:
     """(record id, text, kind, provenance) for each document of a shard of a record format
     (kind None: decided on the text, or by --kind; provenance: the values of
-    config.meta_fields); a record with no text is skipped, counted, and named (line, row or
+    config.record_fields); a record with no text is skipped, counted, and named (line, row or
     record, and why) in the result."""
     read = FORMATS[spec.fmt].records
     if read is None:

@@ -25,7 +25,7 @@ class StreamedText:
 
 
 # One document of a record format: (record id, its text, its kind or None to decide it on the
-# text, its provenance values in ScanConfig.meta_fields' order).
+# text, its provenance values in ScanConfig.record_fields' order).
 Record = tuple[str | None, str | StreamedText, str | None, Meta]
 
 

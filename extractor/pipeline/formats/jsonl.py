@@ -275,7 +275,7 @@ def records(
         counting = ReadTap(stream, counted)
         texts = missing = 0
         for rid, text, n, meta in iter_jsonl_records(
-            counting, config.text_field, config.id_field, config.max_record_bytes, config.meta_fields
+            counting, config.text_field, config.id_field, config.max_record_bytes, config.record_fields
         ):
             if isinstance(text, Skipped):
                 skipped.add("line", n, text)

@@ -46,7 +46,7 @@ def records(
         raise InputError(f"no column {config.text_field!r} in the Parquet file")
     has_id = _has_column(schema, config.id_field)
     # provenance columns the file has (a row of a file without one has null)
-    metas = [path if _has_column(schema, path) else None for _, path in config.meta_fields]
+    metas = [path if _has_column(schema, path) else None for _, path in config.record_fields]
     # a nested field is read by its top column (pyarrow selects struct children by prefix)
     cols = sorted(
         {

@@ -114,7 +114,7 @@ def records(
     got = pdf_text(data)
     if got.stop is not None:
         skipped.add("record", 1, got.stop)
-    meta = from_headers(got.info, fields=config.meta_fields)
+    meta = from_headers(got.info, fields=config.record_fields)
     yield None, got.text, "pdf", meta
     if got.links:
         # its link annotations, one URI a line: searched as links (the kind pdf-link), counted

@@ -219,7 +219,7 @@ def records(
     with open_input(spec.path) as raw:
         done = 0
         for uri, text, kind, n, headers in iter_warc_records(
-            raw, config.max_record_bytes, bool(config.meta_fields)
+            raw, config.max_record_bytes, bool(config.record_fields)
         ):
             pos = raw.tell()
             if pos > done:
@@ -229,7 +229,7 @@ def records(
             if text is None:
                 skipped.add("record", n, f"{uri}: {kind}" if uri else str(kind))
             else:
-                meta = from_headers(*headers, fields=config.meta_fields)
+                meta = from_headers(*headers, fields=config.record_fields)
                 yield (None if uri is None else display_name(uri)), text, config.kind or kind, meta
 
 
