@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from extractor.pipeline.errors import Fatal
+
 from .helpers import run_json, scan_here, table
 
 fpdf = pytest.importorskip("fpdf")
@@ -63,7 +65,7 @@ def test_a_raw_pdf_is_read_text_and_links(tmp_path: Path) -> None:
         ("paper.pdf", "10.1038/nature07953", ("bare", "pdf-link")),
     ]
     run = run_json(out)
-    assert run["rejected"] == [] and run["documents"] == 2  # its text, its links
+    assert run["rejected"] == [] and run["documents"] == 1  # its text and its links: one PDF
 
 
 def test_unreadable_pdfs_are_rejected_with_their_reason(tmp_path: Path) -> None:
@@ -127,15 +129,17 @@ def test_a_pdf_record_of_a_warc_is_read(tmp_path: Path) -> None:
     ]
 
 
-def test_without_pypdfium2_a_pdf_is_rejected_with_the_install_hint(
+def test_without_pypdfium2_a_run_of_pdfs_stops_with_the_install_hint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A run that cannot read its PDFs cannot work: it stops before writing (exit 2 from the
+    command line), with what to install — not a rejected input per file."""
     typeset(tmp_path / "paper.pdf", [REFS])
     monkeypatch.setitem(sys.modules, "pypdfium2", None)
     out = tmp_path / "out"
-    scan_here([tmp_path], out)
-    (rej,) = run_json(out)["rejected"]
-    assert "pip install" in rej["reason"] and "[pdf]" in rej["reason"]
+    with pytest.raises(Fatal, match=r"pdf input needs pypdfium2: pip install 'doi-extractor\[pdf\]'"):
+        scan_here([tmp_path], out)
+    assert not (out / "_run.json").exists() and not (out / "mentions").exists()
 
 
 def test_find_reads_a_raw_pdf_and_a_warc(tmp_path: Path) -> None:

@@ -146,7 +146,6 @@ def test_missing_objects_and_buckets_are_rejected_with_a_reason(tmp_path: Path, 
         s3,
         "s3://near-empty/a.txt",
         "s3://near-empty/missing.txt",
-        "s3://no-such-bucket/x.txt",
         "s3://near-empty/*.pdf.txt",
         "-o",
         str(out),
@@ -157,10 +156,28 @@ def test_missing_objects_and_buckets_are_rejected_with_a_reason(tmp_path: Path, 
     rejected = {r["source"]: r["reason"] for r in run_json(out)["rejected"]}
     assert rejected == {
         "s3://near-empty/missing.txt": "no such object or prefix",
-        "s3://no-such-bucket/x.txt": "no such object or prefix",
         "s3://near-empty/*.pdf.txt": "no object matches the pattern",
     }
     assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
+
+
+def test_a_store_that_cannot_be_read_stops_the_run_and_keeps_a_finished_result(
+    tmp_path: Path, s3: dict[str, str]
+) -> None:
+    """A bucket that does not exist, a store that does not answer: no input of it can be read,
+    so the run cannot work — exit 2 with the reason before anything is written, a finished
+    result in OUT kept. A missing object in a bucket that exists stays a rejected input (above)."""
+    _client(s3).create_bucket(Bucket="crawl")
+    _client(s3).put_object(Bucket="crawl", Key="corpus/a.txt", Body=b"doi:10.1000/182\n")
+    out = tmp_path / "out"
+    _scan(s3, "s3://crawl/corpus/", "-o", str(out), "-q")
+    rows = table(out, "mentions")
+    p = _scan(s3, "s3://no-such-bucket/corpus/", "-o", str(out), check=2)
+    assert "no bucket 'no-such-bucket'" in p.stderr and "Traceback" not in p.stderr
+    down = {**s3, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{_free_port()}"}  # nothing listens there
+    p = _scan(down, "s3://crawl/corpus/", "-o", str(out), check=2)
+    assert "does not answer" in p.stderr and "Traceback" not in p.stderr
+    assert table(out, "mentions") == rows and run_json(out)["rejected"] == []
 
 
 def _store(env: dict[str, str]) -> Any:
@@ -184,6 +201,7 @@ def test_output_in_object_storage_is_staged_then_published(tmp_path: Path, s3: d
     _scan(s3, str(src), "-o", str(local), "-q", "--occurrences")
     p = _scan(s3, str(src), "-o", "s3://results/run", "--stage", str(tmp_path / "stage"), "--occurrences")
     assert "published" in p.stderr and "s3://results/run" in p.stderr
+    assert (tmp_path / "stage" / "_run.json").exists()  # a stage the user named is kept
     store = _store(s3)
     for name in ("mentions", "dois", "occurrences"):
         got = ds.dataset(f"results/run/{name}", format="parquet", filesystem=store).to_table()
@@ -309,3 +327,18 @@ def test_an_output_bucket_that_does_not_exist_stops_the_run_at_once(
     p = _scan(s3, str(src), "-o", "s3://no-such-bucket/out", "--stage", str(stage), check=2)
     assert p.stderr == "doi-extract scan: cannot write to s3://no-such-bucket/out: no such bucket\n"
     assert not stage.exists()
+
+
+def test_the_default_stage_is_removed_once_published(tmp_path: Path, s3: dict[str, str]) -> None:
+    """A run to the store leaves no full local copy in the user's cache (at 10 TB of input,
+    ~90 GB), unless --keep-work asks for an incremental rerun's parts."""
+    src = _local_corpus(tmp_path)
+    _client(s3).create_bucket(Bucket="staged")
+    env = {**s3, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    stages = tmp_path / "cache" / "doi-extractor" / "stage"
+    _scan(env, str(src), "-o", "s3://staged/a", "-q")
+    assert _store(s3).exists("staged/a/_run.json")
+    assert not stages.exists() or not any(stages.iterdir())
+    _scan(env, str(src), "-o", "s3://staged/b", "-q", "--keep-work")
+    (kept,) = stages.iterdir()
+    assert (kept / "_run.json").exists() and (kept / "_shards").is_dir()

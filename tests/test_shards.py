@@ -21,7 +21,7 @@ from extractor.engines.inprocess import InProcessEngine
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
 from extractor.pipeline.errors import InputError
 from extractor.pipeline.output import output_folder
-from extractor.pipeline.run import Observer, run_scan
+from extractor.pipeline.run import FinishedOutput, Observer, run_scan
 from extractor.pipeline.search import unit_docs
 from extractor.pipeline.shard import run_shard, work
 from extractor.pipeline.units import no_progress
@@ -281,8 +281,13 @@ def test_special_files_and_the_output_folder_are_rejected_not_waited_for(tmp_pat
         ("pipe", "not a regular file (a FIFO, socket or device)")
     ]
     assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
-    report = scan_here([out], out)
+    fresh = tmp_path / "fresh"
+    report = scan_here([fresh], fresh)
     assert [r["reason"] for r in report.rejected] == ["is the output folder, or inside it"]
+    # into a finished output, a run with nothing to read keeps what is there
+    with pytest.raises(FinishedOutput, match="is the output folder, or inside it"):
+        scan_here([out], out)
+    assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
 
 
 def test_an_unreadable_directory_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from extractor.pipeline.errors import Fatal
+
 from .helpers import run_json, scan_here, table
 
 warcio = pytest.importorskip("warcio")
@@ -169,23 +171,20 @@ def test_a_malformed_record_is_reported_and_what_came_before_is_kept(tmp_path: P
     )
 
 
-def test_without_fastwarc_a_warc_is_rejected_with_the_install_hint(
+def test_without_fastwarc_a_run_of_warcs_stops_with_the_install_hint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A run that cannot read its WARCs cannot work: it stops before writing, with what to
+    install (tests/test_reliability.py: exit 2 from the command line, a finished result kept)."""
     crawl = tmp_path / "crawl.warc.gz"
     write_crawl(crawl)
     (tmp_path / "note.txt").write_text("doi:10.1000/note")
     monkeypatch.setitem(sys.modules, "fastwarc", None)
     monkeypatch.setitem(sys.modules, "fastwarc.warc", None)
     out = tmp_path / "out"
-    scan_here([tmp_path], out)
-    assert [(m["record"], m["doi"]) for m in table(out, "mentions")] == [(None, "10.1000/note")]
-    (rej,) = run_json(out)["rejected"]
-    assert (
-        rej["source"].endswith("crawl.warc.gz")
-        and "pip install" in rej["reason"]
-        and "[warc]" in rej["reason"]
-    )
+    with pytest.raises(Fatal, match=r"warc input needs fastwarc: pip install 'doi-extractor\[warc\]'"):
+        scan_here([tmp_path], out)
+    assert not (out / "_run.json").exists()
 
 
 def test_a_deflate_stream_named_warc_is_not_read_as_one(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.search import hits_in_stream, unit_docs
 from extractor.pipeline.units import chunk_counts, no_progress
-from extractor.pipeline.windows import MappedSource, map_file
+from extractor.pipeline.windows import FileSource, regular_file
 
 from .helpers import PIECES, occurrence_sink, run_json, scan_here, table
 
@@ -95,9 +95,7 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
         assert sorted(got) == want, name
         assert counts == len(want) and bad == 3, name
     with open(tmp_path / "a.txt", "rb") as f:
-        mapped = map_file(f, config.map_min)
-        assert mapped is not None  # the plain file above did take the memory-mapped path
-        mapped.close()
+        assert regular_file(f, config.map_min) is not None  # the plain file above took the windowed path
 
 
 def test_windows_are_paced_by_their_hits(tmp_path: Path) -> None:
@@ -108,15 +106,15 @@ def test_windows_are_paced_by_their_hits(tmp_path: Path) -> None:
     sparse = b"no identifier on this line at all, only words\n" * 60_000
     data = sparse + dense + sparse + dense[:100_000]
     (tmp_path / "d.txt").write_bytes(data)
-    with open(tmp_path / "d.txt", "rb") as f, map_file(f, 0) as mm:  # type: ignore[union-attr]
-        src = MappedSource(mm, f.fileno(), 0, len(data), 8 << 20)
+    with open(tmp_path / "d.txt", "rb") as f:
+        src = FileSource(f.fileno(), 0, len(data), 8 << 20)
         sizes = []
         for hits in (0, 0, 100_000, 100_000, 40_000, 0, 0, 0, 0):
             sizes.append(src.size)
             src.pace(hits)
         src.release()
-    assert sizes[0] == MappedSource.PACE_MIN
-    assert sizes[2] == 4 << 20 and sizes[3] < sizes[2] // 3 and min(sizes) >= MappedSource.PACE_MIN // 4
+    assert sizes[0] == FileSource.PACE_MIN
+    assert sizes[2] == 4 << 20 and sizes[3] < sizes[2] // 3 and min(sizes) >= FileSource.PACE_MIN // 4
     assert sizes[-1] > sizes[5] and max(sizes) <= 8 << 20
     spans = find_spans(data.decode())
     want = sorted((s.start, s.doi) for s in spans)

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TextIO
 
-from ..pipeline.errors import InputError
+from ..pipeline.errors import Fatal, InputError
 from ..pipeline.inputs import expand_inputs
 from ..pipeline.read import open_stream
 from ..pipeline.search import LineCounter, hits_in_records, hits_in_stream, input_format
@@ -32,7 +32,11 @@ def _inputs(
         if item == "-":
             paths.append(("(standard input)", "-"))
             continue
-        files, rejected = expand_inputs([item], spool_dir=os.devnull)
+        try:
+            files, rejected = expand_inputs([item], spool_dir=os.devnull)
+        except Fatal as exc:  # a store that does not answer: this input, not the others
+            problems.append((item, str(exc)))
+            continue
         for source, path in files:
             if source != item and not _wanted(os.path.basename(source), include, exclude):
                 continue

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import threading
@@ -339,8 +340,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
         except StoreError as exc:
             say(f"doi-extract scan: the scan is complete in {out} but was not published: {exc}")
             return 2
+        kept = args.stage is not None or args.keep_work
+        if not kept:
+            # the store holds the result now: a full local copy is no cache worth its disk
+            shutil.rmtree(out, ignore_errors=True)
         if not args.quiet:
-            say(f"doi-extract scan: published {objects} objects to {publish_to} (staged in {out})")
+            where = f" (staged in {out}, kept)" if kept else ""
+            say(f"doi-extract scan: published {objects} objects to {publish_to}{where}")
         out = publish_to
     s = report.summary
     if args.json:

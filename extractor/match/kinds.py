@@ -30,6 +30,9 @@ class Kind(NamedTuple):
     pdf_rules: bool = False
     # Every hit is reported with this form (a raw PDF's link URIs: Form.PDF_LINK), else None.
     form: Form | None = None
+    # A text of this kind is more of the document read before it (a PDF's link annotations
+    # after its text), never a document of its own in the counts.
+    continues: bool = False
 
     @property
     def resumes(self) -> bool:
@@ -45,7 +48,7 @@ KIND_TABLE: dict[str, Kind] = {
         Kind("html", views=True, c_entry="html_scan"),
         Kind("pdf", views=False, c_entry="pdf_scan", pdf_rules=True),
         # A raw PDF's link annotations, one URI a line, read as plain text (pipeline/formats/pdf.py).
-        Kind("pdf-link", views=False, c_entry=None, form=Form.PDF_LINK),
+        Kind("pdf-link", views=False, c_entry=None, form=Form.PDF_LINK, continues=True),
     )
 }
 

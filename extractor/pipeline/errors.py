@@ -32,6 +32,11 @@ class StoreError(OSError):
     read, with the reason for the user: an unreadable input, like a missing file."""
 
 
+class StoreUnreachable(StoreError):
+    """A store that no input of it can be read from — it does not answer, its bucket does not
+    exist, its package is not installed: the run cannot work, and stops before writing."""
+
+
 def describe(exc: BaseException) -> str:
     """A reason for the user: what kind of damage, in a few words."""
     if isinstance(exc, StoreError):

@@ -10,7 +10,7 @@ import stat
 import sys
 
 from . import remote
-from .errors import InputError, StoreError
+from .errors import Fatal, InputError, StoreError, StoreUnreachable
 from .formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, format_by_head
 from .read import detect_compression, display_name, open_input
 from .units import ScanConfig, ShardSpec
@@ -73,6 +73,8 @@ def expand_inputs(
             try:
                 for url in remote.expand(item):
                     add(url, url)
+            except StoreUnreachable as exc:  # no input of it can be read: the run cannot work
+                raise Fatal(f"{display_name(item)}: {exc}") from exc
             except StoreError as exc:
                 rejected.append({"source": display_name(item), "reason": str(exc)})
             return

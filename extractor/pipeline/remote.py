@@ -12,7 +12,7 @@ import io
 import re
 from typing import Any
 
-from .errors import StoreError
+from .errors import StoreError, StoreUnreachable
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # The package fsspec needs for a protocol, for the message when it is missing.
@@ -43,7 +43,7 @@ def filesystem(url: str) -> tuple[Any, str]:
         package = _PACKAGES.get(protocol, exc.name or "fsspec")
         extra = {"s3fs": "s3", "gcsfs": "gcs"}.get(package)
         how = f"pip install 'doi-extractor[{extra}]'" if extra else f"pip install {package}"
-        raise StoreError(f"reading {protocol}:// needs {package}: {how}") from exc
+        raise StoreUnreachable(f"reading {protocol}:// needs {package}: {how}") from exc
     except ValueError as exc:  # an unknown protocol
         raise StoreError(str(exc)) from exc
     return fs, path
@@ -60,9 +60,48 @@ def reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+# Exceptions (by class name, anywhere in the chain) of a store that does not answer: botocore's,
+# aiohttp's and the system's connection failures.
+_UNREACHABLE = frozenset(
+    {
+        "EndpointConnectionError",
+        "ConnectTimeoutError",
+        "ConnectionClosedError",
+        "ClientConnectorError",
+        "ServerDisconnectedError",
+        "ConnectionRefusedError",
+        "ConnectionError",
+    }
+)
+
+
+def _in_chain(exc: BaseException | None, names: frozenset[str], text: str = "") -> bool:
+    """Whether an exception or one it came from is of a class named in `names` (or says `text`)."""
+    seen = 0
+    while exc is not None and seen < 16:
+        if any(c.__name__ in names for c in type(exc).__mro__) or (text and text in str(exc)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _no_bucket(fs: Any, path: str) -> str | None:
+    """The bucket of `path` when the store has none of that name (object stores only)."""
+    bucket = path.split("/", 1)[0]
+    if not bucket or getattr(fs, "root_marker", "/") != "":  # a file system with a root, not buckets
+        return None
+    try:
+        return None if fs.exists(bucket) else bucket
+    except Exception:  # a store that fails this too fails for its own reason
+        return None
+
+
 def expand(url: str) -> list[str]:
     """The objects a URL names: itself, every object under it (a prefix, recursively), or the
-    matches of its glob pattern; raises StoreError with a reason."""
+    matches of its glob pattern; raises StoreError with a reason, StoreUnreachable when no
+    input of the store can be read (it does not answer, the bucket does not exist)."""
+    fs: Any = None
     try:
         fs, path = filesystem(url)
         if any(c in path for c in "*?["):
@@ -76,7 +115,18 @@ def expand(url: str) -> list[str]:
             objects = _objects(fs, path)
         else:
             objects = [(path, fs.info(path))]
+    except StoreUnreachable:
+        raise
     except Exception as exc:
+        if _in_chain(exc, _UNREACHABLE):
+            raise StoreUnreachable(f"the store does not answer: {reason(exc)}") from exc
+        bucket = None
+        if fs is not None and isinstance(exc, FileNotFoundError):
+            bucket = _no_bucket(fs, path)
+        elif fs is not None and _in_chain(exc, frozenset({"NoSuchBucket"}), "NoSuchBucket"):
+            bucket = path.split("/", 1)[0]
+        if bucket is not None:
+            raise StoreUnreachable(f"the store has no bucket {bucket!r}") from exc
         raise StoreError(reason(exc)) from exc
     out = []
     for p, info in objects:

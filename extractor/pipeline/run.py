@@ -20,11 +20,14 @@ from typing import Any, Protocol, TypeVar
 
 from .. import __version__
 from ..match.native import MATCHER
+from .errors import Fatal
 from .finalize import finalize
-from .formats import SkippedRecords
+from .formats import SkippedRecords, format_by_name, missing_extras
 from .inputs import expand_inputs, plan_shards, shard_bytes
+from .output import OutputInUse
 from .parts import completed_result
 from .read import display_name
+from .remote import is_url
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 from .write import atomically
 
@@ -87,6 +90,39 @@ class RunReport:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
+class FinishedOutput(OutputInUse):
+    """OUT holds a finished scan that this run is not meant to replace (other inputs, or none
+    readable): stopped before anything was written."""
+
+
+def named_inputs(inputs: Sequence[str]) -> list[str]:
+    """The inputs as told, made comparable across runs: local paths (and @lists) absolute, URLs
+    and stdin as they are."""
+    out = []
+    for item in inputs:
+        at = "@" if item.startswith("@") else ""
+        name = item[len(at) :]
+        out.append(item if item == "-" or is_url(name) else at + os.path.abspath(name))
+    return out
+
+
+def _finished(out: str) -> dict[str, Any] | None:
+    """The _run.json of a finished scan in OUT, or None."""
+    try:
+        with open(os.path.join(out, "_run.json"), encoding="utf-8") as f:
+            run: dict[str, Any] = json.load(f)
+            return run
+    except (OSError, ValueError):
+        return None
+
+
+def _formats(specs: list[ShardSpec]) -> set[str]:
+    """The formats a run's shards read: planned, or told by name for a group's small files."""
+    found = {s.fmt for s in specs if s.fmt and s.fmt != "group"}
+    found |= {f or format_by_name(p) or "" for s in specs for _src, p, f in s.files}
+    return found - {""}
+
+
 def _sources(spec: ShardSpec) -> list[str]:
     """The input files a shard reads (part of): a group's files, or its one file."""
     return [p for _s, p, _f in spec.files] or [spec.path]
@@ -119,9 +155,28 @@ def run_scan(
     started = process_age()
     obs = observer or Observer()
     out = config.out
+    named = named_inputs(inputs)
+    finished = _finished(out)
     files, rejected = expand_inputs(inputs, os.path.join(out, "_spool"), out)
     specs, rej2, total = plan_shards(files, config)
     rejected += rej2
+    # Before anything is written: a run that cannot read its formats stops; a finished result
+    # is replaced only by a run of the same inputs (a resume, an incremental rerun) — other
+    # inputs, or none readable, leave it as it is (output_folder's force clears it first).
+    missing = missing_extras(_formats(specs))
+    if missing:
+        raise Fatal("; ".join(missing))
+    if finished is not None:
+        if not specs:
+            why = "; ".join(f"{r['source']}: {r['reason']}" for r in rejected[:3])
+            raise FinishedOutput(f"no input could be read ({why}); the finished scan in {out} was kept")
+        before = finished.get("named_inputs")
+        if before is not None and sorted(before) != sorted(named):
+            shown = ", ".join(before[:3]) + (", …" if len(before) > 3 else "")
+            raise FinishedOutput(
+                f"{out} holds a finished scan of other inputs ({shown}); nothing was touched. "
+                "Write elsewhere with -o, or replace it with --force"
+            )
     for r in rejected:
         obs.rejected(r["source"], r["reason"])
 
@@ -189,6 +244,9 @@ def run_scan(
     options = {k: v for k, v in asdict(config).items() if k != "out"}
     summary = {
         "version": __version__,
+        # the inputs as the run was told them (absolute paths, URLs): a later run of others
+        # does not replace this one's result without --force
+        "named_inputs": named,
         "inputs": _inputs(specs, done),
         "options": {**options, "engine": engine.name, "workers": engine.workers},
         "matcher": MATCHER,

@@ -8,6 +8,8 @@ with very many DOIs comes in several chunks, so memory stays bounded.
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -15,7 +17,7 @@ from ..match import FORMS, Hit, Kind, canonicalize, find_dois, kind_of, native
 from ..match.native import CHit
 from ..match.syntaxes import syntax_of
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
-from .errors import input_errors
+from .errors import InputError, input_errors
 from .formats import FORMAT_HEAD, FORMATS, StreamedText, format_by_head, format_of, records
 from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
 from .sinks import OccurrenceSink, drain
@@ -35,12 +37,12 @@ from .windows import (
     BYTE_RESERVE,
     RANGE_OVERLAP,
     CMatcher,
-    MappedSource,
+    FileSource,
     Matcher,
     PythonMatcher,
     StreamSource,
     Window,
-    map_file,
+    regular_file,
     scan_whole,
     scan_windows,
 )
@@ -135,6 +137,17 @@ def _text_reading(
     return kind, syntax
 
 
+def _not_cut(stream: Any, planned: int) -> None:
+    """InputError when a regular file is now shorter than the bytes the shard was planned to
+    read (cut since the plan, or while an earlier shard read it)."""
+    try:
+        st = os.fstat(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_size < planned:
+        raise InputError(f"the file shrank while it was read (to {st.st_size} bytes)")
+
+
 def _text_chunks(
     spec: ShardSpec, config: ScanConfig, progress: Progress, result: ShardResult, occ: OccurrenceSink
 ) -> Iterator[Chunk]:
@@ -142,8 +155,8 @@ def _text_chunks(
 
     A shard owns the hits that start in its byte range [start, stop); it reads from a little
     before `start` (left context) to well past `stop` (so a hit across the cut is complete),
-    which is how a DOI straddling a cut is found exactly once. An uncompressed file is read
-    through a memory map, anything else as a stream.
+    which is how a DOI straddling a cut is found exactly once. An uncompressed file is read in
+    windows (FileSource), anything else as a stream.
     """
     range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
@@ -158,27 +171,29 @@ def _text_chunks(
             )
             result.documents += 1
             return
-        mm = map_file(stream, config.map_min) if comp is None else None
-        if mm is not None:
-            with mm:
-                stop = len(mm) if range_hi is None else min(len(mm), range_hi + 8 * BYTE_RESERVE)
-                mapped = MappedSource(mm, stream.fileno(), base, stop, config.map_window)
-                kind, syntax = _text_reading(spec, config, mapped.head, result)
-                try:
-                    yield from _chunks(
-                        mapped,
-                        kind,
-                        config,
-                        progress,
-                        result,
-                        occ,
-                        (spec.source, None),
-                        range_lo,
-                        range_hi,
-                        syntax=syntax,
-                    )
-                finally:
-                    mapped.release()
+        if comp is None:
+            _not_cut(stream, max(base, range_hi or 0, spec.size))
+        fd = regular_file(stream, config.map_min) if comp is None else None
+        if fd is not None:
+            size = os.fstat(fd).st_size
+            stop = size if range_hi is None else min(size, range_hi + 8 * BYTE_RESERVE)
+            windows = FileSource(fd, base, stop, config.map_window)
+            kind, syntax = _text_reading(spec, config, windows.head, result)
+            try:
+                yield from _chunks(
+                    windows,
+                    kind,
+                    config,
+                    progress,
+                    result,
+                    occ,
+                    (spec.source, None),
+                    range_lo,
+                    range_hi,
+                    syntax=syntax,
+                )
+            finally:
+                windows.release()
         else:
             if base:
                 stream.seek(base)
@@ -330,7 +345,8 @@ def unit_docs(
                 yield Doc(unit.source, None, 0, chunk)
             return
         for n, (rid, text, kind, meta) in enumerate(records(unit, config, result, progress)):
-            result.documents += 1
+            # a PDF's link annotations are more of the PDF before them: one document
+            result.documents += kind is None or not kind_of(kind).continues
             if isinstance(text, StreamedText):
                 since = len(occ)
                 chunks: Iterable[Chunk] = _streamed_record_chunks(text, unit, config, progress, result, occ)

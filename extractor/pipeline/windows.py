@@ -2,7 +2,7 @@
 the one before, and hits too near its end wait for the next, so a hit across a window boundary
 is found once and whole, in bounded memory on an input of any size.
 
-The windows come from a source (a memory map of a file, or the blocks of a stream); a matcher
+The windows come from a source (a file read with pread, or the blocks of a stream); a matcher
 searches one window (a Window in, a Found out) — the C matcher on the bytes themselves (plain
 text, PDF text, HTML through its views built in C), or the Python matcher on the window decoded
 (other prefixes, a kind without a C entry point, no C part). Every hit is counted in a mention
@@ -12,7 +12,6 @@ table (and, with occurrences, listed); offsets count bytes, or characters for a 
 from __future__ import annotations
 
 import codecs
-import mmap
 import os
 import stat
 from collections.abc import Iterator
@@ -33,7 +32,7 @@ BYTE_RESERVE = 4 * (MAX_DOI_CHARS + 4 * 400)
 BYTE_LEFT = 4 * 1024
 # Byte-range shards read this much before their range, for the left context of the first hit.
 RANGE_OVERLAP = 4096
-# The least window a memory map is read in (a smaller one cannot move past its held-back end).
+# The least window a file is read in (a smaller one cannot move past its held-back end).
 MIN_WINDOW = 2 * (BYTE_RESERVE + BYTE_LEFT)
 
 
@@ -250,10 +249,11 @@ class Source(Protocol):
         ...
 
 
-class MappedSource:
-    """A memory-mapped file: windows are views, no copies; the pages behind the window are
-    dropped, so memory stays flat on a file of any size. Its head is checked and trimmed by
-    decode.input_head.
+class FileSource:
+    """A regular file read in windows with pread into one buffer, reused: memory stays flat on
+    a file of any size, and a file cut short while it is read gives a short read — rejected
+    with that reason — where a memory map's pages past the new end killed the process (SIGBUS)
+    when the matcher touched them. Its head is checked and trimmed by decode.input_head.
 
     The window is paced by the hits it gave: what one window finds is held until it is drained
     (each distinct DOI about 1 KB on its way to a part file), so text dense with DOIs is read
@@ -261,15 +261,12 @@ class MappedSource:
     shard to 300 MB . Windows start at PACE_MIN and grow while hits are sparse.
     """
 
-    _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)  # not on Windows: pages are then left to the OS
     PACE_HITS = 32_768  # hits one window should give at most (ordinary text: about 20,000 per 8 MiB)
     PACE_MIN = 1 << 20
 
-    def __init__(self, mm: mmap.mmap, fd: int, start: int, stop: int, window: int) -> None:
-        self.head, start = input_head(mm[start : start + HEAD_BYTES], start)
-        self.mm = mm
+    def __init__(self, fd: int, start: int, stop: int, window: int) -> None:
         self.fd = fd
-        self.view = memoryview(mm)
+        self.head, start = input_head(os.pread(fd, HEAD_BYTES, start), start)
         self.current: memoryview | None = None  # the window handed out last
         self.start = start
         self.stop = stop
@@ -278,20 +275,21 @@ class MappedSource:
         window = max(window, MIN_WINDOW)
         self.max_size = window
         self.size = min(window, self.PACE_MIN)
-        self.dropped = 0
+        self.buf = bytearray(min(window, max(0, stop - start)))  # never resized: windows view it
 
     def window(self, pos: int) -> tuple[Any, bool]:
         end = min(self.stop, pos + self.size)
-        # Pages of a mapping past the end of its file kill the process (SIGBUS) when touched: a
-        # file cut short while it is read  is rejected before its window is read.
-        # (A cut during the one window being searched still falls in that gap.)
-        size = os.fstat(self.fd).st_size
-        if size < end:
-            raise InputError(f"the file shrank while it was read (to {size} bytes)")
         if self.current is not None:
             self.current.release()
-        self.current = self.view[pos:end]
-        return self.current, end >= self.stop
+        want = end - pos
+        view = memoryview(self.buf)[:want]
+        got = _pread_into(self.fd, view, pos)
+        if got < want:
+            view.release()
+            size = os.fstat(self.fd).st_size
+            raise InputError(f"the file shrank while it was read (to {size} bytes)")
+        self.current = view
+        return view, end >= self.stop
 
     def pace(self, hits: int) -> None:
         """The last window gave `hits`: the next is smaller if they were too many, larger if
@@ -302,17 +300,33 @@ class MappedSource:
             self.size = min(self.max_size, self.size * 2)
 
     def passed(self, pos: int) -> None:
-        page = (pos // mmap.PAGESIZE) * mmap.PAGESIZE
-        if page > self.dropped and self._DONTNEED is not None:
-            self.mm.madvise(self._DONTNEED, self.dropped, page - self.dropped)
-            self.dropped = page
+        """Nothing to drop: the buffer is reused, the page cache is the system's."""
 
     def release(self) -> None:
-        """Let the map close: every view of it released (a window may still be referenced,
-        by the traceback of an error raised while it was searched)."""
+        """Let the buffer go: the last window's view released (it may still be referenced by
+        the traceback of an error raised while it was searched)."""
         if self.current is not None:
             self.current.release()
-        self.view.release()
+
+
+def _pread_into(fd: int, view: memoryview, pos: int) -> int:
+    """Bytes read into `view` from offset `pos` (fewer only at the file's end), retried on a
+    short read that is not the end."""
+    done = 0
+    while done < len(view):
+        if _PREADV is not None:
+            n = _PREADV(fd, [view[done:]], pos + done)
+        else:  # no preadv (macOS before 11): pread's bytes copied in
+            chunk = os.pread(fd, len(view) - done, pos + done)
+            n = len(chunk)
+            view[done : done + n] = chunk
+        if n == 0:
+            break
+        done += n
+    return done
+
+
+_PREADV = getattr(os, "preadv", None)
 
 
 class StreamSource:
@@ -493,14 +507,14 @@ def token_end(buf: Any, start: int) -> int:
     return n
 
 
-def map_file(stream: Any, min_size: int) -> mmap.mmap | None:
-    """A read-only memory map of an open regular file, or None (a pipe, a file under `min_size`
-    bytes: reading it at once costs less than mapping it)."""
+def regular_file(stream: Any, min_size: int) -> int | None:
+    """The descriptor of an open regular file of at least `min_size` bytes, read in windows
+    (FileSource), or None (a pipe, a smaller file: reading it at once costs less)."""
     try:
-        fd = stream.fileno()
+        fd: int = stream.fileno()
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size < max(1, min_size):
             return None
-        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        return fd
     except (OSError, ValueError, AttributeError):
         return None

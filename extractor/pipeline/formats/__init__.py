@@ -11,7 +11,8 @@ changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib.util
+from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
 from ..read import detect_compression, format_head
@@ -43,9 +44,39 @@ __all__ = [
     "SkippedRecords",
     "StreamedText",
     "format_by_head",
+    "format_by_name",
     "format_of",
+    "missing_extras",
     "records",
 ]
+
+
+def missing_extras(formats: Iterable[str]) -> list[str]:
+    """What to install for the formats given, where a reader's module is absent: one line each
+    ("warc input needs fastwarc: pip install 'doi-extractor[warc]'")."""
+    out = []
+    for name in sorted(set(formats)):
+        f = FORMATS.get(name)
+        if f is not None and f.needs is not None and not _importable(f.needs):
+            out.append(
+                f"{name} input needs {f.needs}: pip install 'doi-extractor[{f.extra}]' (or '.[{f.extra}]' in a clone)"
+            )
+    return out
+
+
+def format_by_name(path: str) -> str | None:
+    """The format a file's name says it is (Format.suffixes), or None."""
+    name = path.lower()
+    for suffix in _COMPRESSED:
+        name = name.removesuffix(suffix)
+    return next((f.name for f in FORMATS.values() if f.suffixes and name.endswith(f.suffixes)), None)
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a module set to None in sys.modules: blocked
+        return False
 
 
 def format_of(path: str, head: bytes, text_field: str = "text") -> str:

@@ -65,7 +65,11 @@ class Format(NamedTuple):
     - `names`: file names planned by their contents whatever their size (a Parquet file is a
       shard per row group);
     - `ranges`: its shards are byte ranges of the file (read from `start` to `stop`);
-    - `extra`: the package extra its reader needs, if any.
+    - `extra`: the package extra its reader needs, if any;
+    - `needs`: the module that extra brings, checked before a run reads anything (a run that
+      cannot read its inputs stops at once, never a rejected input per file);
+    - `suffixes`: names its files have (without a compression suffix), for that check on the
+      small files the planner does not open (the format itself is told by content).
     """
 
     name: str
@@ -77,6 +81,8 @@ class Format(NamedTuple):
     names: tuple[str, ...] = ()
     ranges: bool = False
     extra: str | None = None
+    needs: str | None = None
+    suffixes: tuple[str, ...] = ()
 
 
 class SkippedRecords:

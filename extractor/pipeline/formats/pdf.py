@@ -127,4 +127,4 @@ def tell(name: str, head: bytes, text_field: str) -> bool:
     return head.startswith(b"%PDF-")
 
 
-FORMAT = Format("pdf", tell, None, records, extra="pdf")
+FORMAT = Format("pdf", tell, None, records, extra="pdf", needs="pypdfium2", suffixes=(".pdf",))

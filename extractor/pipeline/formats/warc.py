@@ -238,4 +238,6 @@ def tell(name: str, head: bytes, text_field: str) -> bool:
     return is_warc(head)
 
 
-FORMAT = Format("warc", tell, None, records, extra="warc")
+FORMAT = Format(
+    "warc", tell, None, records, extra="warc", needs="fastwarc", suffixes=(".warc", ".wet", ".arc")
+)

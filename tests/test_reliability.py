@@ -1,0 +1,112 @@
+"""A finished result is never lost to a run not meant to replace it, and a run that cannot work
+stops before it writes (exit 2): a mistyped input, other inputs, an extra not installed."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .helpers import SCAN, make_corpus, run_json, table
+
+
+def scan(*args: str, check: int, cwd: Path | None = None, code: str = "") -> subprocess.CompletedProcess[str]:
+    cmd = [
+        sys.executable,
+        "-c",
+        code + "from extractor.cli import main; sys.exit(main(sys.argv[1:]))",
+        "scan",
+        *args,
+    ]
+    p = subprocess.run(
+        cmd if code else [*SCAN, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    assert p.returncode == check, p.stderr
+    return p
+
+
+def test_a_mistyped_input_keeps_the_finished_result(tmp_path: Path) -> None:
+    make_corpus(tmp_path)
+    scan("corpus", "-o", "out", "-q", check=0, cwd=tmp_path)
+    rows, run = table(tmp_path / "out", "mentions"), run_json(tmp_path / "out")
+    p = scan("corpsu/*.txt", "-o", "out", check=2, cwd=tmp_path)
+    assert "no file matches the pattern" in p.stderr and "was kept" in p.stderr
+    assert table(tmp_path / "out", "mentions") == rows and run_json(tmp_path / "out") == run
+
+
+def test_other_inputs_never_silently_replace_a_finished_result(tmp_path: Path) -> None:
+    make_corpus(tmp_path)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "b.txt").write_text("doi:10.5555/other\n")
+    scan("corpus", "-o", "out", "-q", check=0, cwd=tmp_path)
+    rows = table(tmp_path / "out", "mentions")
+    p = scan("other", "-o", "out", check=2, cwd=tmp_path)
+    assert "holds a finished scan of other inputs" in p.stderr and "--force" in p.stderr
+    assert table(tmp_path / "out", "mentions") == rows
+    # the same inputs, named another way (./corpus, an absolute path): a rerun, its sources
+    # named as this run names them
+    for name in ("./corpus", str(tmp_path / "corpus")):
+        scan(name, "-o", "out", "-q", check=0, cwd=tmp_path)
+        assert [(m["doi"], m["count"]) for m in table(tmp_path / "out", "mentions")] == [
+            (m["doi"], m["count"]) for m in rows
+        ]
+    # --force: meant to replace it
+    scan("other", "-o", "out", "-q", "--force", check=0, cwd=tmp_path)
+    assert [m["doi"] for m in table(tmp_path / "out", "mentions")] == ["10.5555/other"]
+
+
+def test_a_format_whose_extra_is_missing_stops_before_writing(tmp_path: Path) -> None:
+    """A WARC without FastWARC (a PDF without pypdfium2) is a run that cannot work, not a bad
+    input: exit 2 with what to install, the finished result kept."""
+    make_corpus(tmp_path)
+    scan("corpus", "-o", "out", "-q", check=0, cwd=tmp_path)
+    rows = table(tmp_path / "out", "mentions")
+    (tmp_path / "corpus" / "crawl.warc.gz").write_bytes(
+        gzip.compress(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n\r\n")
+    )
+    blocked = "import sys; sys.modules['fastwarc'] = None; "
+    p = scan("corpus", "-o", "out", check=2, cwd=tmp_path, code=blocked)
+    assert "warc input needs fastwarc: pip install 'doi-extractor[warc]'" in p.stderr
+    assert table(tmp_path / "out", "mentions") == rows
+
+
+def _truncate_while_scanning(tmp_path: Path, engine: list[str], delay: float, n: int) -> tuple[int, str]:
+    """A scan of a file cut to a tenth while it is read (the real fault, in the scan's own
+    engine): its exit status and stderr."""
+    import time
+
+    f = tmp_path / f"big{n}.txt"
+    line = b"words around a reference doi:10.1000/%d and more words after it\n"
+    f.write_bytes(b"".join(line % i for i in range(600_000)))  # ~40 MB: under a second to read
+    p = subprocess.Popen(
+        [*SCAN, str(f), "-o", str(tmp_path / f"out{n}"), "-q", *engine],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    time.sleep(delay)
+    os.truncate(f, f.stat().st_size // 10)
+    _out, err = p.communicate(timeout=300)
+    return p.returncode, err
+
+
+def test_a_file_cut_while_it_is_read_is_rejected_in_every_engine(tmp_path: Path) -> None:
+    """The in-process engine (a job under 128 MiB, the default) died of SIGBUS when a memory-
+    mapped file was cut under it; now every engine rejects the file with the reason and goes
+    on — whenever the cut falls (before the scan reads, during, after)."""
+    n = 0
+    for engine in ([], ["--workers", "1"], ["--workers", "2", "--shard-size", "8MiB"]):
+        for delay in (0.3, 0.5, 0.7, 0.9, 1.2):
+            rc, err = _truncate_while_scanning(tmp_path, engine, delay, n)
+            n += 1
+            assert rc in (0, 1), (engine, delay, rc, err)  # never killed by a signal
+            assert "Traceback" not in err and "out of range" not in err, err
+            if rc == 1:
+                assert "shrank while it was read" in err, err
