@@ -5,13 +5,17 @@ spec or of the readers breaks (any other exception is a crash too).
   hit read alone is the same DOI (§1), its URL reads back as itself (§1, §4).
 - `cmatcher`: the C matcher on raw bytes agrees with find_spans, the reference (§2–§5), on
   plain and PDF text.
-- `streams`: text read in windows (blocks and a memory map) agrees with the whole text, long
+- `streams`: text read in windows (blocks, and a file's windows) agrees with the whole text, long
   tokens and window boundaries included (§4: a candidate too long is dropped with its token).
 - `markup`: HTML built from tag pieces — every view maps back into the document, hits'
   offsets are exact, and the C port of the views (native.html_spans) gives what html.py and
   find.py give.
+- `syntaxes`: each source syntax read in C (spec §7: wikitext, LaTeX, BibTeX, CSV) gives what
+  its Python view and find.py give, offsets into the source exact.
+- `columns`: canonicalize_array's C reading of an Arrow column is canonicalize, value by value
+  (values separated by NUL).
 
-`streams` and `markup` read their input as pieces separated by NUL bytes, the first byte of a
+`streams`, `markup` and `syntaxes` read their input as pieces separated by NUL bytes, the first byte of a
 piece saying how many times it repeats: long runs and tokens from a few bytes (see expand()).
 """
 
@@ -25,6 +29,7 @@ from collections.abc import Callable
 from extractor import canonicalize, find_dois, to_url
 from extractor.match import FORMS, Form, find_spans, native
 from extractor.match.html import html_views
+from extractor.match.syntaxes import SYNTAX_TABLE
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
 from extractor.pipeline.parts import shard_paths
@@ -36,15 +41,15 @@ KINDS = ("plain", "html", "pdf")
 MAX_EXPANDED = 1 << 18
 
 
-def expand(data: bytes) -> bytes:
+def expand(data: bytes, limit: int = MAX_EXPANDED) -> bytes:
     """Pieces separated by NUL, each repeated 1 + 40 × (its first byte mod 64) times."""
     out = bytearray()
     for piece in data.split(b"\x00"):
         if piece:
             out += piece[1:] * (1 + 40 * (piece[0] % 64))
-            if len(out) > MAX_EXPANDED:
+            if len(out) > limit:
                 break
-    return bytes(out[:MAX_EXPANDED])
+    return bytes(out[:limit])
 
 
 def _text(data: bytes) -> str:
@@ -92,7 +97,7 @@ def streams(data: bytes) -> None:
 
 
 def _mapped(data: bytes, want: list[str]) -> None:
-    """The memory-mapped reader, with windows as small as it allows, on the same bytes."""
+    """A file read in windows (FileSource), as small as it allows, on the same bytes."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.txt")
         with open(path, "wb") as f:
@@ -131,9 +136,41 @@ def markup(data: bytes) -> None:
         assert got == want, (got, want)
 
 
+def syntaxes(data: bytes) -> None:
+    whole = expand(data, 1 << 13)  # the Python views, four of them, are the reference: kept small
+    text = _text(whole)
+    for syntax in (s.name for s in SYNTAX_TABLE.values() if s.c_entry is not None):
+        spans = find_spans(text, syntax=syntax)
+        for h in find_dois(text, syntax=syntax):  # offsets into the source, its raw text there
+            assert h.raw == text[h.start : h.end], (syntax, h)
+        if native.HAVE_C:
+            # the C reader reads the bytes as the pipeline cleans them into text
+            chars = sorted({s.start for s in spans} | {s.end for s in spans})
+            at = dict(zip(chars, byte_offsets(whole.decode("utf-8", "surrogateescape"), chars), strict=True))
+            want = [(at[s.start], at[s.end], s.form, s.doi) for s in spans]
+            got = [(a, e, FORMS[f], d) for a, e, f, d in native.syntax_spans(whole, syntax)[0]]
+            assert got == want, (syntax, got, want)
+
+
+def columns(data: bytes) -> None:
+    import pyarrow as pa
+
+    from extractor.arrow import canonicalize_array
+
+    values = [None if v == b"\xff" else v.decode("utf-8", "replace") for v in data.split(b"\x00")]
+    want = [canonicalize(v) for v in values]
+    for typ in (pa.string(), pa.large_string()):
+        array = pa.array(values, typ)
+        assert canonicalize_array(array).to_pylist() == want
+        if len(values) > 1:
+            assert canonicalize_array(array.slice(1)).to_pylist() == want[1:]
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "library": library,
     "cmatcher": cmatcher,
     "streams": streams,
     "markup": markup,
+    "syntaxes": syntaxes,
+    "columns": columns,
 }
