@@ -33,6 +33,13 @@ static void hv_invalid(unsigned char *t, Py_ssize_t len)
 {
     Py_ssize_t i = 0;
     while (i < len) {
+#ifdef __SSE2__
+        /* ASCII 16 bytes at a time: most of a view is */
+        while (i + 16 <= len && _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(t + i))) == 0)
+            i += 16;
+        if (i >= len)
+            break;
+#endif
         if (t[i] < 0x80) {
             i++;
             continue;

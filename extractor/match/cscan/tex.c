@@ -17,6 +17,30 @@ static const unsigned char TEX_SPECIAL[256] = {
     ['%'] = 1, ['{'] = 1, ['}'] = 1, ['"'] = 1, ['~'] = 1, ['$'] = 1, ['\\'] = 1, ['='] = 1,
 };
 
+/* The first byte at or after i that may start a token (TEX_SPECIAL), or n: 16 bytes a step
+ * where SSE2 is (prose between the tokens is most of a source). */
+static Py_ssize_t tex_skip(const unsigned char *b, Py_ssize_t i, Py_ssize_t n)
+{
+#ifdef __SSE2__
+    const __m128i s1 = _mm_set1_epi8('%'), s2 = _mm_set1_epi8('{'), s3 = _mm_set1_epi8('}'), s4 = _mm_set1_epi8('"'),
+                  s5 = _mm_set1_epi8('~'), s6 = _mm_set1_epi8('$'), s7 = _mm_set1_epi8('\\'), s8 = _mm_set1_epi8('=');
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, s1), _mm_cmpeq_epi8(v, s2)),
+                                              _mm_or_si128(_mm_cmpeq_epi8(v, s3), _mm_cmpeq_epi8(v, s4))),
+                                 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, s5), _mm_cmpeq_epi8(v, s6)),
+                                              _mm_or_si128(_mm_cmpeq_epi8(v, s7), _mm_cmpeq_epi8(v, s8))));
+        int mask = _mm_movemask_epi8(m);
+        if (mask)
+            return i + __builtin_ctz((unsigned)mask);
+        i += 16;
+    }
+#endif
+    while (i < n && !TEX_SPECIAL[b[i]])
+        i++;
+    return i;
+}
+
 /* A BibTeX field name's characters: [A-Za-z0-9_-] (tex._TOKEN's field). */
 static inline int tex_name_char(unsigned char c) { return ascii_alpha(c) || is_digit(c) || c == '_' || c == '-'; }
 
@@ -122,7 +146,7 @@ static int tex_token(const unsigned char *b, Py_ssize_t n, Py_ssize_t i, Py_ssiz
     while (e < n && ascii_alpha(b[e]))
         e++;
     Py_ssize_t name = e - i - 1;
-    for (size_t w = 0; w < sizeof TEX_WORDS / sizeof *TEX_WORDS; w++) {
+    for (size_t w = 0; name >= 8 && w < sizeof TEX_WORDS / sizeof *TEX_WORDS; w++) { /* each 8+ letters */
         if ((size_t)name == strlen(TEX_WORDS[w][0]) && memcmp(b + i + 1, TEX_WORDS[w][0], (size_t)name) == 0) {
             if (e + 1 < n && b[e] == '{' && b[e + 1] == '}')
                 e += 2;
@@ -132,18 +156,16 @@ static int tex_token(const unsigned char *b, Py_ssize_t n, Py_ssize_t i, Py_ssiz
             return TT_ESC;
         }
     }
-    /* \doi, \url, \href, \nolinkurl before \s*{ — a prefix of a longer name too (\urlx{ is
-     * not one: the name is read whole up to its end, then whitespace, then the brace) */
-    static const char *const cmds[] = {"doi", "url", "href", "nolinkurl"};
-    for (size_t w = 0; w < sizeof cmds / sizeof *cmds; w++) {
-        if ((size_t)name == strlen(cmds[w]) && memcmp(b + i + 1, cmds[w], (size_t)name) == 0) {
-            Py_ssize_t o = tex_space_fwd(b, n, e);
-            if (o < n && b[o] == '{') {
-                *len = o + 1 - i, *label = w == 0;
-                return TT_CMD;
-            }
-            return TT_NONE;
-        }
+    /* \doi, \url, \href, \nolinkurl before \s*{ (the name read whole: \urlx{ is none) */
+    const unsigned char *w = b + i + 1;
+    int is_cmd = (name == 3 && (memcmp(w, "doi", 3) == 0 || memcmp(w, "url", 3) == 0)) ||
+                 (name == 4 && memcmp(w, "href", 4) == 0) || (name == 9 && memcmp(w, "nolinkurl", 9) == 0);
+    if (!is_cmd)
+        return TT_NONE;
+    Py_ssize_t o = tex_space_fwd(b, n, e);
+    if (o < n && b[o] == '{') {
+        *len = o + 1 - i, *label = name == 3 && w[0] == 'd';
+        return TT_CMD;
     }
     return TT_NONE;
 }
@@ -154,11 +176,10 @@ static int tex_builder(const unsigned char *b, Py_ssize_t n, HView *view, int bi
     Py_ssize_t depth = 0, cap = 0, verbatim = 0, pos = 0, at = 0;
     int rc = 0;
     for (Py_ssize_t i = 0; rc == 0 && i < n;) {
+        i = tex_skip(b, i, n);
+        if (i >= n)
+            break;
         unsigned char c = b[i];
-        if (!TEX_SPECIAL[c]) {
-            i++;
-            continue;
-        }
         unsigned char top = depth > 0 ? stack[depth - 1] : 0xFF;
         if (c == '=') {
             if (!(bibtex && depth == 1 && top == TEX_GROUP)) {
