@@ -110,3 +110,34 @@ def test_a_file_cut_while_it_is_read_is_rejected_in_every_engine(tmp_path: Path)
             assert "Traceback" not in err and "out of range" not in err, err
             if rc == 1:
                 assert "shrank while it was read" in err, err
+
+
+def test_ctrl_c_says_so_at_once_and_a_running_unit_stops_at_its_next_window(tmp_path: Path) -> None:
+    """Ctrl-C on one large unit used to print nothing and stop only when the unit ended. The
+    unit here takes many seconds (text that is slow to match, read in windows); after Ctrl-C
+    the scan says at once what it does, stops at the unit's next window, keeps no half-done
+    shard, and a rerun resumes and completes."""
+    import signal
+    import time
+
+    slow = tmp_path / "slow.txt"
+    slow.write_bytes(b"10.1234/)" * ((120 << 20) // 9))  # 120 MB: half a minute to match today
+    for engine in ([], ["--workers", "2"]):
+        out = tmp_path / f"out{len(engine)}"
+        p = subprocess.Popen(
+            [*SCAN, str(slow), "-o", str(out), "--shard-size", "1GiB", *engine],
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        )
+        time.sleep(3)  # the pool started and the unit under way
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        _out, err = p.communicate(timeout=300)
+        stopped_in = time.monotonic() - t0
+        assert p.returncode == 130, err
+        assert "stopping — each running shard stops at its next window" in err
+        assert "Traceback" not in err and "leaked" not in err, err
+        assert not list(out.glob("_shards/*.done")) and not (out / "_run.json").exists()
+        # liveness, with a wide margin: the unit alone takes far longer than this
+        assert stopped_in < 15, stopped_in

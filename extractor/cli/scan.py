@@ -161,6 +161,11 @@ class Interrupt:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
+        # at once, not when the running work has stopped: what happens, and what to do next
+        say(
+            "doi-extract scan: stopping — each running shard stops at its next window or record "
+            "(completed shards are kept: rerun the same command to resume; Ctrl-C again stops at once)"
+        )
 
     def __enter__(self) -> Interrupt:
         if threading.current_thread() is threading.main_thread():

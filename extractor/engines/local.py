@@ -5,6 +5,8 @@ the program or the system makes the run stop (errors.Fatal), never silently lose
 
 from __future__ import annotations
 
+import contextlib
+import os
 import queue
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -34,13 +36,20 @@ def _init_worker(q: Any) -> None:
     die_with_parent()
 
 
-class _Throttle:
-    """Sends progress to the parent at most every 0.25 s."""
+class Stopped(Exception):
+    """The run was interrupted: a worker's shard stops at its next window or record, its partial
+    files left without a completion marker (a rerun does it again)."""
 
-    def __init__(self) -> None:
+
+class _Throttle:
+    """Sends progress to the parent at most every 0.25 s, and stops the shard when the parent
+    asks (the stop file exists: Ctrl-C)."""
+
+    def __init__(self, stop: str) -> None:
         self.bytes = 0
         self.hits = 0
         self.last = time.monotonic()
+        self.stop = stop
 
     def __call__(self, nbytes: int, nhits: int) -> None:
         self.bytes += nbytes
@@ -49,6 +58,8 @@ class _Throttle:
         if now - self.last >= 0.25:
             self.flush()
             self.last = now
+            if os.path.exists(self.stop):
+                raise Stopped("interrupted")
 
     def flush(self) -> None:
         if _QUEUE is not None and (self.bytes or self.hits):
@@ -56,8 +67,8 @@ class _Throttle:
         self.bytes = self.hits = 0
 
 
-def _work_in_worker(spec: ShardSpec, config: ScanConfig) -> ShardResult:
-    progress = _Throttle()
+def _work_in_worker(spec: ShardSpec, config: ScanConfig, stop: str) -> ShardResult:
+    progress = _Throttle(stop)
     try:
         return work(spec, config, progress)
     finally:
@@ -153,10 +164,14 @@ class LocalEngine:
             return
         todo = list(specs)
         deaths: dict[int, int] = {}
+        # A file the workers look for with each progress report: made on Ctrl-C, so that the
+        # running shards stop at their next window or record instead of running to their end
+        # (a file, not a multiprocessing primitive: no semaphore to leak when a run is killed).
+        stop = os.path.join(config.out, f".stop-{os.getpid()}")
         while todo:
             pool = self._start(len(todo))
             try:
-                futures = {pool.submit(_work_in_worker, s, config): s for s in todo}
+                futures = {pool.submit(_work_in_worker, s, config, stop): s for s in todo}
                 if self.workers > 1:
                     # Queued behind the shards: a worker out of shards, waiting for the others,
                     # loads what the bucket merges need instead of loading it on their clock.
@@ -176,8 +191,18 @@ class LocalEngine:
                             yield res
                 self._drain(progress)
             except BaseException:
-                # On Ctrl-C or a fatal error, queued shards are dropped; running ones finish (each is atomic).
-                self.close()
+                # On Ctrl-C or a fatal error, queued shards are dropped and running ones stop at
+                # their next window or record, unmarked (each shard is atomic: done again on a rerun).
+                try:
+                    with open(stop, "w"):
+                        pass
+                except OSError:
+                    pass
+                try:
+                    self.close()
+                finally:
+                    with contextlib.suppress(OSError):
+                        os.remove(stop)
                 raise
             if todo:
                 self.close()  # the broken pool; the next turn starts a new one
