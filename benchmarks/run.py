@@ -725,6 +725,14 @@ def _hostile_texts() -> list[tuple[str, str, str]]:
         ('<a href=" repeated, never closed (html)', '<a href="' * (mb // 9), "html"),
         ("<a x='>' repeated (html)", "<a x='>'" * (mb // 8), "html"),
         ("10.1234/a-<newline> repeated (pdf)", "10.1234/a-\n" * (mb // 11), "pdf"),
+        # closing brackets and separators after an empty suffix, bare and behind a label, in
+        # each kind: every anchor in one long token
+        *(
+            (f"{label}10.1234/{c} repeated ({kind})", f"{label}10.1234/{c}" * (mb // (9 + len(label))), kind)
+            for c in ")]}>,;"
+            for label in ("", "doi:")
+            for kind in ("plain", "html", "pdf")
+        ),
     ]
 
 

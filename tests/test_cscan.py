@@ -76,6 +76,49 @@ def test_c_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
     agree("".join(pieces).encode("utf-8", "surrogateescape"))
 
 
+# Long tokens (no whitespace), as the left context of an anchor reads them back up to
+# LEFT_WINDOW characters: URL evidence near or far behind the anchor or cut off by the window,
+# token stops, non-ASCII and invalid bytes that make characters fewer than bytes.
+EVIDENCE = [
+    "",
+    "https://",
+    "x+1.-://",
+    "9://",
+    "WwW.",
+    "www",
+    "example.org/",
+    "a.bc/",
+    "/seg/",
+    ")",
+    "(",
+    "\u2028",
+    "é",
+    "\udcff",
+    ",",
+]
+FILL = ["a", "9", "é", ")", "a.b", "-", "\udcff", "10.1234/)", "%2F"]
+ANCHORS = ["/10.1234/x", "10.1234/)", "doi:10.1234/abc", "=10.5555/q", "10.1234/x)", "%2F10.1234%2Fy"]
+
+
+@st.composite
+def long_tokens(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        parts.append(draw(st.sampled_from(EVIDENCE)))
+        parts.append(draw(st.sampled_from(FILL)) * draw(st.integers(0, 700)))
+        parts.append(draw(st.sampled_from(ANCHORS)))
+    return "".join(parts)
+
+
+@given(long_tokens())
+@settings(max_examples=1500, deadline=None)
+def test_c_left_context_of_long_tokens_agrees(text: str) -> None:
+    """The left context read from what the scan learnt of the text before (LeftCache), for
+    anchors in a token longer than 64 characters, as find.py reads it back whole."""
+    for kind in ("plain", "pdf"):
+        agree(text.encode("utf-8", "surrogateescape"), kind)
+
+
 @given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=10))
 @settings(max_examples=300, deadline=None)
 def test_c_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:

@@ -42,6 +42,49 @@ static int not_after_namechar(const cp_t *r, Py_ssize_t n, Py_ssize_t e, int wit
     return 1;
 }
 
+/* find.URLISH's ^host.tld/ and ^/segment/ on a token of n characters of which t holds the first
+ * m (m reaching past its first '/' after its first character, or m == n). */
+static int urlish_from(const cp_t *t, Py_ssize_t m, Py_ssize_t n)
+{
+    /* ^host.tld/ */
+    {
+        Py_ssize_t j = 0, labels = 0, last_start = 0;
+        int ok = 1;
+        while (j < m && t[j] != '/') {
+            cp_t c = t[j];
+            if (c == '.') {
+                if (j == last_start) {
+                    ok = 0;
+                    break;
+                }
+                labels++;
+                last_start = j + 1;
+            } else if (!(az_ci(c) || is_digit(c) || c == '-')) {
+                ok = 0;
+                break;
+            }
+            j++;
+        }
+        if (ok && j < m && labels >= 1 && j - last_start >= 2) {
+            int letters = 1;
+            for (Py_ssize_t k = last_start; k < j; k++)
+                if (!az_ci(t[k]))
+                    letters = 0;
+            if (letters)
+                return 1;
+        }
+    }
+    /* ^/segment/ */
+    if (n >= 3 && m >= 1 && t[0] == '/') {
+        Py_ssize_t j = 1;
+        while (j < m && (az_ci(t[j]) || is_digit(t[j]) || t[j] == '.' || t[j] == '_' || t[j] == '~' || t[j] == '%' || t[j] == '-'))
+            j++;
+        if (j >= 2 && j < m && t[j] == '/')
+            return 1;
+    }
+    return 0;
+}
+
 /* find.URLISH on the token tok[0:n] (in text order). */
 static int urlish(const cp_t *t, Py_ssize_t n)
 {
@@ -61,59 +104,81 @@ static int urlish(const cp_t *t, Py_ssize_t n)
     for (Py_ssize_t j = 0; j + 4 <= n; j++) /* www. overlapping the end of the loop above */
         if (ci(t[j], 'w') && ci(t[j + 1], 'w') && ci(t[j + 2], 'w') && t[j + 3] == '.')
             return 1;
-    /* ^host.tld/ */
-    {
-        Py_ssize_t j = 0, labels = 0, last_start = 0;
-        int ok = 1;
-        while (j < n && t[j] != '/') {
-            cp_t c = t[j];
-            if (c == '.') {
-                if (j == last_start) {
-                    ok = 0;
-                    break;
-                }
-                labels++;
-                last_start = j + 1;
-            } else if (!(az_ci(c) || is_digit(c) || c == '-')) {
-                ok = 0;
-                break;
-            }
-            j++;
-        }
-        if (ok && j < n && labels >= 1 && j - last_start >= 2) {
-            int letters = 1;
-            for (Py_ssize_t k = last_start; k < j; k++)
-                if (!az_ci(t[k]))
-                    letters = 0;
-            if (letters)
-                return 1;
-        }
-    }
-    /* ^/segment/ */
-    if (n >= 3 && t[0] == '/') {
-        Py_ssize_t j = 1;
-        while (j < n && (az_ci(t[j]) || is_digit(t[j]) || t[j] == '.' || t[j] == '_' || t[j] == '~' || t[j] == '%' || t[j] == '-'))
-            j++;
-        if (j >= 2 && j < n && t[j] == '/')
-            return 1;
-    }
-    return 0;
+    return urlish_from(t, n, n);
 }
+
+/* What a scan has learnt of its text up to byte `to`, so that the left context of an anchor in
+ * a long token (up to LEFT_WINDOW characters, every anchor of `10.1/)10.1/)…` in one) is not read
+ * back in full for each: where the last token stop ends, where the last non-ASCII byte ends, and
+ * the greatest position that makes a token URL-like wherever it lies in it (find.URLISH's
+ * `scheme://`, whose scheme's first letter it is, and `www.`) of those ending by `to`. */
+typedef struct LeftCache {
+    Py_ssize_t to, stop_end, ascii_from, evidence;
+} LeftCache;
 
 typedef struct {
     const unsigned char *b;
     Py_ssize_t n;
+    LeftCache *lc; /* NULL: every token read back in full */
 } Buf;
 
 /* The display form of the DOI whose anchor is at byte p and the byte where it starts, or -1. */
 static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn);
 static int spaced_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t *startp);
 
+/* The cache brought forward to byte p (p at a character boundary, no less than lc->to). */
+static void left_cache_to(const Buf *B, LeftCache *lc, Py_ssize_t p)
+{
+    const unsigned char *b = B->b;
+    Py_ssize_t i = lc->to;
+    while (i < p) {
+        unsigned char c = b[i];
+        if (c >= 0x80) {
+            cp_t cp;
+            int k = dec(b, B->n, i, &cp);
+            if (token_stop(cp))
+                lc->stop_end = i + k;
+            i += k;
+            lc->ascii_from = i;
+            continue;
+        }
+        if (token_stop(c))
+            lc->stop_end = i + 1;
+        else if (c == '.' && i >= 3 && ci(b[i - 3], 'w') && ci(b[i - 2], 'w') && ci(b[i - 1], 'w'))
+            lc->evidence = i - 3 > lc->evidence ? i - 3 : lc->evidence; /* www. */
+        else if (c == '/' && i >= 2 && b[i - 1] == '/' && b[i - 2] == ':') {
+            /* scheme://: the letter before it, past digits + . - (urlish's loop) */
+            Py_ssize_t k = i - 3;
+            while (k >= 0 && (is_digit(b[k]) || b[k] == '+' || b[k] == '.' || b[k] == '-'))
+                k--;
+            if (k >= 0 && az_ci(b[k]) && k > lc->evidence)
+                lc->evidence = k;
+        }
+        i++;
+    }
+    lc->to = i;
+}
+
+/* urlish's ^host.tld/ and ^/segment/ on the token bytes [ts, p) (ASCII where it matters: a
+ * character of neither pattern ends them). */
+static int urlish_start(const unsigned char *t, Py_ssize_t n)
+{
+    cp_t u[LEFT_WINDOW + 1];
+    Py_ssize_t m = 0;
+    /* enough of the token for both patterns: up to its first '/' after the first character */
+    while (m < n && m < LEFT_WINDOW && (m == 0 || u[m - 1] != '/' || m == 1)) {
+        u[m] = t[m];
+        m++;
+    }
+    return urlish_from(u, m, n);
+}
+
 static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
 {
     cp_t r[LEFT_WINDOW + 1];
     Py_ssize_t off[LEFT_WINDOW + 1];
     Py_ssize_t n = 0, i = p, limit = 64;
+    int url_known = -1; /* urlish of the token, when the cache told it */
     while (n < limit && i > 0) {
         cp_t c;
         int k = dec_back(B->b, i, &c);
@@ -123,8 +188,25 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         r[n] = c;
         off[n] = i;
         n++;
-        if (n == 64 && limit == 64 && i > 0)
+        if (n == 64 && limit == 64 && i > 0) {
+            LeftCache *lc = B->lc;
+            if (lc != NULL && p >= lc->to) {
+                /* a long token: its start and whether it is URL-like from the cache, when the
+                 * characters back to its start are sure to be as many as their bytes */
+                left_cache_to(B, lc, p);
+                Py_ssize_t ts = -1;
+                if (p - lc->stop_end <= LEFT_WINDOW) /* no more characters than bytes: all read */
+                    ts = lc->stop_end;
+                else if (p - LEFT_WINDOW >= lc->ascii_from) /* ASCII: LEFT_WINDOW bytes are as many characters */
+                    ts = p - LEFT_WINDOW;
+                if (ts >= 0 && ts <= off[63]) {
+                    url_known = lc->evidence >= ts || urlish_start(B->b + ts, p - ts);
+                    off[n - 1] = ts; /* the token's start, all that is read of it past here */
+                    break;
+                }
+            }
             limit = LEFT_WINDOW;
+        }
     }
     if (n > 0 && !(n == 1 && (r[0] == ':' || r[0] == 0xFF1A || r[0] == '='))) {
         /* find._LEFT_GLUED on the last 40 characters of the token: the leftmost match wins. */
@@ -170,10 +252,13 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
                 return bform;
             }
         }
-        cp_t tok[LEFT_WINDOW];
-        for (Py_ssize_t k = 0; k < n; k++)
-            tok[k] = r[n - 1 - k];
-        int url = urlish(tok, n);
+        int url = url_known;
+        if (url < 0) {
+            cp_t tok[LEFT_WINDOW];
+            for (Py_ssize_t k = 0; k < n; k++)
+                tok[k] = r[n - 1 - k];
+            url = urlish(tok, n);
+        }
         if (bform == F_LABEL) {
             *startp = url ? off[n - 1] : off[best - 1];
             return url ? F_OTHER : F_LABEL;

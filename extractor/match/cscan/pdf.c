@@ -887,6 +887,8 @@ static Py_ssize_t read_back(const Buf *B, Py_ssize_t a, Py_ssize_t z, cp_t *r, P
  * before p: "doi.\norg/", "https://doi.\n.org/" or "doi.   " (a column gap) within 300 characters. */
 static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn)
 {
+    if (tn != 4 && tn != 5) /* the token is "org/" or ".org/": told before anything is read back */
+        return 0;
     cp_t r[301];
     Py_ssize_t off[301];
     Py_ssize_t m = read_back(B, 0, p, r, off, 300);

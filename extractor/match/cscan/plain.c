@@ -509,6 +509,12 @@ static inline Py_ssize_t finish_name(const Buf *B, cp_t *s, Py_ssize_t L, Py_ssi
  * RUN_CAP each. */
 static int scan_in(const Buf *B, Sink *k, cp_t *s, Py_ssize_t *bo)
 {
+    /* what the anchors' left contexts learn of the text, carried from one to the next */
+    LeftCache lc = {0, 0, 0, -1};
+    Buf cached = *B;
+    if (cached.lc == NULL)
+        cached.lc = &lc;
+    B = &cached;
     const unsigned char *b = B->b;
     /* Anchors before lo are passed over, as after a hit that ended there: a window resumes
      * where the hits of the window before it ended, with the whole text's phase */
