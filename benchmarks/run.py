@@ -726,9 +726,14 @@ def _hostile_texts() -> list[tuple[str, str, str]]:
         ("<a x='>' repeated (html)", "<a x='>'" * (mb // 8), "html"),
         ("10.1234/a-<newline> repeated (pdf)", "10.1234/a-\n" * (mb // 11), "pdf"),
         # closing brackets and separators after an empty suffix, bare and behind a label, in
-        # each kind: every anchor in one long token
+        # each kind: every anchor in one long token (100 KB and 800 KB: the Python matcher
+        # reads these at a tenth of a MB a second)
         *(
-            (f"{label}10.1234/{c} repeated ({kind})", f"{label}10.1234/{c}" * (mb // (9 + len(label))), kind)
+            (
+                f"{label}10.1234/{c} repeated ({kind}, 0.1 MB)",
+                f"{label}10.1234/{c}" * (mb // 10 // (9 + len(label))),
+                kind,
+            )
             for c in ")]}>,;"
             for label in ("", "doi:")
             for kind in ("plain", "html", "pdf")
