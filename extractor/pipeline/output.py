@@ -89,6 +89,7 @@ def output_folder(out: str, force: bool = False) -> Iterator[str]:
         for pattern in (
             ".*.tmp-*",
             ".*.old-*",
+            ".stop-*",  # a pool's stop file, left by a run killed while it was stopping
             os.path.join("_work", "*", "*.tmp-*"),
             os.path.join("_shards", "*.tmp-*"),
         ):
