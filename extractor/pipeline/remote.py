@@ -1,6 +1,6 @@
 """Inputs on any file system fsspec reaches — `s3://`, `gs://`, `hdfs://`, `https://`, … —
 listed, globbed, sized and opened for the planner and the workers. Local paths (and
-`file://` URLs) never come here: the operating system reads them faster, and memory-maps them.
+`file://` URLs) never come here: the operating system reads them faster, in windows with pread.
 
 Credentials and endpoints are the stores' own: for S3 the standard `AWS_*` environment
 variables (`AWS_ENDPOINT_URL` included) and fsspec's configuration; nothing of ours.

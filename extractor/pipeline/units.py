@@ -45,7 +45,7 @@ class ScanConfig:
     shard_size: int = 32 << 20  # larger uncompressed text files are split in byte ranges
     # ---
     block_size: int = 1 << 20  # bytes read at a time from a stream
-    map_window: int = 8 << 20  # bytes of a memory-mapped file searched at a time
+    map_window: int = 8 << 20  # bytes of a file read and searched at a time (windows.FileSource)
     map_min: int = 4 << 20  # a smaller file is read, not mapped
     max_record_bytes: int = 16 << 20  # a longer JSONL record is streamed, not parsed whole
     flush_rows: int = 50_000  # partial rows (or occurrences) a shard holds before writing a part file
