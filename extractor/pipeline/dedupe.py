@@ -112,7 +112,7 @@ def merge_bucket(
             documents,
             mentions["source"].take(first),
             mentions["record"].take(first),
-            parent_dois(doi),
+            mentions["parent_doi"].take(first),  # a DOI's parent is its first mention's
         ],
         schema=DOIS_SCHEMA,
     ).sort_by([("doi", "ascending")])

@@ -174,34 +174,20 @@ def _text_chunks(
         if comp is None:
             _not_cut(stream, max(base, range_hi or 0, spec.size))
         fd = regular_file(stream, config.map_min) if comp is None else None
+        windows: FileSource | StreamSource
         if fd is not None:
             size = os.fstat(fd).st_size
             stop = size if range_hi is None else min(size, range_hi + 8 * BYTE_RESERVE)
             windows = FileSource(fd, base, stop, config.map_window)
-            kind, syntax = _text_reading(spec, config, windows.head, result)
-            try:
-                yield from _chunks(
-                    windows,
-                    kind,
-                    config,
-                    progress,
-                    result,
-                    occ,
-                    (spec.source, None),
-                    range_lo,
-                    range_hi,
-                    syntax=syntax,
-                )
-            finally:
-                windows.release()
         else:
             if base:
                 stream.seek(base)
             limit = None if range_hi is None else range_hi - base + 8 * BYTE_RESERVE
-            source = StreamSource(stream, base, limit, config.block_size)
-            kind, syntax = _text_reading(spec, config, source.head, result)
+            windows = StreamSource(stream, base, limit, config.block_size)
+        kind, syntax = _text_reading(spec, config, windows.head, result)
+        try:
             yield from _chunks(
-                source,
+                windows,
                 kind,
                 config,
                 progress,
@@ -212,6 +198,8 @@ def _text_chunks(
                 range_hi,
                 syntax=syntax,
             )
+        finally:
+            windows.release()
         if range_lo == 0:
             result.documents += 1
 

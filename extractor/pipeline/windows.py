@@ -389,6 +389,9 @@ class StreamSource:
     def passed(self, pos: int) -> None:
         """Nothing to do: the window's copy is replaced at the next one."""
 
+    def release(self) -> None:
+        """Nothing held beyond the last window's copy."""
+
 
 def scan_windows(
     source: Source,

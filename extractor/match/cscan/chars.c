@@ -14,6 +14,33 @@ static inline int is_alnum(cp_t c)
     return Py_UNICODE_ISALNUM(c);
 }
 
+/* Where the whitespace (\s, as Python's str reads it) at the start of b[a:z) ends: the first
+ * byte from a on that does not start a whitespace character, or z. */
+static Py_ssize_t skip_space(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
+{
+    cp_t c;
+    while (a < z) {
+        int k = dec(b, z, a, &c);
+        if (!is_space(c))
+            break;
+        a += k;
+    }
+    return a;
+}
+
+/* Where the whitespace that ends at z starts, no earlier than a. */
+static Py_ssize_t skip_space_back(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
+{
+    cp_t c;
+    while (z > a) {
+        int k = dec_back(b, z, &c);
+        if (z - k < a || !is_space(c))
+            break;
+        z -= k;
+    }
+    return z;
+}
+
 /* [^\s"\x00-\x1f\x7f-\x9f]: the characters a DOI's run is made of. */
 static inline int run_end(cp_t c) { return c < 0x20 || c == '"' || (c >= 0x7F && c <= 0x9F) || is_space(c); }
 

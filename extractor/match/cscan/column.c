@@ -8,8 +8,6 @@
  * canonicalize's by construction. tests/test_arrow.py holds the two together.
  */
 
-static inline int col_space(unsigned char c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F); }
-
 static inline int col_suffix_char(unsigned char c)
 {
     return ascii_alpha(c) || is_digit(c) || c == '.' || c == '_' || c == '-' || c == '/' || c == ':';
@@ -45,9 +43,9 @@ static int col_prefix(const unsigned char *s, Py_ssize_t n, Py_ssize_t *at)
  * (canonicalize decides). */
 static Py_ssize_t col_fast_key(const unsigned char *s, Py_ssize_t n, char *out)
 {
-    while (n > 0 && col_space(s[n - 1]))
+    while (n > 0 && s[n - 1] < 0x80 && is_space(s[n - 1])) /* str.strip's ASCII whitespace */
         n--;
-    while (n > 0 && col_space(s[0]))
+    while (n > 0 && s[0] < 0x80 && is_space(s[0]))
         s++, n--;
     for (Py_ssize_t i = 0; i < n; i++)
         if (s[i] >= 0x80)

@@ -69,12 +69,8 @@ static inline Py_ssize_t csv_field_end(const unsigned char *b, Py_ssize_t n, Py_
 /* A header cell's text, stripped (whitespace, then U+FEFF) and lower-cased, is "doi" or "di". */
 static int csv_doi_header(const unsigned char *t, Py_ssize_t len)
 {
-    Py_ssize_t a = 0, z = len;
+    Py_ssize_t a = skip_space(t, 0, len), z = skip_space_back(t, a, len);
     cp_t c;
-    while (a < z && (dec(t, z, a, &c), is_space(c)))
-        a += dec(t, z, a, &c);
-    while (z > a && (dec_back(t, z, &c), is_space(c)))
-        z -= dec_back(t, z, &c);
     while (a < z && (dec(t, z, a, &c), c == 0xFEFF))
         a += 3;
     while (z > a && (dec_back(t, z, &c), c == 0xFEFF))
@@ -182,16 +178,4 @@ static int csv_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObjec
     return rc;
 }
 
-/* csv_spans(data, unescape) -> html_spans' result for CSV and TSV. */
-static PyObject *py_csv_spans(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return spans_call(args, csv_builder);
-}
-
-/* csv_scan: html_scan's arguments and result, for CSV and TSV. */
-static PyObject *py_csv_scan(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    return views_scan_call(args, kw, csv_builder);
-}
+VIEW_ENTRIES(csv, csv_builder)

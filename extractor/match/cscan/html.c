@@ -852,11 +852,6 @@ static PyObject *spans_call(PyObject *args, ViewBuilder build)
     return result;
 }
 
-static PyObject *py_html_spans(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return spans_call(args, html_builder);
-}
 
 /* html_scan: scan() for HTML (its arguments and result, and the unescape function): the hits of
  * the page's views that start in [lo, hi) and [rlo, rhi) of the markup, counted and/or listed
@@ -918,11 +913,21 @@ static PyObject *views_scan_call(PyObject *args, PyObject *kw, ViewBuilder build
     return Py_BuildValue("(nnnL)", k.reported, last_end, too_long, lines);
 }
 
-static PyObject *py_html_scan(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    return views_scan_call(args, kw, html_builder);
-}
+/* The two entry points of a kind or syntax whose views `builder` makes: py_NAME_spans (html_spans'
+ * arguments and result) and py_NAME_scan (html_scan's). */
+#define VIEW_ENTRIES(name, builder)                                                     \
+    static PyObject *py_##name##_spans(PyObject *self, PyObject *args)                 \
+    {                                                                                   \
+        (void)self;                                                                     \
+        return spans_call(args, builder);                                               \
+    }                                                                                   \
+    static PyObject *py_##name##_scan(PyObject *self, PyObject *args, PyObject *kw)    \
+    {                                                                                   \
+        (void)self;                                                                     \
+        return views_scan_call(args, kw, builder);                                      \
+    }
+
+VIEW_ENTRIES(html, html_builder)
 
 /* html_views(data, unescape) -> [(text, segments)] * 3: the views themselves (tests compare them
  * with html.py's; segments a flat list of view start, raw start, raw length). */

@@ -54,29 +54,6 @@ static inline int tex_space(const unsigned char *b, Py_ssize_t n, Py_ssize_t i)
     return is_space(c) ? k : 0;
 }
 
-/* Where the whitespace (\s*) that ends at z starts, no earlier than lo. */
-static Py_ssize_t tex_space_back(const unsigned char *b, Py_ssize_t lo, Py_ssize_t z)
-{
-    while (z > lo) {
-        Py_ssize_t s = z - 1;
-        while (s > lo && (b[s] & 0xC0) == 0x80 && z - s < 4)
-            s--;
-        cp_t c;
-        if (dec(b, z, s, &c) != z - s || !is_space(c))
-            break;
-        z = s;
-    }
-    return z;
-}
-
-static Py_ssize_t tex_space_fwd(const unsigned char *b, Py_ssize_t n, Py_ssize_t i)
-{
-    int k;
-    while ((k = tex_space(b, n, i)) > 0)
-        i += k;
-    return i;
-}
-
 /* tex._WORDS: a word command's name and what it stands for. */
 static const char *const TEX_WORDS[][2] = {
     {"textunderscore", "_"}, {"textless", "<"}, {"textgreater", ">"}, {"textasciitilde", "~"}, {"allowbreak", ""},
@@ -162,7 +139,7 @@ static int tex_token(const unsigned char *b, Py_ssize_t n, Py_ssize_t i, Py_ssiz
                  (name == 4 && memcmp(w, "href", 4) == 0) || (name == 9 && memcmp(w, "nolinkurl", 9) == 0);
     if (!is_cmd)
         return TT_NONE;
-    Py_ssize_t o = tex_space_fwd(b, n, e);
+    Py_ssize_t o = skip_space(b, e, n);
     if (o < n && b[o] == '{') {
         *len = o + 1 - i, *label = name == 3 && w[0] == 'd';
         return TT_CMD;
@@ -188,8 +165,8 @@ static int tex_builder(const unsigned char *b, Py_ssize_t n, HView *view, int bi
             }
             /* a BibTeX field's value (name \s* = \s* then { or "), read only in an entry's braces
              * (elsewhere the regex's field token is its text, its brace read on its own) */
-            Py_ssize_t q = tex_space_fwd(b, n, i + 1);
-            Py_ssize_t ne = tex_space_back(b, at, i), s = ne;
+            Py_ssize_t q = skip_space(b, i + 1, n);
+            Py_ssize_t ne = skip_space_back(b, at, i), s = ne;
             while (s > at && tex_name_char(b[s - 1]))
                 s--;
             /* the name's run must start at or after the last token: a name character before it
@@ -277,28 +254,5 @@ static int bibtex_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyOb
     return tex_builder(b, n, &v[0], 1);
 }
 
-/* latex_spans / bibtex_spans(data, unescape) -> html_spans' result for the syntax. */
-static PyObject *py_latex_spans(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return spans_call(args, latex_builder);
-}
-
-static PyObject *py_bibtex_spans(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return spans_call(args, bibtex_builder);
-}
-
-/* latex_scan / bibtex_scan: html_scan's arguments and result, for the syntax. */
-static PyObject *py_latex_scan(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    return views_scan_call(args, kw, latex_builder);
-}
-
-static PyObject *py_bibtex_scan(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    return views_scan_call(args, kw, bibtex_builder);
-}
+VIEW_ENTRIES(latex, latex_builder)
+VIEW_ENTRIES(bibtex, bibtex_builder)

@@ -10,23 +10,10 @@
 /* wikitext._DOI_TEMPLATE on b[a:z): \s*(?:doi|DOI|Doi)\s*\Z, \s as Python's str reads it. */
 static int doi_template_name(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
 {
-    cp_t c;
-    while (a < z) {
-        int k = dec(b, z, a, &c);
-        if (!is_space(c))
-            break;
-        a += k;
-    }
+    a = skip_space(b, a, z);
     if (z - a < 3 || !(memcmp(b + a, "doi", 3) == 0 || memcmp(b + a, "DOI", 3) == 0 || memcmp(b + a, "Doi", 3) == 0))
         return 0;
-    a += 3;
-    while (a < z) {
-        int k = dec(b, z, a, &c);
-        if (!is_space(c))
-            return 0;
-        a += k;
-    }
-    return 1;
+    return skip_space(b, a + 3, z) == z;
 }
 
 /* The length of the token of wikitext._TOKEN at b[i], or 0 (a comment runs to its "-->" or
@@ -114,16 +101,4 @@ static int wikitext_builder(const unsigned char *b, Py_ssize_t n, HView v[3], Py
     return rc;
 }
 
-/* wikitext_spans(data, unescape) -> html_spans' result for wikitext. */
-static PyObject *py_wikitext_spans(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return spans_call(args, wikitext_builder);
-}
-
-/* wikitext_scan: html_scan's arguments and result, for wikitext. */
-static PyObject *py_wikitext_scan(PyObject *self, PyObject *args, PyObject *kw)
-{
-    (void)self;
-    return views_scan_call(args, kw, wikitext_builder);
-}
+VIEW_ENTRIES(wikitext, wikitext_builder)

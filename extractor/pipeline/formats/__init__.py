@@ -64,11 +64,18 @@ def missing_extras(formats: Iterable[str]) -> list[str]:
     return out
 
 
-def format_by_name(path: str) -> str | None:
-    """The format a file's name says it is (Format.suffixes), or None."""
+def _bare_name(path: str) -> str:
+    """A file's name in lower case without its compression suffix (`x.warc.gz` → `x.warc`)."""
     name = path.lower()
     for suffix in _COMPRESSED:
-        name = name.removesuffix(suffix)
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def format_by_name(path: str) -> str | None:
+    """The format a file's name says it is (Format.suffixes), or None."""
+    name = _bare_name(path)
     return next((f.name for f in FORMATS.values() if f.suffixes and name.endswith(f.suffixes)), None)
 
 
@@ -82,10 +89,7 @@ def _importable(module: str) -> bool:
 def format_of(path: str, head: bytes, text_field: str = "text") -> str:
     """The format of a file from its name and first decompressed bytes: the first of FORMATS
     that tells it (text when none does)."""
-    name = path.lower()
-    for suffix in _COMPRESSED:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
+    name = _bare_name(path)
     return next(f.name for f in FORMATS.values() if f.tell(name, head, text_field))
 
 
