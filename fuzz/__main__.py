@@ -36,7 +36,20 @@ def replay(name: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz", description=__doc__.split("\n\n")[0])
-    ap.add_argument("target", choices=("library", "cmatcher", "streams", "markup", "syntaxes", "columns"))
+    ap.add_argument(
+        "target",
+        choices=(
+            "library",
+            "cmatcher",
+            "streams",
+            "markup",
+            "syntaxes",
+            "columns",
+            "archives",
+            "wikidump",
+            "csvrecords",
+        ),
+    )
     ap.add_argument("--seconds", type=int, default=600, help="how long to fuzz (default 600)")
     ap.add_argument("--replay", action="store_true", help="only run the seed corpus once")
     a = ap.parse_args(argv)

@@ -14,6 +14,13 @@ spec or of the readers breaks (any other exception is a crash too).
   its Python view and find.py give, offsets into the source included.
 - `columns`: canonicalize_array's C reading of an Arrow column is canonicalize, value by value
   (values separated by NUL).
+- `archives`: a tar or zip (in each compression, and nested) built of the fuzzer's members,
+  then cut and damaged where its first bytes say: intact, each member gives what its text gives
+  alone, in C and in Python; damaged, it is read or rejected, never a crash.
+- `wikidump`: a MediaWiki dump of the fuzzer's pages is read as ElementTree reads it; the same
+  dump cut and damaged is read without a crash.
+- `csvrecords`: a CSV export read as records gives each row as Python's csv module parses the
+  whole file, and the rows' text as written adds up to the file.
 
 `streams`, `markup` and `syntaxes` read their input as pieces separated by NUL bytes, the first byte of a
 piece saying how many times it repeats: long runs and tokens from a few bytes (see expand()).
@@ -21,6 +28,7 @@ piece saying how many times it repeats: long runs and tokens from a few bytes (s
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import tempfile
@@ -33,7 +41,7 @@ from extractor.match.syntaxes import SYNTAX_TABLE
 from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
 from extractor.pipeline.parts import shard_paths
-from extractor.pipeline.search import hits_in_stream, unit_docs
+from extractor.pipeline.search import hits_in_records, hits_in_stream, unit_docs
 from extractor.pipeline.sinks import OccurrenceSink
 from extractor.pipeline.units import ScanConfig, ShardResult, ShardSpec, no_progress
 
@@ -164,6 +172,182 @@ def columns(data: bytes) -> None:
             assert canonicalize_array(array.slice(1)).to_pylist() == want[1:]
 
 
+_SUFFIXES = (".txt", ".bib", ".tex", ".html", ".csv", ".wiki", ".json", ".gz", ".png", "")
+_CONTAINERS = ("tar", "tar.gz", "tar.bz2", "tar.xz", "zip", "stored.zip", "nested.tar")
+
+
+def _members(pieces: list[bytes]) -> list[tuple[str, bytes]]:
+    """Members named and filled by the fuzzer's pieces: a name (its suffix picked by its length)
+    up to the first line break, then the contents."""
+    out = []
+    for i, p in enumerate(pieces[:12]):
+        name, _, body = p.partition(b"\n")
+        stem = name.decode("utf-8", "replace").replace("\x00", "")[:40]
+        out.append((f"{i}/{stem}{_SUFFIXES[len(name) % len(_SUFFIXES)]}", body))
+    return out
+
+
+def _archive(kind: str, members: list[tuple[str, bytes]]) -> bytes:
+    import gzip
+    import tarfile
+    import zipfile
+
+    stored = [(n, gzip.compress(b) if n.endswith(".gz") else b) for n, b in members]
+    buf = io.BytesIO()
+    if kind.endswith("zip"):
+        method = zipfile.ZIP_STORED if kind.startswith("stored") else zipfile.ZIP_DEFLATED
+        with zipfile.ZipFile(buf, "w", method) as z:
+            for n, b in stored:
+                z.writestr(n, b)
+        return buf.getvalue()
+    mode = "w" if kind in ("tar", "nested.tar") else "w:" + kind.split(".")[1]
+    with tarfile.open(fileobj=buf, mode=mode) as t:  # type: ignore[call-overload]
+        for n, b in stored:
+            ti = tarfile.TarInfo(n)
+            ti.size = len(b)
+            t.addfile(ti, io.BytesIO(b))
+    if kind != "nested.tar":
+        return buf.getvalue()
+    inner = gzip.compress(buf.getvalue())
+    outer = io.BytesIO()
+    with tarfile.open(fileobj=outer, mode="w") as t:
+        ti = tarfile.TarInfo("paper.gz")
+        ti.size = len(inner)
+        t.addfile(ti, io.BytesIO(inner))
+    return outer.getvalue()
+
+
+def _alone(name: str, body: bytes) -> list[str] | None:
+    """What a member's text gives read alone (None: a member read otherwise — a container, a
+    PDF, binary data or a declared encoding — which this target does not predict)."""
+    from extractor.match.syntaxes import detect_syntax
+    from extractor.pipeline.decode import declared_encoding, detect_kind, is_binary
+    from extractor.pipeline.formats.archive import _NOT_TEXT, is_tar, is_zip
+    from extractor.pipeline.read import detect_compression
+
+    if name.endswith(".gz"):
+        name = name[:-3]
+    if name.lower().endswith(_NOT_TEXT):
+        return []
+    if detect_compression(body[:8]) or is_tar(body) or is_zip(body) or body.startswith(b"%PDF-"):
+        return None
+    if is_binary(body) or declared_encoding(body):
+        return None
+    if body.startswith(b"\xef\xbb\xbf"):
+        body = body[3:]
+    text = _text(body)
+    kind = detect_kind(name, body)
+    return [h.doi for h in find_dois(text, kind, syntax=detect_syntax(name, text))]
+
+
+def archives(data: bytes) -> None:
+    if len(data) < 4:
+        return
+    kind = _CONTAINERS[data[0] % len(_CONTAINERS)]
+    members = _members(data[4:].split(b"\x00"))
+    blob = _archive(kind, members)
+    prefix = "paper.gz!/" if kind == "nested.tar" else ""
+    want: list[tuple[str, str]] = []
+    for name, body in members:
+        got = _alone(name, body)
+        if got is None:
+            return  # a member this target does not predict: the damaged case below covers it
+        want += [(prefix + name.replace("%", "%25").replace("!", "%21"), d) for d in got]
+    with tempfile.TemporaryDirectory() as tmp:
+        ext = "zip" if kind.endswith("zip") else kind.split(".", 1)[-1] if kind != "nested.tar" else "tar"
+        path = os.path.join(tmp, "a." + ext)
+        with open(path, "wb") as f:
+            f.write(blob)
+        got_py = sorted((r or "", h.doi) for r, h in hits_in_records(path, "archive", None))
+        assert got_py == sorted(want), (got_py, want)
+        assert sorted(_occurrences(tmp, path, "archive")) == sorted(want)
+        cut = int.from_bytes(data[1:3], "little") % (len(blob) + 1)
+        damaged = bytearray(blob[:cut])
+        if damaged:
+            damaged[data[3] % len(damaged)] ^= 0x55
+        with open(path, "wb") as f:
+            f.write(damaged)
+        with contextlib.suppress(InputError):  # rejected whole: a reason, not a crash
+            _occurrences(tmp, path, "archive")
+
+
+def _occurrences(tmp: str, path: str, fmt: str) -> list[tuple[str, str]]:
+    """(record, DOI) of every hit of a record file read as a scan's shard reads it (C)."""
+    config = ScanConfig(out=tmp, occurrences=True, max_record_bytes=1 << 12)
+    spec = ShardSpec(0, "a", path, fmt, None)
+    occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
+    list(unit_docs(spec, config, no_progress, ShardResult(0), occ))
+    return list(zip([r or "" for r in occ.cols["record"]], occ.cols["doi"], strict=True))
+
+
+_WIKI_PIECES = (
+    "{{cite journal |doi=10.1000/a<b>c |title=x}}",
+    '<ref name="r">doi:10.1038/nphys1170</ref>',
+    "&amp;lt;",
+    "&",
+    "'q' \"d\"",
+    "]]>",
+    "</text>",
+    "<page>",
+)
+
+
+def wikidump(data: bytes) -> None:
+    from extractor.pipeline.formats.mediawiki import iter_pages
+    from fuzz.wikidump import WikiPage, dump_text, elementtree_pages
+
+    pages = []
+    for i, p in enumerate(data.split(b"\x00")[:10]):
+        text = _text(p).replace("\r", "")  # XML reads a carriage return as a line feed
+        text = "".join(
+            c
+            for c in text
+            if c in "\t\n" or (c >= " " and c not in "\ufffe\uffff" and not "\ud800" <= c <= "\udfff")
+        )
+        extra = _WIKI_PIECES[len(p) % len(_WIKI_PIECES)]
+        pages.append(
+            WikiPage(
+                f"T{i} {text[:8]}",
+                None if len(p) == 1 else text + extra,
+                i + 1,
+                ns=len(p) % 3,
+                redirect="X" if len(p) % 7 == 3 else None,
+            )
+        )
+    xml = dump_text(pages).encode("utf-8")
+    want = elementtree_pages(xml.decode("utf-8"))
+    assert list(iter_pages(io.BytesIO(xml), 1 << 20)) == want
+    for cut in (len(xml) // 3, len(xml) * 2 // 3):
+        damaged = bytearray(xml[:cut])
+        if damaged:
+            damaged[len(data) % len(damaged)] ^= 0x20
+        list(iter_pages(io.BytesIO(bytes(damaged)), 64))
+
+
+def csvrecords(data: bytes) -> None:
+    import csv
+
+    from extractor.pipeline.formats.csvrecords import _rows
+
+    text = "id,text\n" + _text(expand(data, 1 << 12)).replace("\x00", "")
+    lines = iter(io.StringIO(text, newline=""))
+    got = list(_rows(lines, ",", 1 << 20))
+    assert "".join(raw for _n, _c, raw in got) == text
+    csv.field_size_limit(max(csv.field_size_limit(), 1 << 20))
+    want = list(csv.reader(io.StringIO(text, newline=""), strict=False))
+    parsed = [c for _n, c, _r in got]
+    if not any(isinstance(c, str) for c in parsed):  # no row named as broken: the same rows
+        assert parsed == want
+    for _n, cells, raw in got:
+        if not isinstance(cells, str):
+            assert next(csv.reader(iter([raw]), strict=False), []) == cells
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "x.csv")
+        with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+            f.write(text)
+        _occurrences(tmp, path, "csv")
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "library": library,
     "cmatcher": cmatcher,
@@ -171,4 +355,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "markup": markup,
     "syntaxes": syntaxes,
     "columns": columns,
+    "archives": archives,
+    "wikidump": wikidump,
+    "csvrecords": csvrecords,
 }

@@ -225,9 +225,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="source syntax of spec §7 (wikitext, latex, bibtex, csv, json, markdown), none for prose (default: auto, told by name and content)",
     )
     f.add_argument(
-        "--text-field", default="text", help="JSONL/Parquet field holding the text (dotted: meta.text)"
+        "--text-field",
+        default="text",
+        help="JSONL/Parquet field or CSV column holding the text (dotted: meta.text)",
     )
-    f.add_argument("--id-field", default="id", help="JSONL/Parquet field holding the record id (dotted path)")
+    f.add_argument(
+        "--id-field",
+        default="id",
+        help="JSONL/Parquet field or CSV column holding the record id (dotted path)",
+    )
     f.add_argument(
         "--other-prefixes",
         action="store_true",

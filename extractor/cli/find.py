@@ -95,7 +95,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
         try:
             # record files (JSONL, Parquet, WARC, raw PDFs) are read record by record, as scan
             # reads them; every other input as a stream of text
-            fmt = "text" if path == "-" else input_format(path, args.text_field)
+            fmt = "text" if path == "-" else input_format(path, args.text_field, args.id_field)
             stream, _comp = open_stream(sys.stdin.buffer if path == "-" else path)
             with stream:
                 seen: set[str] = set()

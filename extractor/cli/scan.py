@@ -31,6 +31,16 @@ _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb"
 _UNITS |= {"g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
 
 
+def namespaces(value: str) -> tuple[int, ...] | None:
+    """--wiki-namespaces: 'all' (None), or namespace numbers separated by commas."""
+    if value.strip().lower() == "all":
+        return None
+    try:
+        return tuple(sorted({int(v) for v in value.split(",") if v.strip()}))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not 'all' or namespace numbers: {value!r}") from None
+
+
 def size(value: str) -> int:
     """A size in bytes, or with a unit: 32MiB (2^20), 32MB (10^6), 1GiB, 1.5GB."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
@@ -81,9 +91,15 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         help="source syntax of spec §7 (wikitext, latex, bibtex, csv, json, markdown), none for prose (default: auto, told by name and content)",
     )
     ap.add_argument(
-        "--text-field", default="text", help="record field/column holding the text (JSONL, Parquet)"
+        "--text-field",
+        default="text",
+        help="record field/column holding the text (JSONL, Parquet, CSV/TSV by header)",
     )
-    ap.add_argument("--id-field", default="id", help="record field/column holding the record id")
+    ap.add_argument(
+        "--id-field",
+        default="id",
+        help="record field/column holding the record id (a CSV/TSV naming it is read a row a record)",
+    )
     ap.add_argument(
         "--meta-field",
         action="append",
@@ -100,6 +116,14 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         help="a field of each record that holds the citing work's own DOI, in any display form (dotted: "
         "metadata.doi): mentions/ gains citing_doi (canonical; null when the field holds none) and "
         "self_citation, for a citation graph",
+    )
+    ap.add_argument(
+        "--wiki-namespaces",
+        type=namespaces,
+        default=(0,),
+        metavar="LIST",
+        help="the namespaces of a MediaWiki dump whose pages are read: numbers separated by commas "
+        "(0,118), or 'all' (default: 0, the articles; redirects are never read)",
     )
     ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
     ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
@@ -307,6 +331,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         kind=args.kind,
         syntax=None if args.syntax == "auto" else args.syntax,
         shard_size=args.shard_size,
+        wiki_namespaces=args.wiki_namespaces,
         keep_work=args.keep_work,
     )
     interrupt = Interrupt()

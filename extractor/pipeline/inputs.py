@@ -205,7 +205,7 @@ def plan_shards(
                 continue
             with open_input(path) as f:
                 head = f.read(FORMAT_HEAD)
-                fmt = format_by_head(path, head, config.text_field)
+                fmt = format_by_head(path, head, config.text_field, config.id_field)
                 ident = f"{ident_path}|{size}|{version}|{fmt}"
                 plan = FORMATS[fmt].plan
                 comp = detect_compression(head)

@@ -265,6 +265,8 @@ def run_scan(
         "invalid_bytes_replaced": sum(r.invalid_bytes for r in ok),
         "candidates_too_long": sum(r.too_long for r in ok),
         "records_skipped": sum(r.skipped_records for r in ok),
+        # what the formats counted of their own: archive members, wiki pages passed over
+        "tallies": _tallies(ok),
         "skipped_records": _skipped_by_input(ok),
         "shards": len(specs),
         "shards_resumed": resumed,
@@ -290,6 +292,15 @@ def run_scan(
         for name in ("_shards", "_work", "_spool"):
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     return RunReport(len(specs), resumed, counts, rejected, summary)
+
+
+def _tallies(results: list[ShardResult]) -> dict[str, int]:
+    """The formats' own counts (ShardResult.tallies), over the shards."""
+    out: dict[str, int] = {}
+    for r in results:
+        for name, n in r.tallies.items():
+            out[name] = out.get(name, 0) + n
+    return dict(sorted(out.items()))
 
 
 def _by_syntax(results: list[ShardResult]) -> dict[str, int]:

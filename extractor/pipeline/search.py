@@ -92,14 +92,17 @@ def match_record(
     table: MentionTable | None,
     hits: list[CHit] | None,
     syntax: str | None = None,
+    preface: tuple[int, int] = (0, 0),
 ) -> tuple[int, int]:
     """Search a record's whole text (valid UTF-8 bytes) in one call, its kind detected from it
-    unless given, read in `syntax` (None: prose); offsets count characters. (reported,
-    candidates too long)"""
+    unless given, read in `syntax` (None: prose); offsets count characters. `preface`: (bytes,
+    characters) at its start that are read but not searched for hits (Record.preface), offsets
+    counting from their end. (reported, candidates too long)"""
     match = matcher_for(
         kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits, syntax
     )
-    found = match(Window.whole(data))
+    skip, chars = preface
+    found = match(Window(data, 0, len(data), skip, len(data) + 1, -chars, True))
     return found.reported, found.too_long
 
 
@@ -209,9 +212,9 @@ def _told(unit: ShardSpec, config: ScanConfig) -> tuple[ShardSpec, bytes | None]
     file's), and its bytes when it is UTF-8 text of one block, searched as they are."""
     data = read_upto(unit.path, config.block_size)
     if data is None:
-        fmt = format_of(unit.path, format_head(unit.path, FORMAT_HEAD), config.text_field)
+        fmt = format_of(unit.path, format_head(unit.path, FORMAT_HEAD), config.text_field, config.id_field)
     else:
-        fmt = format_by_head(unit.path, data[:FORMAT_HEAD], config.text_field)
+        fmt = format_by_head(unit.path, data[:FORMAT_HEAD], config.text_field, config.id_field)
         if fmt != "text" or detect_compression(data) or declared_encoding(data[:HEAD_BYTES]):
             data = None  # read as the planner's file of this format is (streamed, transcoded)
     told = ShardSpec(unit.index, unit.source, unit.path, fmt, unit.kind, unit.start, unit.stop, unit.key)
@@ -268,12 +271,14 @@ def _streamed_record_chunks(
     progress: Progress,
     result: ShardResult,
     occ: OccurrenceSink,
+    kind: str | None = None,
+    name: str | None = None,
 ) -> Iterator[Chunk]:
     """A record too large to hold: its text is read in windows, like a file; offsets count
-    characters."""
+    characters. Its kind and syntax are told by its name (an archive member's) and head."""
     source = _streamed_source(text)
-    kind = unit.kind or detect_kind(None, source.head)
-    syntax = document_syntax(None, config.syntax, None, source.head, result)
+    kind = kind or unit.kind or detect_kind(name, source.head)
+    syntax = document_syntax(None, config.syntax, name, source.head, result)
     yield from _chunks(
         source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True, syntax=syntax
     )
@@ -294,16 +299,23 @@ def _record_chunks(
     result: ShardResult,
     occ: OccurrenceSink,
     table: MentionTable,
+    name: str | None = None,
+    preface: str = "",
 ) -> Chunk:
     """A record's text held whole (records are many and small: one window, one call); offsets
-    count characters; `table` is empty, and emptied again."""
+    count characters; `table` is empty, and emptied again. Its kind and syntax are told by its
+    name (an archive member's) and head."""
     text, bad = clean(text)  # invalid bytes of the record (see formats/jsonl.py)
     result.invalid_bytes += bad
     hits: list[CHit] | None = [] if config.occurrences else None
-    syntax = document_syntax(None, config.syntax, None, text[:HEAD_BYTES], result)
-    reported, too_long = match_record(
-        text.encode("utf-8"), kind or unit.kind, config.allow_other_prefix, table, hits, syntax
-    )
+    syntax = document_syntax(None, config.syntax, name, preface + text[:HEAD_BYTES], result)
+    kind = kind or unit.kind or (detect_kind(name, text[:HEAD_BYTES]) if name else None)
+    data = text.encode("utf-8")
+    skip = (0, 0)
+    if preface:
+        head = clean(preface)[0].encode("utf-8")
+        data, skip = head + data, (len(head), len(preface))
+    reported, too_long = match_record(data, kind, config.allow_other_prefix, table, hits, syntax, skip)
     result.too_long += too_long
     result.hits += reported
     progress(0, reported)
@@ -332,12 +344,14 @@ def unit_docs(
             for chunk in _text_chunks(unit, config, progress, result, occ):
                 yield Doc(unit.source, None, 0, chunk)
             return
-        for n, (rid, text, kind, meta) in enumerate(records(unit, config, result, progress)):
+        for n, (rid, text, kind, meta, name, preface) in enumerate(records(unit, config, result, progress)):
             # a PDF's link annotations are more of the PDF before them: one document
             result.documents += kind is None or not kind_of(kind).continues
             if isinstance(text, StreamedText):
                 since = len(occ)
-                chunks: Iterable[Chunk] = _streamed_record_chunks(text, unit, config, progress, result, occ)
+                chunks: Iterable[Chunk] = _streamed_record_chunks(
+                    text, unit, config, progress, result, occ, kind, name
+                )
                 if text.rid is None or None in text.meta:
                     # The id (or a provenance field) may stand after the text: known at its end.
                     chunks = list(chunks)
@@ -352,7 +366,7 @@ def unit_docs(
                 unit.source,
                 rid,
                 n,
-                _record_chunks(text, rid, kind, unit, config, progress, result, occ, table),
+                _record_chunks(text, rid, kind, unit, config, progress, result, occ, table, name, preface),
                 _citing(meta, config, result),
             )
 
@@ -370,10 +384,10 @@ def _citing(meta: MetaValues, config: ScanConfig, result: ShardResult) -> MetaVa
     return (*meta[:-1], doi)
 
 
-def input_format(path: str, text_field: str = "text") -> str:
+def input_format(path: str, text_field: str = "text", id_field: str = "id") -> str:
     """The format of an input file as a scan plans it (a name in formats.FORMATS)."""
     with input_errors():
-        return format_of(path, format_head(path, FORMAT_HEAD), text_field)
+        return format_of(path, format_head(path, FORMAT_HEAD), text_field, id_field)
 
 
 def hits_in_records(
@@ -401,22 +415,25 @@ def hits_in_records(
         id_field=id_field,
     )
     with input_errors():
-        for rid, text, rkind, _meta in records(
+        for rid, text, rkind, _meta, name, preface in records(
             ShardSpec(0, path, path, fmt, kind), config, ShardResult(0), no_progress
         ):
             if isinstance(text, StreamedText):
                 # read in windows; its id may stand after its text, so its hits wait for it
                 src = _streamed_source(text)
-                syn = told["syntax"] = syntax_for(syntax, None, src.head)
-                got = list(_stream_hits(src, kind or detect_kind(None, src.head), allow_other_prefix, syn))
+                syn = told["syntax"] = syntax_for(syntax, name, src.head)
+                k = rkind or kind or detect_kind(name, src.head)
+                got = list(_stream_hits(src, k, allow_other_prefix, syn))
                 for h in got:
                     yield (text.rid or text.line_id), h
                 continue
             text = clean(text)[0]
-            k = rkind or kind or detect_kind(None, text[:HEAD_BYTES])
-            syn = told["syntax"] = syntax_for(syntax, None, text[:HEAD_BYTES])
-            for h in find_dois(text, k, allow_other_prefix=allow_other_prefix, syntax=syn):
-                yield rid, h
+            k = rkind or kind or detect_kind(name, text[:HEAD_BYTES])
+            syn = told["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
+            skip = len(preface)
+            for h in find_dois(preface + text, k, allow_other_prefix=allow_other_prefix, syntax=syn):
+                if h.start >= skip:
+                    yield rid, h._replace(start=h.start - skip, end=h.end - skip) if skip else h
 
 
 class LineCounter:

@@ -43,6 +43,8 @@ class ScanConfig:
     # forced source syntax (spec §7) of every document, "none" for prose, or None to detect
     syntax: str | None = None
     shard_size: int = 32 << 20  # larger uncompressed text files are split in byte ranges
+    # the namespaces of a MediaWiki dump whose pages are read (None: all; formats/mediawiki.py)
+    wiki_namespaces: tuple[int, ...] | None = (0,)
     # ---
     block_size: int = 1 << 20  # bytes read at a time from a stream
     map_window: int = 8 << 20  # bytes of a file read and searched at a time (windows.FileSource)
@@ -96,6 +98,7 @@ class ScanConfig:
                 self.occurrences,
                 self.buckets,
                 self.allow_other_prefix,
+                self.wiki_namespaces,
             ]
         )
         return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
@@ -154,6 +157,12 @@ class ShardResult:
     # column's type in mentions/ is decided from all shards' (provenance.column_types)
     meta_types: dict[str, list[str]] = field(default_factory=dict)
     citing_without_doi: int = 0  # records whose citing field held no DOI (--citing-field)
+    # what a format counts of its own (archive members read and skipped, wiki pages passed over)
+    tallies: dict[str, int] = field(default_factory=dict)
+
+    def tally(self, what: str, n: int = 1) -> None:
+        """Count `n` more of a format's own tally."""
+        self.tallies[what] = self.tallies.get(what, 0) + n
 
 
 Progress = Callable[[int, int], None]  # (bytes, hits) since the last call

@@ -17,12 +17,22 @@ from collections.abc import Iterable, Iterator
 from ..errors import InputError
 from ..read import detect_compression, format_head
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
-from . import jsonl, parquet, pdf, text, warc
+from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
 from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
 
 # Told in this order (magic bytes before names, names before contents, text last).
 FORMATS: dict[str, Format] = {
-    f.name: f for f in (parquet.FORMAT, warc.FORMAT, pdf.FORMAT, jsonl.FORMAT, text.FORMAT)
+    f.name: f
+    for f in (
+        parquet.FORMAT,
+        warc.FORMAT,
+        pdf.FORMAT,
+        archive.FORMAT,
+        mediawiki.FORMAT,
+        jsonl.FORMAT,
+        csvrecords.FORMAT,
+        text.FORMAT,
+    )
 }
 
 # What is read of a file to tell its format: a JSONL record's first line, within reason.
@@ -86,19 +96,19 @@ def _importable(module: str) -> bool:
         return False
 
 
-def format_of(path: str, head: bytes, text_field: str = "text") -> str:
+def format_of(path: str, head: bytes, text_field: str = "text", id_field: str = "id") -> str:
     """The format of a file from its name and first decompressed bytes: the first of FORMATS
     that tells it (text when none does)."""
     name = _bare_name(path)
-    return next(f.name for f in FORMATS.values() if f.tell(name, head, text_field))
+    return next(f.name for f in FORMATS.values() if f.tell(name, head, text_field, id_field))
 
 
-def format_by_head(path: str, head: bytes, text_field: str = "text") -> str:
+def format_by_head(path: str, head: bytes, text_field: str = "text", id_field: str = "id") -> str:
     """format_of a file from its first bytes as stored: a compressed file's told by what its
     compression holds (a .warc.gz, a .json.gz), read again through the decompressor."""
     if detect_compression(head) is not None:
         head = format_head(path, FORMAT_HEAD)
-    return format_of(path, head, text_field)
+    return format_of(path, head, text_field, id_field)
 
 
 def records(spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress) -> Iterator[Record]:

@@ -24,9 +24,19 @@ class StreamedText:
         self.meta = meta  # provenance fields found before the text (JSONL: after it, see jsonl.py)
 
 
-# One document of a record format: (record id, its text, its kind or None to decide it on the
-# text, its provenance values in ScanConfig.record_fields' order).
-Record = tuple[str | None, str | StreamedText, str | None, Meta]
+class Record(NamedTuple):
+    """One document of a record format."""
+
+    rid: str | None  # its record id (None: named by the shard, or the file's only document)
+    text: str | StreamedText
+    kind: str | None  # None: decided on its text (and `name`), or by --kind
+    meta: Meta = ()  # its provenance values, in ScanConfig.record_fields' order
+    # the file name it had (an archive member's): its kind and source syntax are told by it as
+    # a file's are (spec §7: a `.bib` member is BibTeX); None: by its text alone
+    name: str | None = None
+    # text read before its own and not searched for hits, which its syntax needs (a CSV row's
+    # header line: §7's DOI column); offsets count from the end of it
+    preface: str = ""
 
 
 class PlanInput(NamedTuple):
@@ -56,8 +66,9 @@ class Planned(NamedTuple):
 class Format(NamedTuple):
     """One input format: a row of the registry (formats/__init__.py).
 
-    - `tell(name, head, text_field)`: whether a file is of this format, from its lower-case name
-      without a compression suffix and its first decompressed bytes (asked in registry order);
+    - `tell(name, head, text_field, id_field)`: whether a file is of this format, from its
+      lower-case name without a compression suffix and its first decompressed bytes (asked in
+      registry order), and the record fields asked for (a CSV naming one is a record file);
     - `plan(input)`: how a large file of it is cut into shards (None: one shard); it may raise
       InputError to reject the file;
     - `records(spec, config, result, progress, skipped)`: its documents, one per record (None:
@@ -73,7 +84,7 @@ class Format(NamedTuple):
     """
 
     name: str
-    tell: Callable[[str, bytes, str], bool]
+    tell: Callable[[str, bytes, str, str], bool]
     plan: Callable[[PlanInput], Planned] | None = None
     records: (
         Callable[[ShardSpec, ScanConfig, ShardResult, Progress, SkippedRecords], Iterator[Record]] | None

@@ -40,7 +40,7 @@ def load_json_line(line: bytes) -> Any:
     return json.loads(line)
 
 
-def tell(name: str, head: bytes, text_field: str) -> bool:
+def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By name, or by a first line that is a JSON object holding the text field (dolma's and
     datatrove's `*.json.gz`)."""
     if name.endswith(NAMES):
@@ -289,7 +289,7 @@ def records(
                     text.line_id = line_id  # its id may still stand after its text
                 else:
                     rid = line_id
-            yield rid, text, None, meta
+            yield Record(rid, text, None, meta)
         if texts == 0 and missing:
             raise InputError(f"no record has a {config.text_field!r} field")
 

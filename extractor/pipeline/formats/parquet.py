@@ -18,7 +18,7 @@ from .base import Format, PlanInput, Planned, Record, SkippedRecords
 NAMES = (".parquet", ".pq")
 
 
-def tell(name: str, head: bytes, text_field: str) -> bool:
+def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By its magic bytes."""
     return head.startswith(b"PAR1")
 
@@ -73,7 +73,9 @@ def records(
             for rid, text, meta in zip(ids, texts, rows, strict=True):
                 if isinstance(text, str):
                     # a row without an id is named by its row, never merged
-                    yield (f"row {row}" if rid is None else display_name(str(rid))), text, None, tuple(meta)
+                    yield Record(
+                        f"row {row}" if rid is None else display_name(str(rid)), text, None, tuple(meta)
+                    )
                 else:
                     skipped.add(
                         "row", row, f"{config.text_field!r} is {'null' if text is None else 'not a string'}"

@@ -115,14 +115,14 @@ def records(
     if got.stop is not None:
         skipped.add("record", 1, got.stop)
     meta = from_headers(got.info, fields=config.record_fields)
-    yield None, got.text, "pdf", meta
+    yield Record(None, got.text, "pdf", meta)
     if got.links:
         # its link annotations, one URI a line: searched as links (the kind pdf-link), counted
         # in the same document (offsets into this list of URIs)
-        yield None, "\n".join(got.links), "pdf-link", meta
+        yield Record(None, "\n".join(got.links), "pdf-link", meta)
 
 
-def tell(name: str, head: bytes, text_field: str) -> bool:
+def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By its header, %PDF-."""
     return head.startswith(b"%PDF-")
 

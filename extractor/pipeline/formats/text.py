@@ -10,7 +10,7 @@ from ..read import line_ranges
 from .base import Format, PlanInput, Planned
 
 
-def tell(name: str, head: bytes, text_field: str) -> bool:
+def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """Any file: the registry asks it last."""
     return True
 

@@ -230,10 +230,10 @@ def records(
                 skipped.add("record", n, f"{uri}: {kind}" if uri else str(kind))
             else:
                 meta = from_headers(*headers, fields=config.record_fields)
-                yield (None if uri is None else display_name(uri)), text, config.kind or kind, meta
+                yield Record(None if uri is None else display_name(uri), text, config.kind or kind, meta)
 
 
-def tell(name: str, head: bytes, text_field: str) -> bool:
+def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By its first decompressed bytes: a WARC or WET record's version line."""
     return is_warc(head)
 

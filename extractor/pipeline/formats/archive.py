@@ -1,0 +1,618 @@
+"""Archives as corpora are downloaded — tar (plain, gzip, bzip2, xz, zstd) and zip (stored,
+deflate, bzip2, lzma; zip64) — read in place: each member a document, nothing extracted to disk.
+
+A member's record is its path in the archive; a member of a nested archive (arXiv's bulk
+sources: a tar of per-paper `.gz`, each a gzipped tar or one gzipped `.tex`) is named by the
+paths of its containers and its own joined by `!/` (`2401/2401.00001.gz!/main.tex`), each path
+with `%` and `!` written `%25` and `%21`, so a record name splits back into paths one way only.
+A member's kind and source syntax are told by its own name and content as a file's are (spec
+§7: a `.bib` member is BibTeX); a PDF is read through the `pdf` extra; images, binaries and
+members nested deeper than MAX_DEPTH are skipped and named.
+
+Memory stays bounded whatever a member's size: a member over ScanConfig.max_record_bytes is
+streamed through the windows. A member that inflates past BOMB_RATIO times the archive bytes
+it took, once over BOMB_MIN (or past MAX_MEMBER), is a bomb: named and skipped, the rest of the
+archive read. A cut or corrupt archive keeps the members before the fault and names the fault
+(a zip whose central directory is lost is read by its local headers).
+
+A zip's members are shared among shards by their offsets (its central directory gives them), a
+plain tar's likewise by its headers; a compressed tar is one shard, as a `.gz` is.
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import lzma
+import struct
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from ..decode import HEAD_BYTES, declared_encoding, is_binary
+from ..errors import InputError
+from ..provenance import Meta, from_headers
+from ..read import detect_compression, display_name, open_input, open_stream
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
+
+# Containers within containers (a gzip, a tar, a zip: one level each) read at most this deep.
+MAX_DEPTH = 4
+# A bomb: a member inflated past BOMB_RATIO × the archive bytes read for it, once past BOMB_MIN
+# (text compresses 3–10×, a log 50×; deflate's ceiling is ~1,030×), or past MAX_MEMBER at all.
+BOMB_RATIO = 100
+BOMB_MIN = 64 << 20
+MAX_MEMBER = 1 << 36
+# A zip inside a stream is held in memory to be read (its directory is at its end); a PDF is.
+MAX_HELD = 256 << 20
+
+# What reading a cut or corrupt archive raises (a bz2 or zstd stream: OSError, EOFError).
+READ_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError)
+
+TAR_NAMES = (".tar", ".tgz", ".tbz", ".tbz2", ".txz", ".tzst")
+ZIP_NAMES = (".zip",)
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+# Members passed over by name, unread: images, media, fonts, compiled code.
+_NOT_TEXT = (
+    ".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".bmp", ".webp", ".ico", ".heic",
+    ".mp3", ".mp4", ".m4a", ".avi", ".mov", ".mkv", ".wav", ".ogg", ".flac", ".webm",
+    ".woff", ".woff2", ".ttf", ".otf", ".eot", ".class", ".jar", ".so", ".dll", ".exe",
+    ".o", ".a", ".pyc", ".dylib", ".wasm",
+)  # fmt: skip
+_COMPRESSED_SUFFIX = (".gz", ".bz2", ".xz", ".zst", ".zstd", ".z")
+
+
+def is_tar(head: bytes) -> bool:
+    """Whether decompressed bytes start a POSIX or GNU tar (the `ustar` magic of its first
+    header)."""
+    return head[257:262] == b"ustar"
+
+
+def is_zip(head: bytes) -> bool:
+    """Whether bytes start a zip (a local file header, or an empty zip's end record)."""
+    return head.startswith(_ZIP_MAGIC)
+
+
+def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
+    """By its first (decompressed) bytes, or by name."""
+    return is_tar(head) or is_zip(head) or name.endswith(TAR_NAMES + ZIP_NAMES)
+
+
+def quote(path: str) -> str:
+    """A member path as a piece of a record name: `%` and `!` escaped, so `!/` only joins."""
+    return display_name(path).replace("%", "%25").replace("!", "%21")
+
+
+class Bomb(Exception):
+    """A member inflating past the limits."""
+
+
+class Counted(io.RawIOBase):
+    """A seekable file counting the bytes read from it (the archive as stored: progress, and
+    what a member cost, for the bomb check)."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        super().__init__()
+        self.f = f
+        self.read_bytes = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = self.f.readinto(b)  # type: ignore[attr-defined]
+        self.read_bytes += n or 0
+        return n or 0
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        return self.f.seek(pos, whence)
+
+    def tell(self) -> int:
+        return self.f.tell()
+
+
+class Guard:
+    """Watches the bytes a member gives against the archive bytes read meanwhile (BOMB_RATIO)."""
+
+    def __init__(self, raw: Counted) -> None:
+        self.raw = raw
+        self.since = raw.read_bytes
+        self.out = 0
+
+    def feed(self, n: int) -> None:
+        self.out += n
+        if self.out > MAX_MEMBER:
+            raise Bomb(f"inflates past {MAX_MEMBER >> 30} GiB")
+        if self.out > BOMB_MIN:
+            took = max(1, self.raw.read_bytes - self.since)
+            if self.out > BOMB_RATIO * took:
+                raise Bomb(
+                    f"a bomb: {self.out >> 20} MiB inflated from {took >> 10} KiB (over {BOMB_RATIO}×)"
+                )
+
+
+class _Joined(io.RawIOBase):
+    """Bytes already read, then the rest of the stream they came from."""
+
+    def __init__(self, first: bytes, rest: Any) -> None:
+        super().__init__()
+        self._first = memoryview(first)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self._first:
+            n = min(len(b), len(self._first))
+            b[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        data = self._rest.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+
+class Reader:
+    """The documents of one archive file (or of the shard of it a spec names)."""
+
+    def __init__(
+        self, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+    ) -> None:
+        self.config = config
+        self.result = result
+        self.progress = progress
+        self.skipped = skipped
+        self.members = 0
+        self.raw: Counted | None = None
+        self._shown = 0
+
+    def skip(self, rid: str, reason: str, member: bool = True) -> None:
+        """Name what was not read: a member (tallied), or a fault of the archive."""
+        self.skipped.add("member", self.members, f"{rid}: {reason}")
+        if member:
+            self.result.tally("archive members skipped")
+
+    def read(self, record: Record) -> Record:
+        """A member's document, tallied as read."""
+        if record.kind != "pdf-link":
+            self.result.tally("archive members read")
+        return record
+
+    def moved(self) -> None:
+        """Progress in bytes of the archive as stored."""
+        if self.raw is not None and self.raw.read_bytes > self._shown:
+            self.progress(self.raw.read_bytes - self._shown, 0)
+            self._shown = self.raw.read_bytes
+
+    # -- containers -------------------------------------------------------------------------
+
+    def tar(self, stream: Any, prefix: str, depth: int, stop: int = -1) -> Iterator[Record]:
+        """The members of a tar stream read in order (stop: no member whose header starts at or
+        past this offset of the stream)."""
+        try:
+            # closed with the stream it reads (a TarFile given a file object never closes it)
+            tf = tarfile.open(fileobj=stream, mode="r|")  # noqa: SIM115
+        except READ_ERRORS as exc:
+            self.skip(prefix.rstrip("!/") or "the archive", f"not a readable tar ({_why(exc)})", member=False)
+            return
+        while True:
+            try:
+                ti = tf.next()
+            except READ_ERRORS as exc:
+                self.skip(
+                    prefix + "…",
+                    f"the archive is cut short or corrupt here ({_why(exc)}): the members after it were not read",
+                    member=False,
+                )
+                return
+            if ti is None or (stop >= 0 and ti.offset >= stop):
+                return
+            _forget(tf)
+            if not ti.isreg():
+                continue  # folders, links, devices: not documents
+            rid = prefix + quote(ti.name)
+            self.members += 1
+            f = tf.extractfile(ti)
+            if f is None:
+                continue
+            meta = self.meta(ti.size, ti.mtime)
+            try:
+                yield from self.member(f, ti.name, rid, ti.size, depth, meta)
+            except READ_ERRORS as exc:
+                self.skip(
+                    rid, f"the archive is cut short or corrupt in this member ({_why(exc)})", member=False
+                )
+                return
+            self.moved()
+
+    def zip(self, f: Any, prefix: str, depth: int, start: int = 0, stop: int = -1) -> Iterator[Record]:
+        """The members of a zip by its central directory (those whose local header starts in
+        [start, stop)), or by its local headers when the directory is lost."""
+        try:
+            zf = zipfile.ZipFile(f)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            f.seek(0)
+            yield from self.zip_by_headers(f, prefix, depth, f"no readable central directory ({_why(exc)})")
+            return
+        with zf:
+            for info in sorted(zf.infolist(), key=lambda i: i.header_offset):
+                if info.header_offset < start or (stop >= 0 and info.header_offset >= stop):
+                    continue
+                if info.is_dir():
+                    continue
+                self.members += 1
+                rid = prefix + quote(info.filename)
+                if info.flag_bits & 1:
+                    self.skip(rid, "an encrypted member")
+                    continue
+                if info.file_size > BOMB_MIN and info.file_size > BOMB_RATIO * max(1, info.compress_size):
+                    self.skip(
+                        rid,
+                        f"a bomb: {info.file_size >> 20} MiB from {info.compress_size >> 10} KiB (over {BOMB_RATIO}×)",
+                    )
+                    continue
+                if info.filename.lower().endswith(_NOT_TEXT):
+                    self.skip(rid, "not text (by its name)")
+                    continue
+                meta = self.meta(info.file_size, info.date_time)
+                try:
+                    with zf.open(info) as mf:
+                        yield from self.member(mf, info.filename, rid, info.file_size, depth, meta)
+                except (*READ_ERRORS, NotImplementedError) as exc:
+                    self.skip(rid, f"not read ({_why(exc)})")
+                self.moved()
+
+    def zip_by_headers(self, f: Any, prefix: str, depth: int, why: str) -> Iterator[Record]:
+        """A zip read member by member from its local headers (APPNOTE 4.3.7), for one whose
+        central directory is cut off or corrupt: stored members of known size and deflated or
+        bzip2 members (their streams know their end) are read, up to the first fault."""
+        while True:
+            sig = f.read(4)
+            if sig != b"PK\x03\x04":
+                if sig[:2] != b"PK" or not sig:
+                    self.skip(prefix + "…", f"{why}; read by its local headers up to here", member=False)
+                return
+            fixed = f.read(26)
+            if len(fixed) < 26:
+                self.skip(prefix + "…", f"{why}; the archive ends inside a member's header", member=False)
+                return
+            _v, flags, method, _t, _d, _crc, csize, usize, nlen, xlen = struct.unpack("<HHHHHIIIHH", fixed)
+            raw_name = f.read(nlen)
+            extra = f.read(xlen)
+            name = raw_name.decode("utf-8" if flags & 0x800 else "cp437", "replace")
+            csize, usize = _zip64_sizes(extra, csize, usize)
+            rid = prefix + quote(name)
+            self.members += 1
+            if flags & 1 or (method == 0 and flags & 8) or method not in (0, 8, 12):
+                reason = "an encrypted member" if flags & 1 else f"compression method {method}"
+                self.skip(rid, f"{why}; not read past this member ({reason})")
+                return
+            body = _ZipBody(f, method, csize if not flags & 8 else -1)
+            if name.endswith("/"):
+                body.read_all()
+            else:
+                try:
+                    yield from self.member(body, name, rid, usize if not flags & 8 else -1, depth, ())
+                except READ_ERRORS as exc:
+                    self.skip(
+                        rid, f"{why}; the archive is cut short in this member ({_why(exc)})", member=False
+                    )
+                    return
+            try:
+                body.read_all()
+            except READ_ERRORS as exc:
+                self.skip(rid, f"{why}; the archive is cut short in this member ({_why(exc)})", member=False)
+                return
+            if flags & 8:  # the data descriptor: optional signature, CRC, sizes (64-bit in zip64)
+                desc = f.read(4)
+                f.read(12 if desc == b"PK\x07\x08" else 8)
+            self.moved()
+
+    # -- one member -------------------------------------------------------------------------
+
+    def meta(self, size: int, mtime: Any) -> Meta:
+        """A member's provenance fields: `size` and `mtime` (ISO 8601)."""
+        if not self.config.record_fields:
+            return ()
+        import datetime as dt
+
+        if isinstance(mtime, tuple):
+            stamp = dt.datetime(*mtime).isoformat()
+        else:
+            stamp = dt.datetime.fromtimestamp(mtime, dt.UTC).isoformat()
+        return from_headers({"size": str(size), "mtime": stamp}, fields=self.config.record_fields)
+
+    def member(self, f: Any, name: str, rid: str, size: int, depth: int, meta: Meta) -> Iterator[Record]:
+        """The documents of one member: a text, a PDF, or a container read in turn."""
+        if name.lower().endswith(_NOT_TEXT):
+            self.skip(rid, "not text (by its name)")
+            return
+        assert self.raw is not None
+        guard = Guard(self.raw)
+        limit = self.config.max_record_bytes
+        first = _read(f, limit + 1, guard)
+        whole = len(first) <= limit
+        comp = detect_compression(first[:8])
+        if comp is not None or is_tar(first) or is_zip(first):
+            if depth >= MAX_DEPTH:
+                self.skip(rid, f"an archive or compressed file nested over {MAX_DEPTH} deep")
+                return
+            yield from self.container(first, f, comp, name, rid, depth, guard)
+            return
+        if first.startswith(b"%PDF-"):
+            yield from self.pdf(first, f, rid, name, meta, guard)
+            return
+        why = is_binary(first[:HEAD_BYTES])
+        if why:
+            self.skip(rid, "not text: " + why.split(" (")[0])
+            return
+        codec = declared_encoding(first[:HEAD_BYTES]) or "utf-8"
+        errors = "surrogateescape" if codec == "utf-8" else "replace"
+        if whole:
+            self.result.bytes_read += len(first)
+            text = first[3:] if first.startswith(b"\xef\xbb\xbf") else first
+            yield self.read(Record(rid, text.decode(codec, errors), None, meta, name))
+            return
+        state: dict[str, str] = {}
+        rec = StreamedText(rid, _decoded(first, f, codec, errors, guard, state), meta)
+        yield self.read(Record(rid, rec, None, meta, name))
+        for _ in rec.chunks:  # read to its end whatever the consumer did
+            pass
+        if "bomb" in state:
+            self.skip(rid, state["bomb"] + "; read no further", member=False)
+        if "cut" in state:  # the container names it, and reads no further
+            raise EOFError(state["cut"])
+
+    def container(
+        self, first: bytes, f: Any, comp: str | None, name: str, rid: str, depth: int, guard: Guard
+    ) -> Iterator[Record]:
+        """A compressed member (read as what it holds, named without its suffix), or an
+        archive in an archive (its members named under it)."""
+        stream: Any = io.BufferedReader(_Guarded(_Joined(first, f), guard), buffer_size=1 << 16)
+        if comp is not None:
+            inner, _ = open_stream(stream)
+            bare = name
+            for suffix in _COMPRESSED_SUFFIX:
+                if bare.lower().endswith(suffix):
+                    bare = bare[: -len(suffix)]
+                    break
+            try:
+                yield from self.member(inner, bare, rid, -1, depth + 1, ())
+            except READ_ERRORS as exc:
+                self.skip(rid, f"its compressed stream is cut short or corrupt ({_why(exc)})")
+            except Bomb as exc:
+                self.skip(rid, str(exc))
+            return
+        try:
+            if is_tar(first):
+                yield from self.tar(stream, rid + "!/", depth + 1)
+            else:
+                data = stream.read(MAX_HELD + 1)
+                if len(data) > MAX_HELD:
+                    self.skip(rid, f"a zip inside an archive over {MAX_HELD >> 20} MiB")
+                    return
+                yield from self.zip(io.BytesIO(data), rid + "!/", depth + 1)
+        except Bomb as exc:
+            self.skip(rid, str(exc))
+
+    def pdf(self, first: bytes, f: Any, rid: str, name: str, meta: Meta, guard: Guard) -> Iterator[Record]:
+        """A PDF member, its text extracted (the `pdf` extra) and its links after it."""
+        from .pdf import pdf_text
+
+        data = first + _read(f, MAX_HELD + 1 - len(first), guard)
+        if len(data) > MAX_HELD:
+            self.skip(rid, f"a PDF over {MAX_HELD >> 20} MiB")
+            return
+        self.result.bytes_read += len(data)
+        try:
+            got = pdf_text(data)
+        except InputError as exc:  # encrypted, broken, images only, or no pdf extra: this member
+            self.skip(rid, f"a PDF: {exc}")
+            return
+        if got.stop is not None:
+            self.skip(rid, f"a PDF, in part: {got.stop}", member=False)
+        yield self.read(Record(rid, got.text, "pdf", meta, name))
+        if got.links:
+            yield Record(rid, "\n".join(got.links), "pdf-link", meta, name)
+
+
+class _Guarded(io.RawIOBase):
+    """A member's stream whose bytes are fed to its bomb guard."""
+
+    def __init__(self, stream: Any, guard: Guard) -> None:
+        super().__init__()
+        self._s = stream
+        self._guard = guard
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = self._s.readinto(b)
+        self._guard.feed(n or 0)
+        return n or 0
+
+
+class _ZipBody(io.RawIOBase):
+    """A member's data read from its local header on: stored (`size` bytes), deflated or bzip2
+    (to the end of its stream)."""
+
+    def __init__(self, f: Any, method: int, size: int) -> None:
+        super().__init__()
+        self._f = f
+        self._left = size
+        self._d: Any = (
+            None if method == 0 else zlib.decompressobj(-15) if method == 8 else bz2.BZ2Decompressor()
+        )
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def read(self, n: int = -1) -> bytes:
+        n = 1 << 16 if n is None or n < 0 else n
+        if self._d is None:
+            data = self._f.read(min(n, self._left)) if self._left > 0 else b""
+            if self._left > 0 and not data:
+                raise EOFError("the archive ends inside a stored member")
+            self._left -= len(data)
+            return data
+        while True:
+            if self._pending:
+                out, self._pending = self._pending[:n], self._pending[n:]
+                return out
+            if self._d.eof:
+                return b""
+            chunk = self._f.read(1 << 16)
+            if not chunk:
+                raise EOFError("the archive ends inside a compressed member")
+            out = self._d.decompress(chunk)
+            tail = self._d.unused_data
+            if tail:  # what follows the member's stream: give it back to the file
+                self._f.seek(-len(tail), 1)
+            self._pending = out
+
+    def read_all(self) -> None:
+        while self.read(1 << 16):
+            pass
+
+
+def _forget(tf: tarfile.TarFile) -> None:
+    """Drop the members a TarFile keeps of those read (it keeps every one: millions, in a large
+    archive read once in order)."""
+    tf.members = []  # type: ignore[attr-defined]  # set in TarFile.__init__, not in the stubs
+
+
+def _zip64_sizes(extra: bytes, csize: int, usize: int) -> tuple[int, int]:
+    """A local header's sizes, from its zip64 extra field when they are 0xFFFFFFFF."""
+    pos = 0
+    while pos + 4 <= len(extra):
+        tag, n = struct.unpack_from("<HH", extra, pos)
+        if tag == 1:
+            vals = list(struct.unpack_from(f"<{min(n // 8, 2)}Q", extra, pos + 4))
+            if usize == 0xFFFFFFFF and vals:
+                usize = vals.pop(0)
+            if csize == 0xFFFFFFFF and vals:
+                csize = vals.pop(0)
+        pos += 4 + n
+    return csize, usize
+
+
+def _read(f: Any, n: int, guard: Guard) -> bytes:
+    """Up to `n` bytes of a member, fed to its guard."""
+    out = bytearray()
+    while len(out) < n:
+        data = f.read(min(n - len(out), 1 << 20))
+        if not data:
+            break
+        out += data
+        guard.feed(len(data))
+    return bytes(out)
+
+
+def _decoded(
+    first: bytes, f: Any, codec: str, errors: str, guard: Guard, state: dict[str, str]
+) -> Iterator[str]:
+    """A large member's text, decoded block by block; a bomb ends it quietly, said in `state`."""
+    import codecs
+
+    dec = codecs.getincrementaldecoder(codec)(errors)
+    yield dec.decode(first[3:] if first.startswith(b"\xef\xbb\xbf") else first)
+    while True:
+        try:
+            data = f.read(1 << 20)
+            guard.feed(len(data))
+        except Bomb as exc:
+            state["bomb"] = str(exc)
+            return
+        except READ_ERRORS as exc:  # raised in the consumer's loop it would end the whole input
+            state["cut"] = _why(exc)
+            return
+        text = dec.decode(data, final=not data)
+        if text:
+            yield text
+        if not data:
+            return
+
+
+def _why(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def plan(inp: PlanInput) -> Planned:
+    """A zip in parts of about --shard-size bytes of members, cut at local headers (its central
+    directory gives their offsets); a plain tar likewise by its headers; a compressed tar is one
+    shard (a stream decompresses from its start only)."""
+    if inp.compression is not None:
+        return Planned()
+    inp.f.seek(0)
+    offsets: list[tuple[int, int]] = []  # (header offset, stored bytes)
+    if is_zip(inp.head):
+        try:
+            with zipfile.ZipFile(inp.f) as zf:
+                offsets = sorted((i.header_offset, i.compress_size) for i in zf.infolist())
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            return Planned()  # read by its local headers, in one shard
+    else:
+        try:
+            with tarfile.open(fileobj=inp.f, mode="r:") as tf:
+                while (ti := tf.next()) is not None:
+                    offsets.append((ti.offset, ti.size))
+                    _forget(tf)
+        except (tarfile.TarError, OSError, EOFError):
+            return Planned()  # a cut tar: one shard names the fault
+    return Planned(_parts(offsets, inp.config.shard_size))
+
+
+def _parts(offsets: list[tuple[int, int]], shard_size: int) -> list[tuple[int, int]]:
+    """Byte ranges [a, b) of an archive, cut at member offsets, of about shard_size bytes each."""
+    cuts = [0]
+    acc = 0
+    for off, size in offsets:
+        if acc >= shard_size and off > cuts[-1]:
+            cuts.append(off)
+            acc = 0
+        acc += size
+    return [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+
+
+def records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[Record]:
+    """The documents of an archive's members (of those in the spec's byte range)."""
+    reader = Reader(config, result, progress, skipped)
+    with open_input(spec.path) as f:
+        raw = reader.raw = Counted(f)
+        head = f.read(8)
+        f.seek(0)
+        try:
+            # a zip by its first bytes, or by its name when they are no compressor's (a zip cut
+            # or damaged at its start is still read by what headers it has)
+            if is_zip(head) or (detect_compression(head) is None and spec.path.lower().endswith(ZIP_NAMES)):
+                yield from reader.zip(raw, "", 0, spec.start, spec.stop)
+            else:
+                stream: Any = io.BufferedReader(raw, buffer_size=1 << 20)
+                if spec.start:
+                    stream.seek(spec.start)
+                inner, _comp = open_stream(stream)
+                with inner:
+                    yield from reader.tar(inner, "", 0, spec.stop - spec.start if spec.stop >= 0 else -1)
+        except Bomb as exc:
+            reader.skip("the archive", str(exc))
+        reader.moved()
+    if reader.members == 0 and skipped.count:  # nothing of an archive in it
+        raise InputError(skipped.first[0]["reason"] if skipped.first else "not a readable archive")
+
+
+FORMAT = Format("archive", tell, plan, records, ranges=True, suffixes=TAR_NAMES + ZIP_NAMES)

@@ -1,0 +1,392 @@
+"""MediaWiki XML dumps (the export schema MediaWiki writes: Wikipedia's `pages-articles`, any
+wiki's `Special:Export`; `.xml`, `.xml.bz2`, `.xml.gz`, …): each page a record named by its
+title, the text of its last revision read as wikitext (spec §7) once its XML escapes are undone.
+
+As users of these dumps expect, only articles are read: pages of namespace 0 that are not
+redirects (a redirect's text is a link to another page). Other namespaces are read when
+--wiki-namespaces names them ("all": every one); pages passed over are counted in _run.json.
+Provenance fields: `page_id`, `ns`, `revision_id`, `timestamp`, `title` (numbers as numbers).
+
+A **multistream** dump (`…-multistream.xml.bz2`: bz2 streams of 100 pages each) with its index
+beside it (`…-multistream-index.txt.bz2`: `offset:page id:title` a line) is cut into shards at
+stream offsets, so the workers share one file.
+
+The dump is read as bytes by its elements' tags, not by an XML parser: MediaWiki writes the
+schema one way (page text escaped, never in CDATA), a shard starts at a stream inside the
+root element, and the tags are found at memchr's speed. tests/test_mediawiki.py holds this to
+ElementTree's reading of the same dumps.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import io
+import re
+import threading
+from collections.abc import Iterator
+from queue import Empty, Queue
+from typing import Any, NamedTuple
+
+from ..provenance import from_record
+from ..read import display_name, open_input, open_stream
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from .base import Format, PlanInput, Planned, Record, SkippedRecords
+
+_ROOT = re.compile(rb"\s*(?:<\?xml[^>]{0,300}\?>\s*)?(?:<!--.{0,2000}?-->\s*)*<mediawiki[\s>]", re.S)
+# The tags that matter, with their attributes; page text holds no raw `<` (it is escaped).
+_TAG = re.compile(
+    rb"<(page|/page|title|ns|id|redirect|revision|/revision|contributor|/contributor|timestamp|text)\b([^>]*)>"
+)
+BLOCK = 1 << 22
+
+
+def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
+    """By its root element, `<mediawiki`, after an XML declaration."""
+    return _ROOT.match(head) is not None
+
+
+class Page(NamedTuple):
+    """A page of a dump, with its last revision's text (None: none, or too long to hold)."""
+
+    title: str
+    ns: int | None
+    page_id: int | None
+    revision_id: int | None
+    timestamp: str | None
+    redirect: bool
+    text: str | None
+
+
+_XML_ENTITIES = ((b"&lt;", b"<"), (b"&gt;", b">"), (b"&quot;", b'"'), (b"&#039;", b"'"), (b"&apos;", b"'"))
+_CHAR_REF = re.compile(rb"&#(x[0-9A-Fa-f]{1,6}|[0-9]{1,7});")
+
+
+def unescape(data: bytes) -> str:
+    """An element's text with its XML escapes undone (the five entities and character
+    references; `&amp;` last, so nothing is undone twice), as UTF-8 text (invalid bytes kept as
+    lone surrogates, made U+FFFD where the text is searched)."""
+    if b"&" in data:
+        for ent, ch in _XML_ENTITIES:
+            data = data.replace(ent, ch)
+        if b"&#" in data:
+            data = _CHAR_REF.sub(_char, data)
+        data = data.replace(b"&amp;", b"&")
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _char(m: re.Match[bytes]) -> bytes:
+    ref = m.group(1)
+    try:
+        return chr(int(ref[1:], 16) if ref[:1] == b"x" else int(ref)).encode("utf-8", "surrogatepass")
+    except (ValueError, OverflowError):
+        return m.group(0)
+
+
+def _int(data: bytes) -> int | None:
+    try:
+        return int(data)
+    except ValueError:
+        return None
+
+
+class _Blocks:
+    """A stream's bytes from a position on, read a block at a time."""
+
+    def __init__(self, stream: Any) -> None:
+        # read1: what one step of a decompressor gives, so the bytes before a cut are had
+        self.read = getattr(stream, "read1", stream.read)
+        self.buf = b""
+        self.pos = 0
+        self.eof = False
+
+    def more(self) -> bool:
+        """Read another block, keeping the bytes from `pos` on (pos becomes 0)."""
+        if self.eof:
+            return False
+        data = self.read(BLOCK)
+        if not data:
+            self.eof = True
+            return False
+        self.buf = self.buf[self.pos :] + data
+        self.pos = 0
+        return True
+
+    def content(self, start: int, close: bytes, limit: int) -> bytes | bool | None:
+        """An element's content from buf[start:] (its tag at `pos`) to `close`, leaving `pos`
+        past that; False when it is over `limit` bytes (read past), None when the stream ends
+        first."""
+        while True:
+            end = self.buf.find(close, start)
+            if end >= 0:
+                self.pos = end + len(close)
+                return self.buf[start:end] if end - start <= limit else False
+            if len(self.buf) - start > limit:
+                keep = len(close) - 1  # the close tag may straddle two blocks
+                while True:
+                    self.buf, self.pos = self.buf[-keep:], 0
+                    if not self.more():
+                        return None
+                    end = self.buf.find(close)
+                    if end >= 0:
+                        self.pos = end + len(close)
+                        return False
+            shift = self.pos
+            if not self.more():
+                return None
+            start -= shift
+
+
+class Skip(NamedTuple):
+    """A page not read, and why (its text over the limit, or the dump cut inside it)."""
+
+    page_id: int | None
+    reason: str
+
+
+def _skip(page: dict[str, Any], why: str) -> Skip:
+    return Skip(page.get("page_id"), f"{display_name(page.get('title', '?'))}: {why}")
+
+
+def iter_pages(stream: Any, max_text: int) -> Iterator[Page | Skip]:
+    """Each page of a dump stream (or of a shard of one: its streams of pages), or a Skip
+    saying why one was not read (its text over `max_text` bytes, or the dump cut inside it)."""
+    r = _Blocks(stream)
+    page: dict[str, Any] | None = None
+    where = "page"  # page, revision or contributor: whose <id> an <id> is
+    while True:
+        m = _TAG.search(r.buf, r.pos)
+        if m is None:
+            keep = r.buf.rfind(b"<", r.pos)  # a tag may be cut at the block's end
+            r.pos = keep if keep >= 0 else len(r.buf)
+            if not r.more():
+                if page is not None:
+                    yield _skip(page, "the dump ends inside this page (a truncated file)")
+                return
+            continue
+        tag, attrs = m.group(1), m.group(2)
+        r.pos = m.start()
+        if tag in (b"title", b"ns", b"id", b"timestamp") or (tag == b"text" and not attrs.endswith(b"/")):
+            value = r.content(m.end(), b"</" + tag + b">", max_text)
+            if value is None:
+                if page is not None:
+                    yield _skip(page, "the dump ends inside this page (a truncated file)")
+                return
+            if page is None or isinstance(value, bool):
+                if page is not None and tag == b"text" and where == "revision":
+                    page["text"] = None
+                    page["too_long"] = True
+                continue  # the site's header, outside any page
+            if tag == b"title":
+                page["title"] = unescape(value)
+            elif tag == b"ns":
+                page["ns"] = _int(value)
+            elif tag == b"id":
+                if where == "page" and "page_id" not in page:
+                    page["page_id"] = _int(value)
+                elif where == "revision":
+                    page["revision_id"] = _int(value)
+            elif tag == b"timestamp" and where == "revision":
+                page["timestamp"] = value.decode("ascii", "replace")
+            elif tag == b"text" and where == "revision":
+                page["text"] = value
+            continue
+        r.pos = m.end()
+        if tag == b"page":
+            page, where = {}, "page"
+        elif tag == b"/page":
+            if page is not None and page.get("too_long"):
+                yield _skip(page, f"its text is over {max_text} bytes")
+            elif page is not None:
+                yield Page(
+                    display_name(page.get("title", "")),
+                    page.get("ns"),
+                    page.get("page_id"),
+                    page.get("revision_id"),
+                    page.get("timestamp"),
+                    page.get("redirect", False),
+                    None if page.get("text") is None else unescape(page["text"]),
+                )
+            page = None
+        elif page is None:
+            continue
+        elif tag == b"redirect":
+            page["redirect"] = True
+        elif tag == b"revision":
+            where = "revision"
+            page.pop("text", None)  # a history dump: the last revision is the page's text
+            page.pop("too_long", None)
+        elif tag == b"/revision":
+            where = "page"
+        elif tag == b"contributor":
+            where = "contributor"
+        elif tag == b"/contributor":
+            where = "revision"
+        elif tag == b"text":  # <text … /> : no text (deleted, or empty)
+            page["text"] = None
+
+
+class ReadAhead(io.RawIOBase):
+    """A stream read ahead in a thread: bz2's decompression releases the GIL, so it runs on
+    another core while the pages before are parsed and searched (as gzip's does, read.py)."""
+
+    def __init__(self, stream: Any, block: int = 1 << 20, depth: int = 4) -> None:
+        super().__init__()
+        self._q: Queue[bytes | BaseException] = Queue(depth)
+        self._stream = stream
+        self._block = block
+        self._stop = False
+        self._rest = b""
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        read = getattr(self._stream, "read1", self._stream.read)  # what is had before a cut
+        try:
+            while not self._stop:
+                data = read(self._block)
+                self._q.put(data)
+                if not data:
+                    return
+        except BaseException as exc:  # handed to the reader, raised there
+            self._q.put(exc)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if not self._rest:
+            got = self._q.get()
+            if isinstance(got, BaseException):
+                self._q.put(got)
+                raise got
+            if not got:
+                self._q.put(got)
+                return 0
+            self._rest = got
+        n = min(len(b), len(self._rest))
+        b[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+    def close(self) -> None:
+        self._stop = True
+        while self._t.is_alive():  # unblock a full queue
+            with contextlib.suppress(Empty):
+                self._q.get(timeout=0.05)
+        super().close()
+
+
+def index_path(path: str) -> str | None:
+    """The index of a multistream dump beside it (`…-multistream.xml.bz2` →
+    `…-multistream-index.txt.bz2`), or None for another name."""
+    low = path.lower()
+    if low.endswith("multistream.xml.bz2"):
+        return path[: -len(".xml.bz2")] + "-index.txt.bz2"
+    return None
+
+
+def stream_offsets(index: Any) -> list[int]:
+    """The distinct stream offsets of a multistream index (`offset:page id:title` lines)."""
+    out: list[int] = []
+    with bz2.open(index, "rb") as f:
+        for line in f:
+            head, _, _rest = line.partition(b":")
+            off = _int(head)
+            if off is not None and (not out or off != out[-1]):
+                out.append(off)
+    return sorted(set(out))
+
+
+def plan(inp: PlanInput) -> Planned:
+    """A multistream dump with its index beside it: shards of about --shard-size bytes as
+    stored, cut at stream offsets (the first holds the site's header); else one shard."""
+    idx = index_path(inp.path) if inp.compression == "bzip2" else None
+    if idx is None:
+        return Planned()
+    try:
+        with open_input(idx) as f:
+            offsets = stream_offsets(f)
+    except (OSError, EOFError, ValueError):
+        return Planned()  # no index (or a broken one): the file read in one shard
+    cuts = [0]
+    for off in offsets:
+        if off - cuts[-1] >= inp.config.shard_size and off < inp.size:
+            cuts.append(off)
+    return Planned([(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)])
+
+
+FIELDS = ("page_id", "ns", "revision_id", "timestamp", "title")
+
+
+def records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
+) -> Iterator[Record]:
+    """The pages of a dump (or of a shard of a multistream one) as records named by title;
+    pages passed over (redirects, other namespaces) counted in result.tallies."""
+    namespaces = config.wiki_namespaces
+    with open_input(spec.path) as raw:
+        if spec.start > 0 or spec.stop >= 0:
+            raw.seek(spec.start)
+            stored: Any = io.BufferedReader(_Range(raw, spec.stop - spec.start if spec.stop >= 0 else -1))
+        else:
+            stored = raw
+        stream, comp = open_stream(stored)
+        reading: Any = ReadAhead(stream) if comp == "bzip2" else stream
+        shown = 0
+        try:
+            for page in iter_pages(reading, config.max_record_bytes):
+                pos = raw.tell() - spec.start
+                if pos > shown:
+                    progress(pos - shown, 0)
+                    shown = pos
+                # pages are named by id: a shard of a multistream dump knows no page numbers
+                if isinstance(page, Skip):
+                    skipped.add("page id", page.page_id or 0, page.reason)
+                    continue
+                if page.redirect:
+                    result.tally("wiki redirects passed over")
+                    continue
+                if namespaces is not None and page.ns not in namespaces:
+                    result.tally("wiki pages of other namespaces passed over")
+                    continue
+                if page.text is None:
+                    skipped.add("page id", page.page_id or 0, f"{page.title}: no text")
+                    continue
+                result.bytes_read += len(page.text)
+                meta = from_record(page._asdict(), config.record_fields) if config.record_fields else ()
+                yield Record(page.title, page.text, None, meta, "page.wikitext")
+        except (OSError, EOFError) as exc:  # a corrupt or cut compressed stream
+            skipped.add(
+                "page id", 0, f"the dump is cut short or corrupt ({exc}): the pages after it were not read"
+            )
+        finally:
+            if reading is not stream:
+                reading.close()
+            stream.close()
+
+
+class _Range(io.RawIOBase):
+    """The next `left` bytes of a file (-1: to its end), leaving it open."""
+
+    def __init__(self, f: Any, left: int) -> None:
+        super().__init__()
+        self._f = f
+        self._left = left
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self._left == 0:
+            return 0
+        view = memoryview(b)
+        if self._left > 0:
+            view = view[: self._left]
+        n = self._f.readinto(view) or 0
+        if self._left > 0:
+            self._left -= n
+        return n
+
+
+FORMAT = Format("mediawiki", tell, plan, records, ranges=True, suffixes=())
