@@ -366,3 +366,64 @@ def test_find_and_scan_read_archives_from_the_command_line(tmp_path: Path) -> No
     )
     assert proc.returncode == 0, proc.stderr
     assert pairs(tmp_path / "out", by_record=True) == {("x/a.bib", "10.1000/a_b")}
+
+
+@pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
+def test_the_tar_walk_reads_each_header_format_as_tarfile_does(fmt: int) -> None:
+    """archive.tar_entries against tarfile on names that need a ustar prefix, a GNU long name or
+    a pax path, folders, links and empty members."""
+    names = ["a.txt", "d/" * 60 + "deep.txt", "x" * 99 + ".txt", "caf\u00e9/\u00fcber.bib", "empty.txt"]
+    if fmt == tarfile.USTAR_FORMAT:
+        names = [n for n in names if len(n.encode()) <= 100 or "/" in n[-100:]]
+        names = [n for n in names if n.isascii()]
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=fmt) as t:
+        for i, n in enumerate(names):
+            ti = tarfile.TarInfo(n)
+            data = b"" if n == "empty.txt" else f"doi:10.1000/{i}".encode() * (i + 1)
+            ti.size = len(data)
+            ti.mtime = 1700000000 + i
+            t.addfile(ti, io.BytesIO(data))
+        folder = tarfile.TarInfo("d/")
+        folder.type = tarfile.DIRTYPE
+        t.addfile(folder)
+        link = tarfile.TarInfo("link.txt")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "a.txt"
+        t.addfile(link)
+    buf.seek(0)
+    with tarfile.open(fileobj=buf, mode="r:") as t:
+        want = [
+            (
+                ti.name,
+                ti.size,
+                ti.mtime,
+                ti.offset,
+                ti.isreg(),
+                t.extractfile(ti).read() if ti.isreg() else b"",  # type: ignore[union-attr]
+            )
+            for ti in t
+        ]
+    buf.seek(0)
+    got = [
+        (e.name, e.size, e.mtime, e.offset, e.regular, e.body.read() if e.regular else b"")
+        for e in archive.tar_entries(buf)
+    ]
+    assert [(n.rstrip("/"), *rest) for n, *rest in got] == want
+
+
+def test_a_tar_header_with_a_bad_checksum_stops_the_walk_with_the_reason(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        for i in range(3):
+            ti = tarfile.TarInfo(f"m{i}.txt")
+            ti.size = 20
+            t.addfile(ti, io.BytesIO(f"doi:10.1000/m{i}".encode().ljust(20)))
+    data = bytearray(buf.getvalue())
+    second = data.find(b"m1.txt")
+    data[second + 1] ^= 1  # the second member's name: its checksum no longer holds
+    (tmp_path / "bad.tar").write_bytes(bytes(data))
+    scan_here([tmp_path / "bad.tar"], tmp_path / "out")
+    assert pairs(tmp_path / "out", by_record=True) == {("m0.txt", "10.1000/m0")}
+    (first,) = run_json(tmp_path / "out")["skipped_records"][0]["first"]
+    assert "bad checksum" in first["reason"] and "cut short or corrupt" in first["reason"]
