@@ -427,3 +427,20 @@ def test_a_tar_header_with_a_bad_checksum_stops_the_walk_with_the_reason(tmp_pat
     assert pairs(tmp_path / "out", by_record=True) == {("m0.txt", "10.1000/m0")}
     (first,) = run_json(tmp_path / "out")["skipped_records"][0]["first"]
     assert "bad checksum" in first["reason"] and "cut short or corrupt" in first["reason"]
+
+
+def test_containers_nested_deeper_than_the_bound_are_named_not_read(tmp_path: Path) -> None:
+    text = b"doi:10.1000/deep"
+    nested = {}
+    for depth in range(1, 7):
+        text = gzip.compress(text)
+        nested[f"depth{depth}.gz"] = text
+    tar_of(tmp_path / "deep.tar", nested)
+    scan_here([tmp_path / "deep.tar"], tmp_path / "out")
+    read = {r for r, _d in pairs(tmp_path / "out", by_record=True)}
+    assert read == {f"depth{d}.gz" for d in range(1, archive.MAX_DEPTH + 1)}
+    reasons = [f["reason"] for f in run_json(tmp_path / "out")["skipped_records"][0]["first"]]
+    assert reasons == [
+        f"depth{d}.gz: an archive or compressed file nested over {archive.MAX_DEPTH} deep"
+        for d in range(archive.MAX_DEPTH + 1, 7)
+    ]

@@ -342,3 +342,38 @@ def test_the_default_stage_is_removed_once_published(tmp_path: Path, s3: dict[st
     _scan(env, str(src), "-o", "s3://staged/b", "-q", "--keep-work")
     (kept,) = stages.iterdir()
     assert (kept / "_run.json").exists() and (kept / "_shards").is_dir()
+
+
+def test_archives_and_a_multistream_dump_in_object_storage_read_as_on_disk(
+    tmp_path: Path, s3: dict[str, str]
+) -> None:
+    """A zip and a tar.gz shared among shards by member offsets, and a multistream dump by its
+    index, read from the store by range as from disk."""
+    import tarfile
+    import zipfile
+
+    from .wikidump import WikiPage, write_multistream
+
+    src = tmp_path / "dumps"
+    src.mkdir()
+    members = {
+        f"m{i:03d}.txt": f"doi:10.1000/m{i} ".encode() + os.urandom(3000).hex().encode() for i in range(60)
+    }
+    with zipfile.ZipFile(src / "big.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        for n, d in members.items():
+            z.writestr(n, d)
+    with tarfile.open(src / "bundle.tar.gz", "w:gz") as t:
+        t.add(src / "big.zip", arcname="inner/big.zip")
+    pages = [WikiPage(f"P{i}", "{{cite journal|doi=10.1000/w" + str(i) + "}}", i + 1) for i in range(300)]
+    write_multistream(str(src / "wiki-multistream.xml.bz2"), pages, per_stream=10)
+    _upload(s3, "dumps", src)
+    args = ["--quiet", "--shard-size", "60000"]
+    _scan(s3, str(src), "-o", str(tmp_path / "local"), *args)
+    _scan(s3, "s3://dumps/corpus/", "-o", str(tmp_path / "remote"), *args)
+    assert _rows(tmp_path / "remote") == _rows(tmp_path / "local")
+    records = {(r[0], r[1]) for r in _rows(tmp_path / "remote")}
+    assert ("big.zip", "m007.txt") in records and ("bundle.tar.gz", "inner/big.zip!/m007.txt") in records
+    assert ("wiki-multistream.xml.bz2", "P299") in records
+    assert len(records) == 60 + 60 + 300
+    run = run_json(tmp_path / "remote")
+    assert run["shards"] == run_json(tmp_path / "local")["shards"] >= 5  # the zip in parts
