@@ -212,6 +212,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     f.add_argument("--null", "-0", action="store_true", help="end a file name with NUL, not ':' or a newline")
     f.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        help="read several inputs in N processes, printing in the inputs' order (default: the CPUs this "
+        "process may use; inputs under 32 MiB in all are read in this process)",
+    )
+    f.add_argument(
         "--line-number",
         "-n",
         action="store_true",
