@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..match import FORMS, Hit, Kind, canonicalize, find_dois, kind_of, native
+from ..match import FORMS, Hit, Kind, canonicalize, kind_of, native
 from ..match.native import CHit
 from ..match.syntaxes import syntax_of
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
@@ -430,10 +430,17 @@ def hits_in_records(
             text = clean(text)[0]
             k = rkind or kind or detect_kind(name, text[:HEAD_BYTES])
             syn = told["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
-            skip = len(preface)
-            for h in find_dois(preface + text, k, allow_other_prefix=allow_other_prefix, syntax=syn):
-                if h.start >= skip:
-                    yield rid, h._replace(start=h.start - skip, end=h.end - skip) if skip else h
+            # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
+            hits: list[CHit] = []
+            match = matcher_for(k, allow_other_prefix, None, hits, syn)
+            data = text.encode("utf-8")
+            skip = (0, 0)
+            if preface:
+                head = clean(preface)[0].encode("utf-8")
+                data, skip = head + data, (len(head), len(preface))
+            match(Window(data, 0, len(data), skip[0], len(data) + 1, -skip[1], True))
+            for a, b, f, d, raw, _line in hits:
+                yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
 
 
 class LineCounter:
