@@ -119,12 +119,11 @@ def test_a_page_over_the_record_limit_is_named_and_the_next_read() -> None:
     assert isinstance(got[1], Page) and got[1].title == "Next" and got[1].text == "doi:10.1000/next"
 
 
-@pytest.mark.parametrize("bzip2", ["process", "thread"])
+@pytest.mark.parametrize("bzip2", ["process", "thread", "inline"])
 def test_a_multistream_dump_is_shared_among_shards_by_its_index(
     tmp_path: Path, real_pages: list[tuple[WikiPage, set[str]]], bzip2: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if bzip2 == "thread":
-        monkeypatch.setenv("DOI_EXTRACTOR_NO_BZIP2", "1")
+    _decompress_by(bzip2, monkeypatch)
     pages = [p for p, _ in real_pages]
     path = tmp_path / "enwiki-20240601-pages-articles-multistream.xml.bz2"
     write_multistream(str(path), pages, per_stream=5)
@@ -188,15 +187,23 @@ def test_a_history_dump_reads_each_page_last_revision() -> None:
     assert isinstance(page, Page) and page.text == "now doi:10.1000/new" and page.revision_id == 70
 
 
-@pytest.mark.parametrize("bzip2", ["process", "thread"])
+def _decompress_by(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bz2 read as a worker reads it: by a bzip2 process, in a thread (no bzip2 on the system),
+    or inline (a worker with one CPU of its own)."""
+    if how == "thread":
+        monkeypatch.setenv("DOI_EXTRACTOR_NO_BZIP2", "1")
+    elif how == "inline":
+        monkeypatch.setenv("DOI_EXTRACTOR_CPUS", "1")
+    elif shutil.which("bzip2") is None:
+        pytest.skip("no bzip2 here")
+
+
+@pytest.mark.parametrize("bzip2", ["process", "thread", "inline"])
 @pytest.mark.parametrize("name", ["cut.xml", "cut-multistream.xml.bz2"])
 def test_a_cut_dump_keeps_the_pages_before_the_cut_and_names_it(
     tmp_path: Path, name: str, bzip2: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if bzip2 == "thread":  # a system without bzip2: decompressed in a thread
-        monkeypatch.setenv("DOI_EXTRACTOR_NO_BZIP2", "1")
-    elif shutil.which("bzip2") is None:
-        pytest.skip("no bzip2 here")
+    _decompress_by(bzip2, monkeypatch)
     pages = [WikiPage(f"P{i}", f"doi:10.1000/p{i} " + "z" * 500, i + 1) for i in range(60)]
     whole = tmp_path / ("whole-multistream.xml.bz2" if name.endswith("bz2") else "whole.xml")
     if name.endswith("bz2"):

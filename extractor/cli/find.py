@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, TextIO
 
 from ..pipeline.errors import Fatal, InputError
 from ..pipeline.inputs import expand_inputs
-from ..pipeline.read import open_stream
+from ..pipeline.read import open_stream, usable_cpus
 from ..pipeline.search import LineCounter, hits_in_records, hits_in_stream, input_format
 
 log = logging.getLogger(__name__)
@@ -108,12 +108,7 @@ PARALLEL_MIN = 32 << 20
 
 def _workers(args: argparse.Namespace) -> int:
     """-j: the processes to read inputs in (default: the CPUs this process may use)."""
-    if args.jobs is not None:
-        return max(1, args.jobs)
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    return max(1, args.jobs) if args.jobs is not None else usable_cpus()
 
 
 def _input_bytes(jobs: list[tuple[str, str, bool, str]]) -> int:

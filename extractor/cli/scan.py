@@ -22,6 +22,7 @@ from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_fo
 from ..pipeline.errors import Fatal, StoreError
 from ..pipeline.provenance import meta_fields
 from ..pipeline.publish import default_stage, preflight, publish
+from ..pipeline.read import usable_cpus
 from ..pipeline.remote import is_url
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -48,15 +49,6 @@ def size(value: str) -> int:
     if m is None or unit not in _UNITS:
         raise argparse.ArgumentTypeError(f"not a size: {value!r} (bytes, or e.g. 32MiB, 500MB, 1GiB)")
     return int(float(m.group(1)) * _UNITS[unit])
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask under taskset, cgroup cpusets and
-    schedulers' pinning), not all of the machine's."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # no sched_getaffinity on macOS and Windows
-        return os.cpu_count() or 1
 
 
 def add_scan_arguments(ap: argparse.ArgumentParser) -> None:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from ..pipeline.errors import Fatal
 from ..pipeline.inputs import shard_bytes
+from ..pipeline.read import CPU_BUDGET, usable_cpus
 from ..pipeline.shard import work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
 from .inprocess import InProcessEngine
@@ -27,9 +28,11 @@ _QUEUE: Any = None  # the progress queue, in a worker
 WORKER_DEATHS = 3  # a shard whose worker died this many times is rejected
 
 
-def _init_worker(q: Any) -> None:
+def _init_worker(q: Any, cpus: int) -> None:
     global _QUEUE
     _QUEUE = q
+    # the CPUs each worker may keep busy (read.cpu_budget: a bz2 dump's helper process)
+    os.environ[CPU_BUDGET] = str(cpus)
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
@@ -141,7 +144,7 @@ class LocalEngine:
                 max_workers=min(self.workers, max(tasks, self.buckets)),
                 mp_context=ctx,
                 initializer=_init_worker,
-                initargs=(self._queue,),
+                initargs=(self._queue, max(1, usable_cpus() // self.workers)),
             )
         return self._pool
 

@@ -29,7 +29,7 @@ from queue import Empty, Queue
 from typing import Any, NamedTuple
 
 from ..provenance import from_record
-from ..read import bzip2_reader, detect_compression, display_name, open_input, open_stream
+from ..read import bzip2_reader, cpu_budget, detect_compression, display_name, open_input, open_stream
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, SkippedRecords
 
@@ -257,6 +257,26 @@ def bz2_chunks(raw: Any, block: int = 1 << 20, most: int = 8 << 20) -> Iterator[
             streams += 1
 
 
+class Chunks(io.RawIOBase):
+    """A stream of the chunks an iterator gives, read in this thread."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._rest = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if not self._rest:
+            self._rest = next(self._chunks, b"")
+        n = min(len(b), len(self._rest))
+        b[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
 class ReadAhead(io.RawIOBase):
     """A stream's bytes produced ahead, in a thread: bz2's decompression releases the GIL, so it
     runs on another core while the pages before are parsed and searched (as gzip's does,
@@ -363,9 +383,11 @@ def records(
             stored = raw
         head = stored.peek(8)[:8] if hasattr(stored, "peek") else b""
         reading: Any
-        if detect_compression(head) == "bzip2":  # every Wikipedia dump: the slowest step
-            # in a bzip2 process, or else in a thread, in large steps
+        if detect_compression(head) == "bzip2" and cpu_budget() >= 2:  # every Wikipedia dump
+            # bz2, the slowest step, beside the parsing: in a bzip2 process, else in a thread
             reading = bzip2_reader(stored) or ReadAhead(bz2_chunks(stored))
+        elif detect_compression(head) == "bzip2":  # workers as many as the CPUs: one each
+            reading = Chunks(bz2_chunks(stored))
         else:
             reading = open_stream(stored)[0]
         shown = 0
