@@ -68,7 +68,9 @@ ENVIRONMENT = """environment:
   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE, AWS_REGION
                       credentials and region of s3:// inputs and outputs
   AWS_ENDPOINT_URL    an S3-compatible store (MinIO, Ceph, R2) instead of AWS
-  XDG_CACHE_HOME      where an object-store output is staged (default ~/.cache)"""
+  XDG_CACHE_HOME      where an object-store output is staged (default ~/.cache)
+  DOI_EXTRACTOR_CPUS  the CPUs each worker may keep busy (set by scan: usable CPUs / workers);
+                      with 2 or more, a bz2 dump is decompressed beside the worker (bzip2)"""
 
 FIND_EXAMPLES = """examples:
   doi-extract find paper.txt                    every DOI, in order, canonical
@@ -83,6 +85,8 @@ SCAN_EXAMPLES = """examples:
   doi-extract scan 'crawl/*.warc.gz' -o out -j 8
   doi-extract scan s3://bucket/texts/ -o s3://bucket/dois/
   doi-extract scan docs.jsonl --text-field body --id-field doc_id -o out
+  doi-extract scan enwiki-*-multistream.xml.bz2 -o wiki    Wikipedia's articles, a page a record
+  doi-extract scan arXiv_src_*.tar pmc/*.tar.gz -o out     archives read in place
   doi-extract scan big/ -o out --dask tcp://scheduler:8786
   rerun the same command to resume; --force starts over"""
 
