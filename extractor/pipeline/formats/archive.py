@@ -45,8 +45,9 @@ MAX_DEPTH = 4
 BOMB_RATIO = 100
 BOMB_MIN = 64 << 20
 MAX_MEMBER = 1 << 36
-# A zip inside a stream is held in memory to be read (its directory is at its end); a PDF is.
-MAX_HELD = 256 << 20
+# A zip inside a stream is held in memory to be read (its directory is at its end), and so is a
+# PDF: at most this much, within the 250 MB a process may use.
+MAX_HELD = 128 << 20
 
 # What reading a cut or corrupt archive raises (a bz2 or zstd stream: OSError, EOFError).
 READ_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError)
