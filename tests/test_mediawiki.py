@@ -157,6 +157,15 @@ def test_redirects_and_other_namespaces_are_passed_over_and_counted(tmp_path: Pa
         "wiki redirects passed over": 1,
     }
     assert run["skipped_records"][0]["first"] == [{"page id": 5, "reason": "Gone: no text"}]
+    summary = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "summary", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        "Wiki redirects passed over: 1\nWiki pages of other namespaces passed over: 2" in summary.stdout
+        or ("Wiki pages of other namespaces passed over: 2\nWiki redirects passed over: 1" in summary.stdout)
+    )
     scan_here([tmp_path / "wiki.xml.bz2"], tmp_path / "all", wiki_namespaces=None)
     assert set(by_record(tmp_path / "all")) == {"Article", "Talk:Article", "Template:Cite"}
     scan_here([tmp_path / "wiki.xml.bz2"], tmp_path / "talk", wiki_namespaces=(1,))

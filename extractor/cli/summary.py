@@ -108,4 +108,6 @@ def render_text(s: Summary) -> str:
     skipped = run.get("records_skipped", 0)
     if skipped:
         lines.append(f"Records skipped (no text): {skipped}")
+    # what the formats counted of their own: archive members, wiki pages passed over
+    lines += [f"{what[:1].upper()}{what[1:]}: {n}" for what, n in run.get("tallies", {}).items()]
     return "\n".join(lines) + "\n"
