@@ -9,6 +9,7 @@ import bz2
 import random
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
