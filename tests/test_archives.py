@@ -444,3 +444,33 @@ def test_containers_nested_deeper_than_the_bound_are_named_not_read(tmp_path: Pa
         f"depth{d}.gz: an archive or compressed file nested over {archive.MAX_DEPTH} deep"
         for d in range(archive.MAX_DEPTH + 1, 7)
     ]
+
+
+def test_a_streamed_member_gives_what_the_same_member_held_whole_gives(tmp_path: Path) -> None:
+    """A member over the record limit is passed on as its UTF-8 blocks, cut at character
+    boundaries (not decoded and encoded back): multi-byte characters across the 1 MiB blocks
+    and invalid bytes give the mentions, offsets in characters included, of the member read
+    whole."""
+    piece = "été ☃ 𝄞 doi:10.1000/é{} ".encode()
+    parts = []
+    for i in range(60_000):
+        parts.append(piece.replace(b"{}", str(i).encode()))
+        if i % 997 == 0:
+            parts.append(b"\xff\xc3 ")  # invalid: a stray byte, a lead byte without its follower
+    text = b"".join(parts)
+    assert len(text) > 3 << 19  # over a block (1 MiB) more than once
+    tar_of(tmp_path / "m.tar.gz", {"big.txt": text}, "w:gz")
+
+    def rows(out: Path) -> list[tuple[object, ...]]:
+        return sorted(
+            (r["doi"], r["count"], r["first_char_offset"], r["first_raw"]) for r in table(out, "mentions")
+        )
+
+    scan_here([tmp_path / "m.tar.gz"], tmp_path / "streamed", max_record_bytes=1 << 16)
+    scan_here([tmp_path / "m.tar.gz"], tmp_path / "whole", max_record_bytes=64 << 20)
+    assert rows(tmp_path / "streamed") == rows(tmp_path / "whole")
+    assert len(rows(tmp_path / "whole")) == 60_000
+    assert (
+        run_json(tmp_path / "streamed")["invalid_bytes_replaced"]
+        == run_json(tmp_path / "whole")["invalid_bytes_replaced"]
+    )

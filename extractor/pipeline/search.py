@@ -285,8 +285,11 @@ def _streamed_record_chunks(
 
 
 def _streamed_source(text: StreamedText) -> StreamSource:
-    """A record too large to hold as a source of windows: its text, cleaned, in UTF-8."""
-    return StreamSource.of_blocks(clean(t)[0].encode("utf-8") for t in text.chunks if t)
+    """A record too large to hold as a source of windows: its text, cleaned, in UTF-8 (a chunk
+    given as bytes is valid UTF-8 already)."""
+    return StreamSource.of_blocks(
+        t if isinstance(t, bytes) else clean(t)[0].encode("utf-8") for t in text.chunks if t
+    )
 
 
 def _record_chunks(

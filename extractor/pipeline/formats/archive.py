@@ -355,7 +355,12 @@ class Reader:
             yield self.read(Record(rid, text.decode(codec, errors), None, meta, name))
             return
         state: dict[str, str] = {}
-        rec = StreamedText(rid, _decoded(first, f, codec, errors, guard, state), meta)
+        chunks = (
+            _utf8(first, f, guard, state, self.result)
+            if codec == "utf-8"
+            else _decoded(first, f, codec, errors, guard, state)
+        )
+        rec = StreamedText(rid, chunks, meta)
         yield self.read(Record(rid, rec, None, meta, name))
         for _ in rec.chunks:  # read to its end whatever the consumer did
             pass
@@ -685,6 +690,53 @@ def _decoded(
             yield text
         if not data:
             return
+
+
+def _utf8(
+    first: bytes, f: Any, guard: Guard, state: dict[str, str], result: ShardResult
+) -> Iterator[str | bytes]:
+    """A large UTF-8 member's blocks as they are, cut at character boundaries, where they are
+    valid UTF-8 (checked in C, not decoded: decoding to text and encoding back for the matcher
+    was a third of such a member's time); a block with invalid bytes as text, decoded with them
+    kept as lone surrogates (U+FFFD where it is searched). A bomb or a cut ends it quietly,
+    said in `state`; invalid bytes are counted in `result`, as a record held whole counts them."""
+    from ...match import native
+
+    def block(data: bytes) -> str | bytes:
+        bad, _ = native.invalid_bytes(data, 0, len(data))
+        result.invalid_bytes += bad
+        return data.decode("utf-8", "surrogateescape") if bad else data
+
+    pending = first[3:] if first.startswith(b"\xef\xbb\xbf") else first
+    while True:
+        try:
+            data = f.read(1 << 20)
+            guard.feed(len(data))
+        except Bomb as exc:
+            state["bomb"] = str(exc)
+            data = b""
+        except READ_ERRORS as exc:  # raised in the consumer's loop it would end the whole input
+            state["cut"] = _why(exc)
+            data = b""
+        if not data:  # the member's last bytes, a character they do not finish included
+            if pending:
+                yield block(pending)
+            return
+        cut = len(pending) - _unfinished(pending)
+        if cut:
+            yield block(pending[:cut])
+        pending = pending[cut:] + data
+
+
+def _unfinished(data: bytes) -> int:
+    """How many bytes at the end of `data` begin a UTF-8 character it does not finish (0–3)."""
+    for k in range(1, min(4, len(data)) + 1):
+        b = data[-k]
+        if b & 0xC0 == 0x80:
+            continue  # a continuation byte: its lead is further back
+        need = 2 if 0xC0 <= b < 0xE0 else 3 if 0xE0 <= b < 0xF0 else 4 if 0xF0 <= b < 0xF8 else 1
+        return k if need > k else 0
+    return 0
 
 
 def _why(exc: BaseException) -> str:

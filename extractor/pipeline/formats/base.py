@@ -11,13 +11,14 @@ from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 
 
 class StreamedText:
-    """The text of a record too large to hold, decoded chunk by chunk.
+    """The text of a record too large to hold, decoded chunk by chunk (a chunk may be given as
+    bytes of valid UTF-8, cut at a character boundary: an archive member's, not decoded).
 
     `rid` is the record id when it stands before the text; it is filled in after the text was
     read when it stands after it, and is `line_id` (its line) when the record has none.
     """
 
-    def __init__(self, rid: str | None, chunks: Iterator[str], meta: Meta = ()) -> None:
+    def __init__(self, rid: str | None, chunks: Iterator[str | bytes], meta: Meta = ()) -> None:
         self.rid = rid
         self.chunks = chunks
         self.line_id: str | None = None
