@@ -306,11 +306,12 @@ def byte_range(path: str, start: int, stop: int) -> BinaryIO:
     f.seek(start)
     if stop < 0:
         return f
-    return io.BufferedReader(_Limited(f, stop - start), buffer_size=1 << 20)
+    return io.BufferedReader(Limited(f, stop - start), buffer_size=1 << 20)
 
 
-class _Limited(io.RawIOBase):
-    """The next `left` bytes of a stream; closing it closes the stream."""
+class Limited(io.RawIOBase):
+    """The next `left` bytes of a stream (a byte range of a file, a shard of a dump); closing it
+    closes the stream."""
 
     def __init__(self, stream: BinaryIO, left: int) -> None:
         super().__init__()

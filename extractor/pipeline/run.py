@@ -14,7 +14,7 @@ import os
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -253,7 +253,7 @@ def run_scan(
         "bytes_read": sum(r.bytes_read for r in ok),
         "input_bytes": total,
         "documents": sum(r.documents for r in ok),
-        "documents_by_syntax": _by_syntax(ok),
+        "documents_by_syntax": _summed(r.syntaxes for r in ok),
         "hits": sum(r.hits for r in ok),
         "mentions": counts["mentions"],
         "distinct_dois": counts["dois"],
@@ -266,7 +266,7 @@ def run_scan(
         "candidates_too_long": sum(r.too_long for r in ok),
         "records_skipped": sum(r.skipped_records for r in ok),
         # what the formats counted of their own: archive members, wiki pages passed over
-        "tallies": _tallies(ok),
+        "tallies": _summed(r.tallies for r in ok),
         "skipped_records": _skipped_by_input(ok),
         "shards": len(specs),
         "shards_resumed": resumed,
@@ -294,20 +294,12 @@ def run_scan(
     return RunReport(len(specs), resumed, counts, rejected, summary)
 
 
-def _tallies(results: list[ShardResult]) -> dict[str, int]:
-    """The formats' own counts (ShardResult.tallies), over the shards."""
+def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Counts by name over the shards, sorted by name: documents read in each source syntax
+    (spec §7; prose is not counted), the formats' own tallies."""
     out: dict[str, int] = {}
-    for r in results:
-        for name, n in r.tallies.items():
-            out[name] = out.get(name, 0) + n
-    return dict(sorted(out.items()))
-
-
-def _by_syntax(results: list[ShardResult]) -> dict[str, int]:
-    """Documents read in each source syntax (spec §7), over the shards: prose is not counted."""
-    out: dict[str, int] = {}
-    for r in results:
-        for name, n in r.syntaxes.items():
+    for c in counts:
+        for name, n in c.items():
             out[name] = out.get(name, 0) + n
     return dict(sorted(out.items()))
 

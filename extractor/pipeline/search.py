@@ -85,6 +85,15 @@ def document_syntax(
     return syntax
 
 
+def _prefaced(text: str, preface: str) -> tuple[bytes, tuple[int, int]]:
+    """A record's text as the UTF-8 bytes searched, its preface (Record.preface) before it, and
+    the preface's length in (bytes, characters)."""
+    if not preface:
+        return text.encode("utf-8"), (0, 0)
+    head = clean(preface)[0].encode("utf-8")
+    return head + text.encode("utf-8"), (len(head), len(preface))
+
+
 def match_record(
     data: Any,
     kind: str | None,
@@ -313,11 +322,7 @@ def _record_chunks(
     hits: list[CHit] | None = [] if config.occurrences else None
     syntax = document_syntax(None, config.syntax, name, preface + text[:HEAD_BYTES], result)
     kind = kind or unit.kind or (detect_kind(name, text[:HEAD_BYTES]) if name else None)
-    data = text.encode("utf-8")
-    skip = (0, 0)
-    if preface:
-        head = clean(preface)[0].encode("utf-8")
-        data, skip = head + data, (len(head), len(preface))
+    data, skip = _prefaced(text, preface)
     reported, too_long = match_record(data, kind, config.allow_other_prefix, table, hits, syntax, skip)
     result.too_long += too_long
     result.hits += reported
@@ -435,13 +440,8 @@ def hits_in_records(
             syn = told["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
             # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
             hits: list[CHit] = []
-            match = matcher_for(k, allow_other_prefix, None, hits, syn)
-            data = text.encode("utf-8")
-            skip = (0, 0)
-            if preface:
-                head = clean(preface)[0].encode("utf-8")
-                data, skip = head + data, (len(head), len(preface))
-            match(Window(data, 0, len(data), skip[0], len(data) + 1, -skip[1], True))
+            data, skip = _prefaced(text, preface)
+            match_record(data, k, allow_other_prefix, None, hits, syn, skip)
             for a, b, f, d, raw, _line in hits:
                 yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
 

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, NamedTuple
 from ..decode import HEAD_BYTES, declared_encoding, is_binary
 from ..errors import InputError
 from ..provenance import Meta, from_headers
-from ..read import detect_compression, display_name, open_input, open_stream
+from ..read import ReadTap, detect_compression, display_name, open_input, open_stream
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
 
@@ -374,7 +374,9 @@ class Reader:
     ) -> Iterator[Record]:
         """A compressed member (read as what it holds, named without its suffix), or an
         archive in an archive (its members named under it)."""
-        stream: Any = io.BufferedReader(_Guarded(_Joined(first, f), guard), buffer_size=1 << 16)
+        stream: Any = io.BufferedReader(
+            ReadTap(_Joined(first, f), lambda data: guard.feed(len(data))), buffer_size=1 << 16
+        )
         if comp is not None:
             inner, _ = open_stream(stream)
             bare = name
@@ -420,23 +422,6 @@ class Reader:
         yield self.read(Record(rid, got.text, "pdf", meta, name))
         if got.links:
             yield Record(rid, "\n".join(got.links), "pdf-link", meta, name)
-
-
-class _Guarded(io.RawIOBase):
-    """A member's stream whose bytes are fed to its bomb guard."""
-
-    def __init__(self, stream: Any, guard: Guard) -> None:
-        super().__init__()
-        self._s = stream
-        self._guard = guard
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        n = self._s.readinto(b)
-        self._guard.feed(n or 0)
-        return n or 0
 
 
 class _ZipBody(io.RawIOBase):

@@ -29,7 +29,15 @@ from queue import Empty, Queue
 from typing import Any, NamedTuple
 
 from ..provenance import from_record
-from ..read import bzip2_reader, cpu_budget, detect_compression, display_name, open_input, open_stream
+from ..read import (
+    Limited,
+    bzip2_reader,
+    cpu_budget,
+    detect_compression,
+    display_name,
+    open_input,
+    open_stream,
+)
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, SkippedRecords
 
@@ -376,11 +384,8 @@ def records(
     pages passed over (redirects, other namespaces) counted in result.tallies."""
     namespaces = config.wiki_namespaces
     with open_input(spec.path) as raw:
-        if spec.start > 0 or spec.stop >= 0:
-            raw.seek(spec.start)
-            stored: Any = io.BufferedReader(_Range(raw, spec.stop - spec.start if spec.stop >= 0 else -1))
-        else:
-            stored = raw
+        raw.seek(spec.start)  # a shard of a multistream dump: its streams [start, stop)
+        stored: Any = raw if spec.stop < 0 else io.BufferedReader(Limited(raw, spec.stop - spec.start))
         head = stored.peek(8)[:8] if hasattr(stored, "peek") else b""
         reading: Any
         if detect_compression(head) == "bzip2" and cpu_budget() >= 2:  # every Wikipedia dump
@@ -419,29 +424,6 @@ def records(
             )
         finally:
             reading.close()
-
-
-class _Range(io.RawIOBase):
-    """The next `left` bytes of a file (-1: to its end), leaving it open."""
-
-    def __init__(self, f: Any, left: int) -> None:
-        super().__init__()
-        self._f = f
-        self._left = left
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        if self._left == 0:
-            return 0
-        view = memoryview(b)
-        if self._left > 0:
-            view = view[: self._left]
-        n = self._f.readinto(view) or 0
-        if self._left > 0:
-            self._left -= n
-        return n
 
 
 FORMAT = Format("mediawiki", tell, plan, records, ranges=True, suffixes=())
