@@ -46,7 +46,7 @@ enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTH
 
 #define MAX_DOI_CHARS 2000
 #define SHORT_WINDOW 256
-#define FIRST_WINDOW 32 /* characters read before the short window, for an early cut */
+#define FIRST_WINDOW 16 /* characters read before the short window, for an early cut */
 #define LEFT_WINDOW 512
 #define MAX_LOGICAL (MAX_DOI_CHARS + 2 * SHORT_WINDOW)
 #define RUN_CAP (MAX_LOGICAL + MAX_DOI_CHARS + 8) /* an anchor of up to MAX_LOGICAL, then a whole run */

@@ -44,6 +44,18 @@ static Py_ssize_t skip_space_back(const unsigned char *b, Py_ssize_t a, Py_ssize
 /* [^\s"\x00-\x1f\x7f-\x9f]: the characters a DOI's run is made of. */
 static inline int run_end(cp_t c) { return c < 0x20 || c == '"' || (c >= 0x7F && c <= 0x9F) || is_space(c); }
 
+/* ASCII classes for the loops that read a byte at a time: C_RUN_END ends a run (run_end), C_STOP
+ * a token (token_stop), C_URL_MARK is '.' or '/' (the left cache's www. and ://). */
+enum { C_RUN_END = 1, C_STOP = 2, C_URL_MARK = 4 };
+static const unsigned char ascii_class[128] = {
+    ['\0' ... 0x1F] = C_RUN_END, [0x7F] = C_RUN_END,
+    ['\t'] = C_RUN_END | C_STOP, ['\n'] = C_RUN_END | C_STOP, [0x0B] = C_RUN_END | C_STOP,
+    ['\f'] = C_RUN_END | C_STOP, ['\r'] = C_RUN_END | C_STOP, [0x1C ... 0x1F] = C_RUN_END | C_STOP,
+    [' '] = C_RUN_END | C_STOP, ['"'] = C_RUN_END | C_STOP,
+    ['\''] = C_STOP, ['('] = C_STOP, ['['] = C_STOP, ['{'] = C_STOP, ['<'] = C_STOP, ['>'] = C_STOP,
+    [','] = C_STOP, [';'] = C_STOP, ['.'] = C_URL_MARK, ['/'] = C_URL_MARK,
+};
+
 /* The token before an anchor ends at whitespace or one of "'([{<>,; (find._TOKEN_REV). */
 static inline int token_stop(cp_t c)
 {

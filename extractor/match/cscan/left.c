@@ -133,6 +133,10 @@ static void left_cache_to(const Buf *B, LeftCache *lc, Py_ssize_t p)
     Py_ssize_t i = lc->to;
     while (i < p) {
         unsigned char c = b[i];
+        if (c < 0x80 && !(ascii_class[c] & (C_STOP | C_URL_MARK))) {
+            i++;
+            continue;
+        }
         if (c >= 0x80) {
             cp_t cp;
             int k = dec(b, B->n, i, &cp);
@@ -178,18 +182,38 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
     cp_t r[LEFT_WINDOW + 1];
     Py_ssize_t off[LEFT_WINDOW + 1];
     Py_ssize_t n = 0, i = p, limit = 64;
-    int url_known = -1; /* urlish of the token, when the cache told it */
-    while (n < limit && i > 0) {
-        cp_t c;
-        int k = dec_back(B->b, i, &c);
-        if (token_stop(c))
-            break;
-        i -= k;
-        r[n] = c;
-        off[n] = i;
-        n++;
+    int url_known = -1, filled = 0; /* urlish of the token, when the cache told it */
+    int bytes_back = 0; /* r[k] is the byte at p - 1 - k, off[k] not set (k < 40) */
+    LeftCache *lc = B->lc;
+    if (lc != NULL && p >= lc->to && p - lc->to <= 64) {
+        /* an anchor just after one in a long token (the cache was brought to it): most likely
+         * in the same token, told by the cache with no character read back one at a time */
+        left_cache_to(B, lc, p);
+        /* 64 ASCII characters back with no token stop, and the token's start known below: the
+         * 40 that the labels and resolvers are looked for in are all that is read */
+        if (p > 64 && p - lc->stop_end >= 64 && p - 64 >= lc->ascii_from &&
+            (p - lc->stop_end <= LEFT_WINDOW || p - LEFT_WINDOW >= lc->ascii_from)) {
+            for (; n < 40; n++)
+                r[n] = B->b[p - 1 - n];
+            n = 64;
+            off[63] = i = p - 64;
+            filled = bytes_back = 1;
+        }
+    }
+    while ((n < limit || filled) && i > 0) {
+        if (filled) {
+            filled = 0;
+        } else {
+            cp_t c;
+            int k = dec_back(B->b, i, &c);
+            if (token_stop(c))
+                break;
+            i -= k;
+            r[n] = c;
+            off[n] = i;
+            n++;
+        }
         if (n == 64 && limit == 64 && i > 0) {
-            LeftCache *lc = B->lc;
             if (lc != NULL && p >= lc->to) {
                 /* a long token: its start and whether it is URL-like from the cache, when the
                  * characters back to its start are sure to be as many as their bytes */
@@ -213,6 +237,10 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         Py_ssize_t tn = n < 40 ? n : 40, best = 0;
         int bform = -1;
         Py_ssize_t e;
+        /* every literal below ends in one of these (after an optional ':' or '=' for "doi") */
+        cp_t c0 = r[0];
+        if (!(c0 == '/' || c0 == ':' || c0 == '=' || c0 == 0xFF1A || ci(c0, 'f') || ci(c0, 'a') || ci(c0, 'i')))
+            tn = 0;
 #define CONSIDER(len, f)               \
     do {                               \
         if ((len) > best) {            \
@@ -248,7 +276,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
             if (bform == F_PERCENT + 100)
                 bform = F_PERCENT;
             if (bform != F_LABEL) {
-                *startp = off[best - 1];
+                *startp = bytes_back ? p - best : off[best - 1];
                 return bform;
             }
         }
@@ -260,7 +288,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
             url = urlish(tok, n);
         }
         if (bform == F_LABEL) {
-            *startp = url ? off[n - 1] : off[best - 1];
+            *startp = url ? off[n - 1] : bytes_back ? p - best : off[best - 1];
             return url ? F_OTHER : F_LABEL;
         }
         cp_t prev = r[0];

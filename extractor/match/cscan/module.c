@@ -249,5 +249,12 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The plain-
 
 PyMODINIT_FUNC PyInit__cscan(void)
 {
+    /* the byte loops' ASCII classes are the character tests they stand for */
+    for (cp_t c = 0; c < 128; c++)
+        if (!(ascii_class[c] & C_RUN_END) != !run_end(c) || !(ascii_class[c] & C_STOP) != !token_stop(c) ||
+            !(ascii_class[c] & C_URL_MARK) != !(c == '.' || c == '/')) {
+            PyErr_Format(PyExc_ImportError, "_cscan: ascii_class disagrees with the character tests at %u", (unsigned)c);
+            return NULL;
+        }
     return PyModule_Create(&module);
 }

@@ -961,8 +961,49 @@ static int spaced_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
  * out (and through the sink's collector, its shortDOIs); uncertain starts with them; counts of
  * candidates too long in the first pass only (find._hits: the second pass has no stats).
  * *order: whether the hits must be sorted (a DOI joined across lines leaves later pieces). */
+/* Where the run that holds byte q ends, read once for all the anchors in it: [from, to) a run
+ * (to: its first run_end character, or the text's end), [ascii, to) of it ASCII. */
+typedef struct {
+    Py_ssize_t from, to, ascii;
+} RunEnd;
+
+/* Whether the run from q (a character boundary) holds more than SHORT_WINDOW + 1 characters:
+ * the short window read from q ends inside it, where no line break can be joined. */
+static int long_run(const Buf *B, RunEnd *re, Py_ssize_t q)
+{
+    if (q < re->from || q > re->to) {
+        Py_ssize_t i = q, ascii = q;
+        while (i < B->n) {
+            cp_t c;
+            int w = dec(B->b, B->n, i, &c);
+            if (run_end(c))
+                break;
+            i += w;
+            if (c >= 0x80)
+                ascii = i;
+        }
+        re->from = q, re->to = i, re->ascii = ascii;
+    }
+    Py_ssize_t bytes = re->to - q;
+    if (bytes <= SHORT_WINDOW + 1)
+        return 0;
+    if (q >= re->ascii || bytes > 4 * (SHORT_WINDOW + 2))
+        return 1;
+    Py_ssize_t chars = 0;
+    for (Py_ssize_t i = q; i < re->to && chars <= SHORT_WINDOW + 1; i++)
+        chars += (B->b[i] & 0xC0) != 0x80;
+    return chars > SHORT_WINDOW + 1;
+}
+
 static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int first_pass, int *order)
 {
+    /* what the anchors' left contexts learn of the text, carried from one to the next */
+    LeftCache lc = {0, 0, 0, -1};
+    Buf cached = *B;
+    if (cached.lc == NULL)
+        cached.lc = &lc;
+    B = &cached;
+    RunEnd re = {-1, -1, -1};
     const unsigned char *b = B->b;
     Py_ssize_t n = B->n, pos = 0, resume = 0, last_end = k->lo;
     Logical L = {0};
@@ -1007,7 +1048,10 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
             L.bo[t] = p + t;
             L.be[t] = p + t + 1;
         }
-        Py_ssize_t have = read_run(B, q, L.s, L.bo, A, form, &qq, &skip, &cut, 0);
+        /* a cut in the first characters of a run that goes on past the short window ends the
+         * name there, as in plain text: no break is inside what the window reads */
+        int early = long_run(B, &re, q);
+        Py_ssize_t have = read_run(B, q, L.s, L.bo, A, form, &qq, &skip, &cut, early);
         if (have < 0) {
             last_end = skip; /* dropped with the rest of its token, never truncated */
             if (first_pass && drop_token(k, p, skip) < 0)
@@ -1018,7 +1062,7 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         for (Py_ssize_t t = A; t < L.n; t++)
             L.be[t] = t + 1 < L.n ? L.bo[t + 1] : qq;
         int unc = 0;
-        if (add_piece(&L, p, qq) < 0 || join_pieces(B, &L, ev, &C, &unc) < 0)
+        if (add_piece(&L, p, qq) < 0 || (cut < 0 && join_pieces(B, &L, ev, &C, &unc) < 0))
             goto done;
         if (unc && first_pass) {
             if (reserve((void **)&out->unc, &out->ucap, out->nu + 1, sizeof(Py_ssize_t)) < 0)
@@ -1029,7 +1073,7 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
             k->too_long += mine && first_pass;
             continue;
         }
-        Py_ssize_t raw, nn = finish_name(B, L.s, L.n, A, form, start, p, -1, &raw);
+        Py_ssize_t raw, nn = finish_name(B, L.s, L.n, A, form, start, p, cut < 0 ? -1 : A + cut, &raw);
         if (nn == 0)
             continue; /* an empty suffix */
         Py_ssize_t end = L.be[raw - 1];

@@ -122,6 +122,16 @@ static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t
 {
     Py_ssize_t i = *qpos;
     while (have < want && i < B->n) {
+        unsigned char u = B->b[i];
+        if (u < 0x80) { /* ASCII a byte at a time */
+            if (ascii_class[u] & C_RUN_END)
+                break;
+            s[a + have] = u;
+            bo[a + have] = i;
+            have++;
+            i++;
+            continue;
+        }
         cp_t c;
         int k = dec(B->b, B->n, i, &c);
         if (run_end(c))
