@@ -125,3 +125,60 @@ def test_rehyphenation_prefilter_passes_every_name_a_rule_changes() -> None:
 def test_pdf_shortcuts_agree_on_layouts(text: str) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         assert list(F.find_dois(text, "pdf")) == full_pdf_rules(text, monkeypatch)
+
+
+# Suffixes empty by their first character (find._Scanner._empty_suffix): closing brackets,
+# a comma or semicolon before the next DOI, next to long anchors, long runs and PDF breaks.
+EMPTY_PIECES = [
+    "10.1234/",
+    "doi:10.1234/",
+    "https://x.org/10.1234/",
+    ")",
+    "]",
+    "}",
+    ">",
+    "）",
+    ",",
+    ";",
+    ",10.1234/y",
+    ";doi:10.1234/z",
+    "10.1234/x",
+    "(",
+    "\n",
+    "-\n",
+    " ",
+    "a",
+    "c" * 250,
+    "c" * 12,
+    "10." + "1" * 2260 + "/",
+    " and 10.1234/x123\n456",
+    " 10.1234/x123456",
+]
+
+
+def with_and_without_the_shortcut(text: str, kind: str) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    out = []
+    for shortcut in (True, False):
+        stats = F.FindStats()
+        saved = F._Scanner._empty_suffix
+        if not shortcut:
+            F._Scanner._empty_suffix = lambda self, q, anchor: False  # type: ignore[method-assign]
+        try:
+            hits = list(F.find_dois(text, kind, stats=stats))
+        finally:
+            F._Scanner._empty_suffix = saved  # type: ignore[method-assign]
+        out.append((hits, stats.too_long, stats.dropped))
+    return out[0], out[1]
+
+
+@given(st.lists(st.sampled_from(EMPTY_PIECES), max_size=20))
+@settings(max_examples=1500, deadline=None)
+def test_an_empty_suffix_told_early_agrees_with_the_full_reading(pieces: list[str]) -> None:
+    """An anchor whose suffix opens with an unbalanced closing bracket, or with a comma or
+    semicolon before the next DOI, is passed over before its left context is read: the hits and
+    the counts of candidates too long are those of the full reading, in every kind (a PDF run that
+    ends within the short window is read for the join it may try)."""
+    text = "".join(pieces)
+    for kind in ("plain", "html", "pdf"):
+        early, full = with_and_without_the_shortcut(text, kind)
+        assert early == full, (kind, text)

@@ -19,7 +19,18 @@ from .forms import Form
 from .html import View, html_views
 from .kinds import kind_of
 from .pdf import Evidence
-from .rules import MAX_DOI_CHARS, RESOLVERS, RUN, RUN_END, RUN_SHORT, SHORT_WINDOW, end_of_name, first_cut
+from .rules import (
+    CLOSE,
+    MAX_DOI_CHARS,
+    RESOLVERS,
+    RUN,
+    RUN_END,
+    RUN_SHORT,
+    SHORT_WINDOW,
+    SPLIT,
+    end_of_name,
+    first_cut,
+)
 from .shortdoi import short_dois
 from .syntaxes import syntax_of
 from .tails import SHIELDS, shields_unescape
@@ -303,6 +314,8 @@ class _Scanner:
                         append((p - lm.end(), end, GROUP_FORMS[lm.lastgroup], fm.group()))  # type: ignore[index]
                         last_end = end
                         continue
+            if self._empty_suffix(m.end(), m.end() - p):
+                continue
             got = _left_context(text, p, self.pdf)
             if got is None:
                 continue
@@ -335,6 +348,20 @@ class _Scanner:
         elif extra:
             out.sort()
         return out
+
+    def _empty_suffix(self, q: int, anchor: int) -> bool:
+        """Whether the suffix from `q` is empty by its first character, whatever the form
+        (spec §4): an unbalanced closing bracket, or a comma or semicolon before the next DOI.
+        Told before the left context, the costly part of an anchor (hostile runs of `10.1234/)`).
+        Not for an anchor so long its candidate may be counted too long, nor in PDF text for a run
+        that ends within the short window, where a join is tried and may mark its start a guess."""
+        text = self.text
+        c = text[q : q + 1]
+        if not c or anchor > MAX_DOI_CHARS + SHORT_WINDOW - 1:
+            return False
+        if c not in CLOSE and not (c in ",;" and SPLIT.match(text, q, q + 64)):
+            return False
+        return not self.pdf or (len(text) >= q + SHORT_WINDOW + 2 and not RUN_END.search(text, q, q + SHORT_WINDOW + 2))
 
     def _extend(
         self, p: int, q: int, form: Form, start: int, evidence: Evidence | None

@@ -26,7 +26,7 @@ SHORT_WINDOW = 256
 RUN_SHORT = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f\ud800-\udfff]{{0,{SHORT_WINDOW + 1}}}')
 
 # Spec §2: ",10.1234/" or ";10.1234/" inside a candidate starts a second DOI.
-_SPLIT = re.compile(r"[,;](?=(?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]))", re.I)
+SPLIT = re.compile(r"[,;](?=(?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]))", re.I)
 # A `?` that starts query syntax (`?name=`) ends a DOI outside URL context (spec §4).
 _QUERY = re.compile(r"\?(?=[A-Za-z_][A-Za-z0-9_.-]*=)")
 # An HTML/XML tag in plain text ends a DOI: SICI DOIs have "<" before digits, never "</x" or "<x>".
@@ -89,7 +89,7 @@ def first_cut(s: str, form: Form) -> int:
         m = _QUERY.search(s)
     if m is not None:
         end = m.start()
-    m = _SPLIT.search(s, 0, end)
+    m = SPLIT.search(s, 0, end)
     if m is not None:
         end = m.start()
     m = _TAGLIKE.search(s, 0, end)

@@ -1032,8 +1032,8 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         int inside = 0;
         for (Py_ssize_t x = 0; x < nx && !inside; x++)
             inside = xa[x] <= p && p < xb[x];
-        if (p < last_end || inside)
-            continue;
+        if (p < last_end || inside || (empty_suffix(B, p, q) && long_run(B, &re, q)))
+            continue; /* a run that ends within the short window is read for its join (its guess) */
         Py_ssize_t start;
         int form = anchor_form(B, p, sep, first, 1, &start);
         if (form < 0)
@@ -1050,8 +1050,9 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         }
         /* a cut in the first characters of a run that goes on past the short window ends the
          * name there, as in plain text: no break is inside what the window reads */
-        int early = long_run(B, &re, q);
-        Py_ssize_t have = read_run(B, q, L.s, L.bo, A, form, &qq, &skip, &cut, early);
+        Py_ssize_t have = read_run(B, q, L.s, L.bo, A, form, &qq, &skip, &cut, 1);
+        if (cut >= 0 && !long_run(B, &re, q)) /* a break may follow within the window: read it */
+            have = read_run(B, q, L.s, L.bo, A, form, &qq, &skip, &cut, 0);
         if (have < 0) {
             last_end = skip; /* dropped with the rest of its token, never truncated */
             if (first_pass && drop_token(k, p, skip) < 0)

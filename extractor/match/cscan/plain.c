@@ -117,10 +117,13 @@ static Py_ssize_t count_newlines(const unsigned char *d, Py_ssize_t a, Py_ssize_
 }
 
 /* Decode the run (characters up to whitespace, '"' or a control) from byte q into s[a:],
- * until it has `want` characters; returns how many it has. */
-static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t *bo, Py_ssize_t a, Py_ssize_t have, Py_ssize_t want)
+ * until it has `want` characters; returns how many it has. The cut classes of the characters
+ * read are OR-ed into *cuts (first_cut has nothing to do where they are 0). */
+static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t *bo, Py_ssize_t a, Py_ssize_t have, Py_ssize_t want,
+                             unsigned *cuts)
 {
     Py_ssize_t i = *qpos;
+    unsigned m = 0;
     while (have < want && i < B->n) {
         unsigned char u = B->b[i];
         if (u < 0x80) { /* ASCII a byte at a time */
@@ -128,6 +131,7 @@ static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t
                 break;
             s[a + have] = u;
             bo[a + have] = i;
+            m |= CUT_ASCII[u];
             have++;
             i++;
             continue;
@@ -136,12 +140,14 @@ static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t
         int k = dec(B->b, B->n, i, &c);
         if (run_end(c))
             break;
+        m |= cut_class(c);
         s[a + have] = c;
         bo[a + have] = i;
         have++;
         i += k;
     }
     *qpos = i;
+    *cuts |= m;
     return have;
 }
 
@@ -248,13 +254,16 @@ static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, 
     /* A cut in the first characters is the cut of the short window too when no rule's
      * lookahead reaches past them: every cut falls on a character no pattern crosses, and only a
      * tag name running to the window's end (rules._TAGLIKE) waits for more; a later character
-     * that is neither a tag-name character nor '/' ends any such name. Read 32, 64, then 128
+     * that is neither a tag-name character nor '/' ends any such name. Read 16, 32, 64, then 128
      * characters for such a cut before the short window: a list of DOIs joined by commas reads
      * each DOI and the next, not 256 characters a DOI. */
+    unsigned cuts = 0;
     for (Py_ssize_t want = FIRST_WINDOW; early && want < SHORT_WINDOW && off + SHORT_WINDOW + 1 <= MAX_LOGICAL; want *= 2) {
-        have = decode_run(B, qq, s, bo, off, have, want);
+        have = decode_run(B, qq, s, bo, off, have, want, &cuts);
         if (have < want)
             return have; /* the run ends before the window does */
+        if (cuts == 0)
+            continue; /* no character any rule of first_cut reacts to: no cut */
         Py_ssize_t c = first_cut(s + off, have, form);
         for (Py_ssize_t t = c + 1; t < have; t++)
             if (!(az_ci(s[off + t]) || is_digit(s[off + t]) || s[off + t] == ':' || s[off + t] == '_' ||
@@ -263,9 +272,9 @@ static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, 
                 return have;
             }
     }
-    have = decode_run(B, qq, s, bo, off, have, SHORT_WINDOW + 1);
+    have = decode_run(B, qq, s, bo, off, have, SHORT_WINDOW + 1, &cuts);
     if (have > SHORT_WINDOW && first_cut(s + off, have, form) >= SHORT_WINDOW) {
-        have = decode_run(B, qq, s, bo, off, have, MAX_DOI_CHARS + 1);
+        have = decode_run(B, qq, s, bo, off, have, MAX_DOI_CHARS + 1, &cuts);
         if (have > MAX_DOI_CHARS && first_cut(s + off, have, form) >= MAX_DOI_CHARS) {
             Py_ssize_t i = *qq;
             while (i < B->n) {
@@ -468,6 +477,30 @@ static inline int anchor_form(const Buf *B, Py_ssize_t p, char sep, Py_ssize_t f
     return form;
 }
 
+/* find._Scanner._empty_suffix: the suffix from q opens with a closing bracket, unbalanced, or
+ * with a comma or semicolon before the next DOI (rules.SPLIT), so it is empty whatever the form
+ * (spec §4) — told before the left context. Not for an anchor so long that its candidate may be
+ * counted too long. */
+static inline int empty_suffix(const Buf *B, Py_ssize_t p, Py_ssize_t q)
+{
+    if (q >= B->n || q - p > MAX_DOI_CHARS + SHORT_WINDOW - 1)
+        return 0;
+    cp_t c;
+    Py_ssize_t i = q + dec(B->b, B->n, q, &c);
+    if (c != ',' && c != ';')
+        return opener_of(c) != 0;
+    cp_t t[32]; /* the lookahead, within the run */
+    Py_ssize_t m = 0;
+    while (m < 32 && i < B->n) {
+        i += dec(B->b, B->n, i, &t[m]);
+        if (run_end(t[m]))
+            break;
+        if (t[m++] == '/')
+            break; /* the lookahead ends at its first '/' */
+    }
+    return split_ahead(t, m, 0);
+}
+
 /* A candidate at p that no rule ends within MAX_DOI_CHARS, dropped with its token up to `skip`
  * (spec §4: counted, never truncated): counted when it is the sink's to report, and the skip
  * carried on by a window reader when the token runs past the buffer. 0, or -1 on an error. */
@@ -563,7 +596,7 @@ static int scan_in(const Buf *B, Sink *k, cp_t *s, Py_ssize_t *bo)
             continue;
         }
         pos = q;
-        if (p < last_end)
+        if (p < last_end || empty_suffix(B, p, q))
             continue;
         Py_ssize_t start;
         int form = anchor_form(B, p, sep, first, 0, &start);
