@@ -265,6 +265,49 @@ def test_killed_scan_leaves_no_orphan_workers(tmp_path: Path) -> None:
     assert not alive, f"orphan workers still running: {alive}"
 
 
+def _semaphores() -> set[str]:
+    return {n for n in os.listdir("/dev/shm") if n.startswith("sem.")}
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="named semaphores are files in /dev/shm on Linux")
+@pytest.mark.parametrize("whole_group", [True, False], ids=["group", "parent"])
+def test_a_killed_scan_leaves_no_semaphore(tmp_path: Path, whole_group: bool) -> None:
+    """SIGKILL of the scan's process group left the pool's eight named semaphores in /dev/shm,
+    and of the parent alone made the resource tracker warn of 'leaked semaphore objects': the
+    names are removed once every worker has opened them (procs.unlink_semaphores)."""
+    src = make_corpus(tmp_path)
+    for i in range(20):
+        (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(80000)))
+    before = _semaphores()
+    p = start_scan(
+        str(src),
+        "-o",
+        str(tmp_path / "out"),
+        "--workers",
+        "2",
+        "--quiet",
+        "--shard-size",
+        "100000",
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while not _semaphores() - before and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)  # the pool starting: its queues' semaphores made
+    assert _semaphores() - before, "no pool was started"
+    while _semaphores() - before and time.monotonic() < deadline:
+        time.sleep(0.01)  # the workers opening them, then their names removed
+    # the fork server, the resource tracker and the two workers: the pool still running
+    assert len([c for c in _descendants(p.pid) if _is_worker(c)]) >= 4, "the pool ended before it was killed"
+    if whole_group:
+        os.killpg(p.pid, signal.SIGKILL)
+    else:
+        os.kill(p.pid, signal.SIGKILL)  # the tracker and the workers outlive it a moment
+    _, err = p.communicate(timeout=60)  # until the last holder of stderr (the tracker) ends
+    assert not _semaphores() - before
+    assert b"leaked semaphore" not in err, err.decode()
+
+
 def test_a_folder_that_is_not_ours_is_never_touched(tmp_path: Path) -> None:
     """Issue 15: -o pointed at a folder of the user's replaced its dois/ and mentions/."""
     (tmp_path / "in.txt").write_text("doi:10.1000/182\n")

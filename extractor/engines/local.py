@@ -20,12 +20,13 @@ from ..pipeline.read import CPU_BUDGET, usable_cpus
 from ..pipeline.shard import work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
 from .inprocess import InProcessEngine
-from .procs import die_with_parent, mp_context
+from .procs import die_with_parent, mp_context, unlink_semaphores
 
 R = TypeVar("R")
 
 _QUEUE: Any = None  # the progress queue, in a worker
 WORKER_DEATHS = 3  # a shard whose worker died this many times is rejected
+READY = ("ready", 0)  # a worker's first message on the progress queue
 
 
 def _init_worker(q: Any, cpus: int) -> None:
@@ -37,6 +38,7 @@ def _init_worker(q: Any, cpus: int) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     die_with_parent()
+    q.put(READY)  # this worker has opened the pool's semaphores (procs.unlink_semaphores)
 
 
 class Stopped(Exception):
@@ -135,13 +137,15 @@ class LocalEngine:
         self._in_process: InProcessEngine | None = None  # what runs a job found small
         self._pool: ProcessPoolExecutor | None = None
         self._queue: Any = None
+        self._unready = 0  # workers of the pool yet to report ready
 
     def _start(self, tasks: int) -> ProcessPoolExecutor:
         if self._pool is None:
             ctx = mp_context()
             self._queue = ctx.Queue()
+            self._unready = min(self.workers, max(tasks, self.buckets))
             self._pool = ProcessPoolExecutor(
-                max_workers=min(self.workers, max(tasks, self.buckets)),
+                max_workers=self._unready,
                 mp_context=ctx,
                 initializer=_init_worker,
                 initargs=(self._queue, max(1, usable_cpus() // self.workers)),
@@ -151,9 +155,17 @@ class LocalEngine:
     def _drain(self, progress: Progress) -> None:
         while True:
             try:
-                nbytes, nhits = self._queue.get_nowait()
+                message = self._queue.get_nowait()
             except queue.Empty:
                 return
+            if message == READY:
+                self._unready -= 1
+                if self._unready == 0 and self._pool is not None:
+                    # every worker the pool will start has opened its semaphores: their names go
+                    # (a pool whose worker dies is broken and replaced, never refilled)
+                    unlink_semaphores(self._queue, self._pool._call_queue, self._pool._result_queue)
+                continue
+            nbytes, nhits = message
             progress(nbytes, nhits)
 
     def run_shards(
@@ -216,7 +228,9 @@ class LocalEngine:
         if self.workers == 1 or len(jobs) < 2:
             return [fn(*job) for job in jobs]
         pool = self._start(len(jobs))
-        return list(pool.map(fn, *zip(*jobs, strict=True)))
+        out = list(pool.map(fn, *zip(*jobs, strict=True)))
+        self._drain(lambda nbytes, nhits: None)  # workers' ready reports, when the pool started here
+        return out
 
     def close(self) -> None:
         if self._pool is not None:
