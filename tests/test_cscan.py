@@ -125,8 +125,10 @@ def close_anchors(draw: st.DrawFn) -> str:
     first is told by the cache the one before brought up to date."""
     parts = [draw(st.sampled_from(EVIDENCE)), "a" * draw(st.integers(40, 600))]
     for _ in range(draw(st.integers(2, 6))):
-        parts.append(draw(st.sampled_from(FILL + ["https://doi.org/", "x.org/"])) * draw(st.integers(0, 12)))
-        parts.append(draw(st.sampled_from(ANCHORS + ["doi.org/10.1234/z", "é10.1234/é", "info:doi/10.1234/i"])))
+        parts.append(draw(st.sampled_from([*FILL, "https://doi.org/", "x.org/"])) * draw(st.integers(0, 12)))
+        parts.append(
+            draw(st.sampled_from([*ANCHORS, "doi.org/10.1234/z", "é10.1234/é", "info:doi/10.1234/i"]))
+        )
     return "".join(parts)
 
 

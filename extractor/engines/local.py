@@ -163,7 +163,9 @@ class LocalEngine:
                 if self._unready == 0 and self._pool is not None:
                     # every worker the pool will start has opened its semaphores: their names go
                     # (a pool whose worker dies is broken and replaced, never refilled)
-                    unlink_semaphores(self._queue, self._pool._call_queue, self._pool._result_queue)
+                    unlink_semaphores(
+                        self._queue, *(getattr(self._pool, q) for q in ("_call_queue", "_result_queue"))
+                    )
                 continue
             nbytes, nhits = message
             progress(nbytes, nhits)

@@ -65,18 +65,20 @@ def unlink_semaphores(*holders: Any) -> int:
     resource tracker too) leaves nothing behind in /dev/shm, nor the tracker's warning of leaked
     semaphores when only the parent is killed. What multiprocessing does at once in a fork
     context, which passes semaphores to children by fork rather than by name. How many."""
+    import importlib
     from multiprocessing import resource_tracker, synchronize, util
 
-    try:
-        from _multiprocessing import sem_unlink
-    except ImportError:  # Windows: no named semaphores
+    # multiprocessing's internals, read by name: no public API removes a name early
+    sem_unlink = getattr(importlib.import_module("_multiprocessing"), "sem_unlink", None)
+    if sem_unlink is None:  # Windows: no named semaphores
         return 0
-    names = set()
+    names: set[str] = set()
     for holder in holders:
         for value in vars(holder).values():
             if isinstance(value, synchronize.SemLock):
-                names.add(value._semlock.name)
-    names.discard(None)
+                name = getattr(getattr(value, "_semlock", None), "name", None)
+                if name is not None:
+                    names.add(name)
     for name in names:
         try:
             sem_unlink(name)
@@ -84,8 +86,11 @@ def unlink_semaphores(*holders: Any) -> int:
             continue
         resource_tracker.unregister(name, "semaphore")
     # the objects' own clean-up at exit would unlink the names again
-    for finalizer in list(util._finalizer_registry.values()):
-        if getattr(finalizer, "_callback", None) is synchronize.SemLock._cleanup and finalizer._args[0] in names:
+    cleanup = getattr(synchronize.SemLock, "_cleanup", None)
+    registry: dict[Any, Any] = getattr(util, "_finalizer_registry", {})
+    for finalizer in list(registry.values()):
+        if getattr(finalizer, "_callback", None) is cleanup and getattr(finalizer, "_args", ())[:1] in [
+            (n,) for n in names
+        ]:
             finalizer.cancel()
     return len(names)
-

@@ -361,7 +361,9 @@ class _Scanner:
             return False
         if c not in CLOSE and not (c in ",;" and SPLIT.match(text, q, q + 64)):
             return False
-        return not self.pdf or (len(text) >= q + SHORT_WINDOW + 2 and not RUN_END.search(text, q, q + SHORT_WINDOW + 2))
+        return not self.pdf or (
+            len(text) >= q + SHORT_WINDOW + 2 and not RUN_END.search(text, q, q + SHORT_WINDOW + 2)
+        )
 
     def _extend(
         self, p: int, q: int, form: Form, start: int, evidence: Evidence | None
