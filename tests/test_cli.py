@@ -94,6 +94,9 @@ def test_find_kind_detection_and_override(tmp_path: Path) -> None:
 )
 def test_kind_detection(name: str | None, head: bytes, kind: str) -> None:
     assert detect_kind(name, head) == kind
+    # a record's text, given as str, is told the same way (only its first 64 KiB of UTF-8)
+    assert detect_kind(name, head.decode()) == kind
+    assert detect_kind(name, "é" * 40000 + head.decode()) == detect_kind(name, ("é" * 40000).encode() + head)
 
 
 def test_find_on_sample_corpus_matches_its_labels() -> None:
