@@ -45,6 +45,8 @@ def detect_kind(name: str | None, head: bytes | str) -> str:
     else:
         data = head
     sample = data[:HEAD_BYTES]
+    if b"<" not in sample and b"\x0c" not in sample:
+        return "plain"  # no tag and no form feed: nothing for the sniffs below
     if len(_HTML_SNIFF.findall(sample[:16384])) >= 2 or _MARKUP_START.match(sample):
         return "html"
     if b"\x0c" in sample:
