@@ -182,3 +182,47 @@ def test_an_empty_suffix_told_early_agrees_with_the_full_reading(pieces: list[st
     for kind in ("plain", "html", "pdf"):
         early, full = with_and_without_the_shortcut(text, kind)
         assert early == full, (kind, text)
+
+
+# The left context's shortcuts (find._GLUED_LAST, find._urlish) answer as the patterns they skip.
+GLUED_STEMS = ["dx.doi.org", "doi.org", "hdl.handle.net", "urn:doi", "urn:eidr", "info:doi", "info%3Adoi%2"]
+GLUED_STEMS += ["doi%3", "do", "doi", "x/doi", "https://doi.org"]
+
+
+def test_a_glued_left_context_ends_in_one_of_the_characters_told() -> None:
+    """_LEFT_GLUED is anchored at the token's end: every character a match can end with (under
+    IGNORECASE, in the Basic Multilingual Plane, where all case folds into ASCII lie) is one of
+    _GLUED_LAST, so a token ending otherwise is passed over without the search."""
+    for cp in range(0x10000):
+        c = chr(cp)
+        if 0xD800 <= cp <= 0xDFFF or c in F._GLUED_LAST or not F._TOKEN_REV.fullmatch(c):
+            continue  # (a token holds no whitespace, quote, bracket, comma or semicolon)
+        for stem in GLUED_STEMS:
+            assert F._LEFT_GLUED.search(stem + c) is None, (stem, hex(cp))
+
+
+URL_PIECES = [
+    "://",
+    ":/",
+    "www.",
+    "WwW.",
+    "ww",
+    "http",
+    "x",
+    "ſ",
+    "K",
+    "a.bc/",
+    "/seg/",
+    "é",
+    "9",
+    ".",
+    "-",
+    "+",
+]
+
+
+@given(st.lists(st.sampled_from(URL_PIECES), max_size=12))
+@settings(max_examples=2000, deadline=None)
+def test_urlish_shortcut_is_the_full_search(pieces: list[str]) -> None:
+    token = "".join(pieces)
+    assert F._urlish(token) == (F.URLISH.search(token) is not None), token
