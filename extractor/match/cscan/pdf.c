@@ -972,17 +972,8 @@ typedef struct {
 static int long_run(const Buf *B, RunEnd *re, Py_ssize_t q)
 {
     if (q < re->from || q > re->to) {
-        Py_ssize_t i = q, ascii = q;
-        while (i < B->n) {
-            cp_t c;
-            int w = dec(B->b, B->n, i, &c);
-            if (run_end(c))
-                break;
-            i += w;
-            if (c >= 0x80)
-                ascii = i;
-        }
-        re->from = q, re->to = i, re->ascii = ascii;
+        re->from = q;
+        re->to = run_stop(B, q, &re->ascii);
     }
     Py_ssize_t bytes = re->to - q;
     if (bytes <= SHORT_WINDOW + 1)

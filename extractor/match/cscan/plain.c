@@ -153,6 +153,24 @@ static Py_ssize_t decode_run(const Buf *B, Py_ssize_t *qpos, cp_t *s, Py_ssize_t
 
 static int emit_key(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int form, const char *kb, Py_ssize_t kn);
 
+/* Where the run from byte i ends: its first run_end character, or the text's end. *ascii, when
+ * asked, gets the byte after its last non-ASCII character (i when it has none). */
+static Py_ssize_t run_stop(const Buf *B, Py_ssize_t i, Py_ssize_t *ascii)
+{
+    if (ascii != NULL)
+        *ascii = i;
+    while (i < B->n) {
+        cp_t c;
+        int k = dec(B->b, B->n, i, &c);
+        if (run_end(c))
+            break;
+        i += k;
+        if (ascii != NULL && c >= 0x80)
+            *ascii = i;
+    }
+    return i;
+}
+
 /* a name is at most MAX_LOGICAL characters (read_run, join_pieces), each of at most 4 bytes */
 #define KEY_BYTES (4 * (MAX_LOGICAL + 8))
 
@@ -276,15 +294,7 @@ static Py_ssize_t read_run(const Buf *B, Py_ssize_t q, cp_t *s, Py_ssize_t *bo, 
     if (have > SHORT_WINDOW && first_cut(s + off, have, form) >= SHORT_WINDOW) {
         have = decode_run(B, qq, s, bo, off, have, MAX_DOI_CHARS + 1, &cuts);
         if (have > MAX_DOI_CHARS && first_cut(s + off, have, form) >= MAX_DOI_CHARS) {
-            Py_ssize_t i = *qq;
-            while (i < B->n) {
-                cp_t c;
-                int k = dec(B->b, B->n, i, &c);
-                if (run_end(c))
-                    break;
-                i += k;
-            }
-            *skip = i;
+            *skip = run_stop(B, *qq, NULL);
             return -1;
         }
     }
