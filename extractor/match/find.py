@@ -289,6 +289,7 @@ class _Scanner:
         self.allow_other_prefix = allow_other_prefix
         self.stats = stats
         self.uncertain: set[int] = set()  # PDF: starts of DOIs that ended at a guessed break
+        self._run = (0, -1)  # (from, end) of the last run whose end was looked for (_long_run)
 
     def scan(self, evidence: Evidence | None, after: int = 0) -> list[tuple[int, int, Form, str]]:
         """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name.
@@ -375,9 +376,17 @@ class _Scanner:
             return False
         if c not in CLOSE and not (c in ",;" and SPLIT.match(text, q, q + 64)):
             return False
-        return not self.pdf or (
-            len(text) >= q + SHORT_WINDOW + 2 and not RUN_END.search(text, q, q + SHORT_WINDOW + 2)
-        )
+        return not self.pdf or self._long_run(q)
+
+    def _long_run(self, q: int) -> bool:
+        """Whether the run from `q` holds more than SHORT_WINDOW + 1 characters (the short window
+        ends inside it), its end found once for all the anchors in it."""
+        start, end = self._run
+        if not start <= q <= end:
+            m = RUN_END.search(self.text, q)
+            end = len(self.text) if m is None else m.start()
+            self._run = (q, end)
+        return end - q >= SHORT_WINDOW + 2
 
     def _extend(
         self, p: int, q: int, form: Form, start: int, evidence: Evidence | None
