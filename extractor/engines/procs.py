@@ -89,8 +89,7 @@ def unlink_semaphores(*holders: Any) -> int:
     cleanup = getattr(synchronize.SemLock, "_cleanup", None)
     registry: dict[Any, Any] = getattr(util, "_finalizer_registry", {})
     for finalizer in list(registry.values()):
-        if getattr(finalizer, "_callback", None) is cleanup and getattr(finalizer, "_args", ())[:1] in [
-            (n,) for n in names
-        ]:
+        args = getattr(finalizer, "_args", ())
+        if getattr(finalizer, "_callback", None) is cleanup and args and args[0] in names:
             finalizer.cancel()
     return len(names)

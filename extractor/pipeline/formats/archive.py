@@ -661,14 +661,8 @@ def _decoded(
     dec = codecs.getincrementaldecoder(codec)(errors)
     yield dec.decode(first[3:] if first.startswith(b"\xef\xbb\xbf") else first)
     while True:
-        try:
-            data = f.read(1 << 20)
-            guard.feed(len(data))
-        except Bomb as exc:
-            state["bomb"] = str(exc)
-            return
-        except READ_ERRORS as exc:  # raised in the consumer's loop it would end the whole input
-            state["cut"] = _why(exc)
+        data = _read_block(f, guard, state)
+        if data is None:
             return
         text = dec.decode(data, final=not data)
         if text:
@@ -694,15 +688,7 @@ def _utf8(
 
     pending = first[3:] if first.startswith(b"\xef\xbb\xbf") else first
     while True:
-        try:
-            data = f.read(1 << 20)
-            guard.feed(len(data))
-        except Bomb as exc:
-            state["bomb"] = str(exc)
-            data = b""
-        except READ_ERRORS as exc:  # raised in the consumer's loop it would end the whole input
-            state["cut"] = _why(exc)
-            data = b""
+        data = _read_block(f, guard, state) or b""
         if not data:  # the member's last bytes, a character they do not finish included
             if pending:
                 yield block(pending)
@@ -711,6 +697,21 @@ def _utf8(
         if cut:
             yield block(pending[:cut])
         pending = pending[cut:] + data
+
+
+def _read_block(f: Any, guard: Guard, state: dict[str, str]) -> bytes | None:
+    """A large member's next block (b"" at its end), fed to its bomb guard; None when a bomb or a
+    cut ends it, said in `state` (raised in the consumer's loop it would end the whole input)."""
+    try:
+        data: bytes = f.read(1 << 20)
+        guard.feed(len(data))
+    except Bomb as exc:
+        state["bomb"] = str(exc)
+        return None
+    except READ_ERRORS as exc:
+        state["cut"] = _why(exc)
+        return None
+    return data
 
 
 def _unfinished(data: bytes) -> int:

@@ -276,26 +276,28 @@ class Chunks(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def _next(self) -> bytes:
+        """The next chunk, b"" at the end."""
+        return next(self._chunks, b"")
+
     def readinto(self, b: Any) -> int:
         if not self._rest:
-            self._rest = next(self._chunks, b"")
+            self._rest = self._next()
         n = min(len(b), len(self._rest))
         b[:n] = self._rest[:n]
         self._rest = self._rest[n:]
         return n
 
 
-class ReadAhead(io.RawIOBase):
+class ReadAhead(Chunks):
     """A stream's bytes produced ahead, in a thread: bz2's decompression releases the GIL, so it
     runs on another core while the pages before are parsed and searched (as gzip's does,
     read.py)."""
 
     def __init__(self, chunks: Iterator[bytes], depth: int = 4) -> None:
-        super().__init__()
+        super().__init__(chunks)
         self._q: Queue[bytes | BaseException] = Queue(depth)
-        self._chunks = chunks
         self._stop = False
-        self._rest = b""
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
 
@@ -309,23 +311,15 @@ class ReadAhead(io.RawIOBase):
         except BaseException as exc:  # handed to the reader, raised there
             self._q.put(exc)
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        if not self._rest:
-            got = self._q.get()
-            if isinstance(got, BaseException):
-                self._q.put(got)
-                raise got
-            if not got:
-                self._q.put(got)
-                return 0
-            self._rest = got
-        n = min(len(b), len(self._rest))
-        b[:n] = self._rest[:n]
-        self._rest = self._rest[n:]
-        return n
+    def _next(self) -> bytes:
+        """The next chunk from the thread, b"" at the end (left for the reads after); its error
+        raised here, again at each read after."""
+        got = self._q.get()
+        if isinstance(got, BaseException) or not got:
+            self._q.put(got)
+        if isinstance(got, BaseException):
+            raise got
+        return got
 
     def close(self) -> None:
         self._stop = True
@@ -388,13 +382,13 @@ def records(
         stored: Any = raw if spec.stop < 0 else io.BufferedReader(Limited(raw, spec.stop - spec.start))
         head = stored.peek(8)[:8] if hasattr(stored, "peek") else b""
         reading: Any
-        if detect_compression(head) == "bzip2" and cpu_budget() >= 2:  # every Wikipedia dump
+        if detect_compression(head) != "bzip2":
+            reading = open_stream(stored)[0]
+        elif cpu_budget() >= 2:  # every Wikipedia dump
             # bz2, the slowest step, beside the parsing: in a bzip2 process, else in a thread
             reading = bzip2_reader(stored) or ReadAhead(bz2_chunks(stored))
-        elif detect_compression(head) == "bzip2":  # workers as many as the CPUs: one each
+        else:  # workers as many as the CPUs: one each
             reading = Chunks(bz2_chunks(stored))
-        else:
-            reading = open_stream(stored)[0]
         shown = 0
         try:
             for page in iter_pages(reading, config.max_record_bytes):
