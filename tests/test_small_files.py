@@ -22,7 +22,7 @@ from extractor.pipeline.parts import shard_paths
 from extractor.pipeline.read import read_upto
 from extractor.pipeline.search import unit_docs
 from extractor.pipeline.sinks import OccurrenceSink
-from extractor.pipeline.units import chunk_counts, no_progress
+from extractor.pipeline.units import Doc, DocBatch, chunk_counts, no_progress
 
 from .helpers import PIECES, TEXT, run_json, scan_here, table
 
@@ -183,13 +183,20 @@ _BYTES = [s.encode("utf-8", "surrogateescape") for s in PIECES] + [
 ]
 
 
+def _one(doc: Doc | DocBatch) -> Doc:
+    assert isinstance(doc, Doc), "a text file is one document, never a batch of records"
+    return doc
+
+
 def _search(path: Path, fmt: str, config: ScanConfig, out: Path) -> tuple[Any, ...]:
     result = ShardResult(0)
     occ = OccurrenceSink(shard_paths(str(out), ShardSpec(0, "", "", "text", None)), 1 << 30)
     try:
         docs = [
             (d.number, d.record, chunk_counts(d.chunk), d.chunk[0])
-            for d in unit_docs(ShardSpec(0, "f", str(path), fmt, None), config, no_progress, result, occ)
+            for d in map(
+                _one, unit_docs(ShardSpec(0, "f", str(path), fmt, None), config, no_progress, result, occ)
+            )
         ]
     except Exception as exc:  # a rejected input: the same reason either way
         return ("rejected", str(exc))

@@ -21,10 +21,11 @@ from .errors import InputError, input_errors
 from .formats import FORMAT_HEAD, FORMATS, StreamedText, format_by_head, format_of, records
 from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
 from .sinks import OccurrenceSink, drain
-from .table import Mentions, MentionTable
+from .table import Columns, Mentions, MentionTable
 from .units import (
     Chunk,
     Doc,
+    DocBatch,
     MetaValues,
     Progress,
     ScanConfig,
@@ -317,9 +318,29 @@ def _record_chunks(
     """A record's text held whole (records are many and small: one window, one call); offsets
     count characters; `table` is empty, and emptied again. Its kind and syntax are told by its
     name (an archive member's) and head."""
+    hits: list[CHit] | None = [] if config.occurrences else None
+    _match_text(text, kind, unit, config, progress, result, table, hits, name, preface)
+    if hits:
+        occ.add_c_hits(hits, unit.source, rid)
+    return take_chunk(table, config.buckets)
+
+
+def _match_text(
+    text: str,
+    kind: str | None,
+    unit: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    result: ShardResult,
+    table: MentionTable,
+    hits: list[CHit] | None,
+    name: str | None = None,
+    preface: str = "",
+) -> None:
+    """Count a record's hits (its text held whole: one window, one call) in `table`, its kind
+    and syntax told by its name (an archive member's) and head; offsets count characters."""
     text, bad = clean(text)  # invalid bytes of the record (see formats/jsonl.py)
     result.invalid_bytes += bad
-    hits: list[CHit] | None = [] if config.occurrences else None
     syntax = document_syntax(None, config.syntax, name, preface + text[:HEAD_BYTES], result)
     kind = kind or unit.kind or (detect_kind(name, text[:HEAD_BYTES]) if name else None)
     data, skip = _prefaced(text, preface)
@@ -327,16 +348,83 @@ def _record_chunks(
     result.too_long += too_long
     result.hits += reported
     progress(0, reported)
-    if hits:
-        occ.add_c_hits(hits, unit.source, rid)
-    return take_chunk(table, config.buckets)
+
+
+# A batch of records (search.py's, not a format's): at most this many, or this many characters
+# of text, are read before their rows are handed on.
+BATCH_RECORDS = 4096
+BATCH_CHARS = 8 << 20
+
+
+class _Batch:
+    """Records gathered to be read as one batch (_batch_docs): their texts, ids and provenance."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.number = 0
+        self.texts: list[str] = []
+        self.rids: list[str | None] = []
+        self.metas: list[MetaValues] = []
+        self.chars = 0
+
+    def add(self, number: int, text: str, rid: str | None, meta: MetaValues) -> bool:
+        """Gather one record; True when the batch is full."""
+        if not self.texts:
+            self.number = number
+        self.texts.append(text)
+        self.rids.append(rid)
+        self.metas.append(meta)
+        self.chars += len(text)
+        return len(self.texts) >= BATCH_RECORDS or self.chars >= BATCH_CHARS
+
+
+def _batch_docs(
+    batch: _Batch,
+    unit: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    result: ShardResult,
+    table: MentionTable,
+) -> DocBatch:
+    """The mentions of a batch of records (of no kind or name of their own, nothing before their
+    text, no occurrences asked), read into one table keyed by record: the texts that are plainly
+    prose in one C call each run of them (native.scan_texts), any other by _match_text, as
+    _record_chunks reads it, in the records' order; the batch is emptied."""
+    texts = batch.texts
+    in_c = (
+        native.HAVE_C
+        and not config.allow_other_prefix
+        and unit.kind in (None, "plain")
+        and config.syntax in (None, "auto", "none")
+    )
+    i, n = 0, len(texts)
+    while i < n:
+        if in_c:
+            i, reported, too_long = native.scan_texts(
+                texts, i, table, HEAD_BYTES, unit.kind is None, config.syntax != "none"
+            )
+            result.hits += reported
+            result.too_long += too_long
+            progress(0, reported)
+            if i == n:
+                break
+        table.set_doc(i)
+        _match_text(texts[i], None, unit, config, progress, result, table, None)
+        i += 1
+    cols = table.take_columns(config.buckets, True)
+    docs = DocBatch(unit.source, batch.number, batch.rids, batch.metas, Columns(*cols[:-1]), cols[-1])
+    batch.clear()
+    return docs
 
 
 def unit_docs(
     unit: ShardSpec, config: ScanConfig, progress: Progress, result: ShardResult, occ: OccurrenceSink
-) -> Iterator[Doc]:
+) -> Iterator[Doc | DocBatch]:
     """The documents of one input file (or byte range, or row group) with their mentions,
-    numbered from 0 in the unit. An input that cannot be read raises InputError."""
+    numbered from 0 in the unit; records of no kind or name of their own come in batches. An
+    input that cannot be read raises InputError."""
     # one table for the unit's documents, emptied by each (a table per document paid for its
     # storage again each time: a quarter of the time of a file of distinct DOIs)
     table = Mentions()
@@ -352,9 +440,17 @@ def unit_docs(
             for chunk in _text_chunks(unit, config, progress, result, occ):
                 yield Doc(unit.source, None, 0, chunk)
             return
+        batch = None if config.occurrences else _Batch()
         for n, (rid, text, kind, meta, name, preface) in enumerate(records(unit, config, result, progress)):
             # a PDF's link annotations are more of the PDF before them: one document
             result.documents += kind is None or not kind_of(kind).continues
+            if batch is not None:
+                if kind is None and name is None and not preface and type(text) is str:
+                    if batch.add(n, text, rid, _citing(meta, config, result)):
+                        yield _batch_docs(batch, unit, config, progress, result, table)
+                    continue
+                if batch.texts:  # the records before this one, handed on first
+                    yield _batch_docs(batch, unit, config, progress, result, table)
             if isinstance(text, StreamedText):
                 since = len(occ)
                 chunks: Iterable[Chunk] = _streamed_record_chunks(
@@ -377,6 +473,8 @@ def unit_docs(
                 _record_chunks(text, rid, kind, unit, config, progress, result, occ, table, name, preface),
                 _citing(meta, config, result),
             )
+        if batch is not None and batch.texts:
+            yield _batch_docs(batch, unit, config, progress, result, table)
 
 
 def _citing(meta: MetaValues, config: ScanConfig, result: ShardResult) -> MetaValues:

@@ -14,7 +14,7 @@ from .errors import InputError, is_transient
 from .parts import shard_paths, write_marker
 from .search import unit_docs
 from .sinks import OccurrenceSink, PartWriter
-from .units import Progress, ScanConfig, ShardResult, ShardSpec, no_progress
+from .units import DocBatch, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 
 RETRIES = 3
 
@@ -43,10 +43,14 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
         n_docs = 0
         try:
             for doc in unit_docs(unit, config, no_progress if i <= reported else progress, result, occ):
-                n_docs = max(n_docs, doc.number + 1)
-                parts.add_chunk(
-                    spec.index, doc_base + doc.number, doc.source, doc.record, doc.chunk, doc.meta
-                )
+                if isinstance(doc, DocBatch):
+                    n_docs = max(n_docs, doc.number + len(doc.records))
+                    parts.add_batch(spec.index, doc_base + doc.number, doc)
+                else:
+                    n_docs = max(n_docs, doc.number + 1)
+                    parts.add_chunk(
+                        spec.index, doc_base + doc.number, doc.source, doc.record, doc.chunk, doc.meta
+                    )
                 parts.flush_if_full()
                 occ.flush_if_full()
         except InputError as exc:

@@ -16,7 +16,7 @@ from .decode import clean
 from .parts import ShardPaths, write_part
 from .provenance import meta_tag, meta_text
 from .table import Columns, MentionTable
-from .units import Chunk, MetaValues, take_chunk
+from .units import Chunk, DocBatch, MetaValues, take_chunk
 from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
 
 
@@ -176,18 +176,14 @@ class PartWriter:
         bounds = chunk[-1]
         filled = [b for b in range(len(bounds) - 1) if bounds[b + 1] > bounds[b]]
         if isinstance(chunk, Columns):
-            table = pa.Table.from_arrays(
-                [
-                    pa.repeat(pa.scalar(shard, pa.int64()), n),
-                    pa.repeat(pa.scalar(doc, pa.int64()), n),
-                    pa.repeat(pa.scalar(source, pa.string()), n),
-                    pa.nulls(n, pa.string()) if rid is None else pa.repeat(pa.scalar(rid, pa.string()), n),
-                    *columns_arrays(chunk),
-                    *(pa.repeat(pa.scalar(v, pa.string()), n) for v in meta or (None,) * len(self.meta)),
-                ],
-                schema=self.schema,
+            self._add_table(
+                shard,
+                pa.repeat(pa.scalar(doc, pa.int64()), n),
+                source,
+                pa.nulls(n, pa.string()) if rid is None else pa.repeat(pa.scalar(rid, pa.string()), n),
+                chunk,
+                [pa.repeat(pa.scalar(v, pa.string()), n) for v in meta or (None,) * len(self.meta)],
             )
-            self.tables += [(b, table.slice(bounds[b], bounds[b + 1] - bounds[b])) for b in filled]
             return
         dois, counts, offsets, raws, forms, lines, _bounds = chunk
         cols = self.cols
@@ -205,6 +201,55 @@ class PartWriter:
             cols[name] += [v] * n
         for b in filled:
             cols["_bucket"] += [b] * (bounds[b + 1] - bounds[b])
+
+    def add_batch(self, shard: int, doc: int, batch: DocBatch) -> None:
+        """A batch of records' mention rows (search.py), each row's document, id and provenance
+        taken by the place of its record in the batch: a few Arrow calls per batch, none per row."""
+        chunk = batch.chunk
+        n = chunk.rows
+        if not n:
+            return
+        self.rows += n
+        places = pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(batch.docs)])
+        metas: list[pa.Array] = []
+        if self.meta:
+            # the kinds of value noted of the records with rows, as add_chunk notes them
+            found = set(memoryview(batch.docs).cast("q"))
+            for k, name in enumerate(self.meta):
+                values = [m[k] if k < len(m) else None for m in batch.metas]
+                self.tags[name].update(meta_tag(values[j]) for j in found if k < len(batch.metas[j]))
+                metas.append(pa.array([meta_text(v) for v in values], pa.string()).take(places))
+        self._add_table(
+            shard,
+            pa.array(range(doc, doc + len(batch.records)), pa.int64()).take(places),
+            batch.source,
+            pa.array(batch.records, pa.string()).take(places),
+            chunk,
+            metas,
+        )
+
+    def _add_table(
+        self, shard: int, docs: pa.Array, source: str, rids: pa.Array, chunk: Columns, metas: list[pa.Array]
+    ) -> None:
+        """Rows given as columns, sliced by bucket (the chunk's rows come grouped by bucket)."""
+        n = chunk.rows
+        bounds = chunk.bounds
+        table = pa.Table.from_arrays(
+            [
+                pa.repeat(pa.scalar(shard, pa.int64()), n),
+                docs,
+                pa.repeat(pa.scalar(source, pa.string()), n),
+                rids,
+                *columns_arrays(chunk),
+                *metas,
+            ],
+            schema=self.schema,
+        )
+        self.tables += [
+            (b, table.slice(bounds[b], bounds[b + 1] - bounds[b]))
+            for b in range(len(bounds) - 1)
+            if bounds[b + 1] > bounds[b]
+        ]
 
     def mark(self) -> tuple[int, int, int]:
         """Where the rows stand now: files written, tables and rows buffered."""

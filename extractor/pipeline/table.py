@@ -32,8 +32,6 @@ def _fnv1a(data: bytes) -> int:
 
 # take()'s rows: dois, counts, first offsets, first raws, form masks, first lines, bucket bounds.
 Rows = tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]
-# take_columns()'s Arrow buffers, as Columns holds them.
-ColumnBuffers = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes | None, list[int]]
 
 
 class MentionTable(Protocol):
@@ -42,7 +40,8 @@ class MentionTable(Protocol):
     def __len__(self) -> int: ...
     def add(self, doi: str, offset: int, form: int, raw: str, line: int = -1, /) -> None: ...
     def take(self, buckets: int = 1, /) -> Rows: ...
-    def take_columns(self, buckets: int = 1, /) -> ColumnBuffers: ...
+    def take_columns(self, buckets: int = 1, docs: bool = False, /) -> Any: ...
+    def set_doc(self, doc: int, /) -> None: ...
 
 
 class Columns(NamedTuple):
@@ -77,19 +76,24 @@ def _string_buffers(values: list[str]) -> tuple[bytes, bytes]:
 
 class PyMentions:
     """The mention table in Python, for when the C part is absent: the same rows, in the same
-    order, as _ctable.Mentions (rows first-seen within each bucket)."""
+    order, as _ctable.Mentions (rows first-seen within each bucket; in a batch of records, keyed
+    by document and DOI)."""
 
     def __init__(self) -> None:
-        # doi -> [count, first offset, form mask, first raw, first line]
-        self._rows: dict[str, list[Any]] = {}
+        # (doc, doi) -> [count, first offset, form mask, first raw, first line]
+        self._rows: dict[tuple[int, str], list[Any]] = {}
+        self._doc = 0
 
     def __len__(self) -> int:
         return len(self._rows)
 
+    def set_doc(self, doc: int, /) -> None:
+        self._doc = doc
+
     def add(self, doi: str, offset: int, form: int, raw: str, line: int = -1, /) -> None:
-        row = self._rows.get(doi)
+        row = self._rows.get((self._doc, doi))
         if row is None:
-            self._rows[doi] = [1, offset, 1 << form, raw, None if line < 0 else line]
+            self._rows[(self._doc, doi)] = [1, offset, 1 << form, raw, None if line < 0 else line]
             return
         row[0] += 1
         row[2] |= 1 << form
@@ -97,28 +101,32 @@ class PyMentions:
             row[1], row[3], row[4] = offset, raw, None if line < 0 else line
 
     def take(self, buckets: int = 1, /) -> Rows:
+        return self._take(buckets)[0]
+
+    def _take(self, buckets: int) -> tuple[Rows, list[int]]:
         if buckets < 1:
             raise ValueError("buckets must be positive")
-        groups: list[list[tuple[str, list[Any]]]] = [[] for _ in range(buckets)]
-        for doi, row in self._rows.items():
-            groups[bucket_of(doi, buckets)].append((doi, row))
+        groups: list[list[tuple[tuple[int, str], list[Any]]]] = [[] for _ in range(buckets)]
+        for key, row in self._rows.items():
+            groups[bucket_of(key[1], buckets)].append((key, row))
         self._rows = {}
+        self._doc = 0
         rows = [r for g in groups for r in g]
         bounds = [0]
         for g in groups:
             bounds.append(bounds[-1] + len(g))
         return (
-            [d for d, _ in rows],
+            [d for (_, d), _ in rows],
             [r[0] for _, r in rows],
             [r[1] for _, r in rows],
             [r[3] for _, r in rows],
             [r[2] for _, r in rows],
             [r[4] for _, r in rows],
             bounds,
-        )
+        ), [doc for (doc, _), _ in rows]
 
-    def take_columns(self, buckets: int = 1, /) -> ColumnBuffers:
-        dois, counts, offsets, raws, masks, lines, bounds = self.take(buckets)
+    def take_columns(self, buckets: int = 1, docs: bool = False, /) -> Any:
+        (dois, counts, offsets, raws, masks, lines, bounds), row_docs = self._take(buckets)
         valid = None
         if None in lines:
             bits = bytearray((len(lines) + 7) // 8)
@@ -135,6 +143,7 @@ class PyMentions:
             array("q", [0 if line is None else line for line in lines]).tobytes(),
             valid,
             bounds,
+            *((array("q", row_docs).tobytes(),) if docs else ()),
         )
 
 

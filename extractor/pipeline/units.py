@@ -205,3 +205,16 @@ class Doc:
     number: int  # the document's number in its unit, from 0
     chunk: Chunk
     meta: MetaValues = ()  # its provenance fields' values (ScanConfig.record_fields)
+
+
+@dataclass(slots=True)
+class DocBatch:
+    """Mentions of consecutive records of a unit read as one batch: one table's rows, each with
+    the place of its record in the batch (`docs`, int64), so that no record costs a chunk."""
+
+    source: str
+    number: int  # the first record's number in its unit, from 0
+    records: list[str | None]  # the records' ids
+    metas: list[MetaValues]  # their provenance fields' values
+    chunk: Columns
+    docs: bytes

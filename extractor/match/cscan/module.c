@@ -57,6 +57,107 @@ static PyObject *py_pdf_scan(PyObject *self, PyObject *args, PyObject *kw)
     return scan_call(args, kw, 1);
 }
 
+/* Whether a record's text is prose as its head tells (search.py's batch of records): nothing in its
+ * first `head` characters (in the first 4 * head bytes, which hold them) that a sniff of
+ * decode.detect_kind or syntaxes.detect_syntax needs to say markup:
+ * - HTML or XML: a `<` before a letter, `!` or `?` (every alternative of _HTML_SNIFF and
+ *   _MARKUP_START); PDF text: a form feed;
+ * - wikitext: `{{`; LaTeX: a backslash; a BibTeX entry: an `@` with nothing but spaces before it
+ *   on its line; JSON: `{` or `[` first, after spaces.
+ * A space here is any byte up to 0x20 or a non-ASCII one (str.isspace holds of some). False sends
+ * the record to those Python sniffs, so it is never a guess. */
+static int prose_head(const unsigned char *b, Py_ssize_t n, Py_ssize_t head, int sniff_kind, int sniff_syntax)
+{
+    const unsigned char *end = b + (n < 4 * head ? n : 4 * head), *p;
+    if (sniff_kind) {
+        if (memchr(b, '\f', (size_t)(end - b)))
+            return 0;
+        for (p = b; (p = memchr(p, '<', (size_t)(end - p))) != NULL; p++)
+            if (p + 1 >= end || ((p[1] | 0x20) >= 'a' && (p[1] | 0x20) <= 'z') || p[1] == '!' || p[1] == '?')
+                return 0;
+    }
+    if (sniff_syntax && end > b) {
+        if (b[0] <= ' ' || b[0] >= 0x7f || b[0] == '[' || b[0] == '{')
+            return 0;
+        if (memchr(b, '\\', (size_t)(end - b)))
+            return 0;
+        for (p = b; (p = memchr(p, '{', (size_t)(end - p))) != NULL; p++)
+            if (p + 1 >= end || p[1] == '{')
+                return 0;
+        for (p = b; (p = memchr(p, '@', (size_t)(end - p))) != NULL; p++) {
+            const unsigned char *q = p;
+            while (q > b && q[-1] != '\n' && (q[-1] <= ' ' || q[-1] >= 0x80))
+                q--;
+            if (q == b || q[-1] == '\n')
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax) -> (next, reported, too_long):
+ * records' texts (a list of str) read as plain prose from texts[start] on, each as the document
+ * of its index (set_doc) in `mentions`, offsets counting characters; it stops at the first text
+ * that is not plainly prose (prose_head) or holds a lone surrogate, whose index it returns for
+ * the caller to read (len(texts) when all were read). */
+static PyObject *py_scan_texts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *texts, *mentions;
+    Py_ssize_t start, head;
+    int sniff_kind, sniff_syntax;
+    if (!PyArg_ParseTuple(args, "O!nOnpp", &PyList_Type, &texts, &start, &mentions, &head, &sniff_kind, &sniff_syntax))
+        return NULL;
+    Sink base = {0};
+    if (mentions == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "scan_texts needs a mention table");
+        return NULL;
+    }
+    if (sink_bind(&base, mentions) < 0)
+        return NULL;
+    cp_t *s = PyMem_Malloc(sizeof(cp_t) * RUN_CAP);
+    Py_ssize_t *bo = PyMem_Malloc(sizeof(Py_ssize_t) * RUN_CAP);
+    Py_ssize_t i = start < 0 ? 0 : start, reported = 0, too_long = 0;
+    int rc = 0;
+    if (s == NULL || bo == NULL) {
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    for (; rc == 0 && i < PyList_GET_SIZE(texts); i++) {
+        PyObject *t = PyList_GET_ITEM(texts, i);
+        if (!PyUnicode_Check(t))
+            break;
+        Py_ssize_t n;
+        const char *u = PyUnicode_AsUTF8AndSize(t, &n);
+        if (u == NULL) { /* a lone surrogate (an invalid byte of the record): the caller's */
+            PyErr_Clear();
+            break;
+        }
+        if (!prose_head((const unsigned char *)u, n, head, sniff_kind, sniff_syntax))
+            break;
+        if (base.sink != NULL) {
+            rc = base.sink->set_doc(mentions, (int64_t)i);
+        } else {
+            PyObject *r = PyObject_CallMethod(mentions, "set_doc", "n", i);
+            rc = r == NULL ? -1 : 0;
+            Py_XDECREF(r);
+        }
+        if (rc < 0)
+            break;
+        Sink k = base;
+        k.lo = 0, k.hi = n, k.rlo = 0, k.rhi = n + 1, k.chars = 1, k.line_base = -1;
+        Buf B = {(const unsigned char *)u, n};
+        rc = scan_in(&B, &k, s, bo);
+        reported += k.reported;
+        too_long += k.too_long;
+    }
+    PyMem_Free(s);
+    PyMem_Free(bo);
+    if (rc < 0)
+        return NULL;
+    return Py_BuildValue("(nnn)", i, reported, too_long);
+}
+
 /* newlines(data, start, stop) -> how many newline bytes [start, stop) hold (line numbers). */
 static PyObject *py_newlines(PyObject *self, PyObject *args)
 {
@@ -237,6 +338,12 @@ static PyMethodDef methods[] = {
     {"html_views", py_html_views, METH_VARARGS,
      "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
      "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},
+    {"scan_texts", py_scan_texts, METH_VARARGS,
+     "scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax) -> (next, reported, too_long)\n"
+     "scan() of a batch of records' texts (a list of str) from texts[start] on, each counted in `mentions` as the\n"
+     "document of its index (set_doc), offsets in characters; it stops at the first whose first `head` characters\n"
+     "may not be plain prose (with sniff_kind: `<` or a form feed; with sniff_syntax: what a syntax's sniff reads)\n"
+     "or which holds a lone surrogate, and returns its index."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

@@ -17,6 +17,9 @@ typedef struct {
      * byte read as U+FFFD). Returns 0, or -1 with an exception set. */
     int (*add)(PyObject *table, const char *key, Py_ssize_t klen, int64_t offset, int64_t line, int form,
                const unsigned char *raw, Py_ssize_t rawlen);
+    /* Count the hits from now on as document `doc`'s (a batch of records in one table: rows keyed by
+     * document and DOI). Returns 0, or -1 with an exception set. */
+    int (*set_doc)(PyObject *table, int64_t doc);
 } DoiSinkApi;
 
 #endif

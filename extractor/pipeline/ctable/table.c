@@ -1,5 +1,7 @@
 /* The mention table: one document's hits counted by canonical DOI (dedupe.mentions_of), rows
- * handed out grouped by bucket as Python lists or Arrow buffers. Part of _ctable.c. */
+ * handed out grouped by bucket as Python lists or Arrow buffers. A batch of records shares one
+ * table: its rows are keyed by (document, DOI), the document set before each one's hits
+ * (set_doc). Part of _ctable.c. */
 
 /* FNV-1a (64 bit): the rows' hash and the buckets' (bucket_of), the same in every process. */
 static uint64_t fnv1a(const char *u, Py_ssize_t n)
@@ -11,6 +13,10 @@ static uint64_t fnv1a(const char *u, Py_ssize_t n)
     }
     return h;
 }
+
+/* The hash that places a row: its DOI's, mixed with its document's number (0 for a table of one
+ * document, whose places are the DOI's hash alone). */
+static inline uint64_t slot_hash(uint64_t h, int64_t doc) { return h ^ ((uint64_t)doc * 0x9E3779B97F4A7C15ULL); }
 
 /* A place of the hash table: a row, or -1, with the high half of its key's hash, so that a probe
  * passing other keys reads no row (a document of distinct DOIs misses the cache on each). */
@@ -24,6 +30,8 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     int64_t *counts, *offsets, *lines; /* lines: 1-based line of the first offset, or -1 */
+    int64_t *docs;         /* the document of each row (set_doc); 0 in a table of one document */
+    int64_t doc;           /* the document whose hits are counted now */
     int32_t *masks;
     uint64_t *hashes;      /* FNV-1a of the key bytes, by row (also the bucket hash) */
     Py_ssize_t *koff;      /* key bytes of each row in the arena */
@@ -43,7 +51,7 @@ static void mentions_clear(Mentions *m)
 {
     if (m->slots != NULL && 8 * m->n < m->nslots) {
         for (Py_ssize_t r = 0; r < m->n; r++) {
-            Py_ssize_t i = (Py_ssize_t)(m->hashes[r] & (uint64_t)(m->nslots - 1));
+            Py_ssize_t i = (Py_ssize_t)(slot_hash(m->hashes[r], m->docs[r]) & (uint64_t)(m->nslots - 1));
             while (m->slots[i].row != r)
                 i = (i + 1) & (m->nslots - 1);
             m->slots[i].row = -1;
@@ -52,6 +60,7 @@ static void mentions_clear(Mentions *m)
         memset(m->slots, 0xFF, sizeof(Slot) * (size_t)m->nslots);
     }
     m->n = 0;
+    m->doc = 0;
     m->arena_len = 0;
     m->rarena_len = 0;
 }
@@ -60,6 +69,7 @@ static void mentions_clear(Mentions *m)
 static void store_move(Mentions *to, Mentions *from)
 {
     to->counts = from->counts, to->offsets = from->offsets, to->lines = from->lines, to->masks = from->masks;
+    to->docs = from->docs, from->docs = NULL;
     to->hashes = from->hashes, to->koff = from->koff, to->klen = from->klen, to->roff = from->roff, to->rlen = from->rlen;
     to->cap = from->cap, to->arena = from->arena, to->arena_cap = from->arena_cap, to->rarena = from->rarena;
     to->rarena_cap = from->rarena_cap, to->slots = from->slots, to->nslots = from->nslots;
@@ -73,6 +83,7 @@ static void store_free(Mentions *m)
     PyMem_Free(m->counts);
     PyMem_Free(m->offsets);
     PyMem_Free(m->lines);
+    PyMem_Free(m->docs);
     PyMem_Free(m->masks);
     PyMem_Free(m->hashes);
     PyMem_Free(m->koff);
@@ -110,11 +121,12 @@ static int rehash(Mentions *m, Py_ssize_t nslots)
     }
     memset(slots, 0xFF, sizeof(Slot) * (size_t)nslots);
     for (Py_ssize_t r = 0; r < m->n; r++) {
-        Py_ssize_t i = (Py_ssize_t)(m->hashes[r] & (uint64_t)(nslots - 1));
+        uint64_t sh = slot_hash(m->hashes[r], m->docs[r]);
+        Py_ssize_t i = (Py_ssize_t)(sh & (uint64_t)(nslots - 1));
         while (slots[i].row >= 0)
             i = (i + 1) & (nslots - 1);
         slots[i].row = (int32_t)r;
-        slots[i].tag = (uint32_t)(m->hashes[r] >> 32);
+        slots[i].tag = (uint32_t)(sh >> 32);
     }
     PyMem_Free(m->slots);
     m->slots = slots;
@@ -176,14 +188,15 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     }
     if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
         return -1;
-    uint64_t h = fnv1a(key, klen);
-    uint32_t tag = (uint32_t)(h >> 32);
-    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(m->nslots - 1));
+    uint64_t h = fnv1a(key, klen), sh = slot_hash(h, m->doc);
+    uint32_t tag = (uint32_t)(sh >> 32);
+    Py_ssize_t i = (Py_ssize_t)(sh & (uint64_t)(m->nslots - 1));
     for (;;) {
         Py_ssize_t r = m->slots[i].row;
         if (r < 0)
             break;
-        if (m->slots[i].tag == tag && m->hashes[r] == h && m->klen[r] == klen && memcmp(m->arena + m->koff[r], key, (size_t)klen) == 0) {
+        if (m->slots[i].tag == tag && m->hashes[r] == h && m->docs[r] == m->doc && m->klen[r] == klen &&
+            memcmp(m->arena + m->koff[r], key, (size_t)klen) == 0) {
             m->counts[r]++;
             m->masks[r] |= 1 << form;
             if (offset < m->offsets[r]) {
@@ -199,7 +212,7 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     if (m->n == m->cap) {
         Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
         if (grow((void **)&m->counts, cap, sizeof(int64_t)) < 0 || grow((void **)&m->offsets, cap, sizeof(int64_t)) < 0 ||
-            grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 ||
+            grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 || grow((void **)&m->docs, cap, sizeof(int64_t)) < 0 ||
             grow((void **)&m->masks, cap, sizeof(int32_t)) < 0 || grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
             grow((void **)&m->koff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->klen, cap, sizeof(Py_ssize_t)) < 0 ||
             grow((void **)&m->roff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->rlen, cap, sizeof(Py_ssize_t)) < 0)
@@ -220,6 +233,7 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     m->counts[r] = 1;
     m->offsets[r] = offset;
     m->lines[r] = line;
+    m->docs[r] = m->doc;
     m->masks[r] = 1 << form;
     m->slots[i].row = (int32_t)r;
     m->slots[i].tag = tag;
@@ -359,16 +373,25 @@ static int string_column(const Mentions *m, const Py_ssize_t *row, int raw, PyOb
     return 0;
 }
 
-/* take_columns(buckets=1) -> (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data,
- * form_masks, first_lines, lines_valid, bounds): take's rows as the buffers of Arrow arrays —
- * strings as int32 offsets and UTF-8 data, int64 counts, offsets and lines, int32 masks, a
- * validity bitmap of the lines (None when none is missing) — with no Python object per row. */
+/* take_columns(buckets=1, docs=False) -> (doi_offsets, doi_data, counts, first_offsets, raw_offsets,
+ * raw_data, form_masks, first_lines, lines_valid, bounds[, docs]): take's rows as the buffers of
+ * Arrow arrays — strings as int32 offsets and UTF-8 data, int64 counts, offsets and lines, int32
+ * masks, a validity bitmap of the lines (None when none is missing), with `docs` each row's
+ * document (int64) — with no Python object per row. */
 static PyObject *Mentions_take_columns(Mentions *m, PyObject *args)
 {
-    Py_ssize_t buckets, *row = NULL, *at = NULL, n = m->n;
+    Py_ssize_t buckets = 1, *row = NULL, *at = NULL, n = m->n;
+    int with_docs = 0;
     PyObject *doff = NULL, *ddata = NULL, *roffs = NULL, *rdata = NULL, *counts = NULL, *offsets = NULL, *masks = NULL,
-             *lines = NULL, *valid = NULL, *bounds = NULL, *out = NULL;
-    if (buckets_arg(args, &buckets) < 0 || mentions_order(m, buckets, &row, &at) < 0 || !(bounds = bounds_list(at, buckets)) ||
+             *lines = NULL, *valid = NULL, *bounds = NULL, *docs = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "|np", &buckets, &with_docs))
+        return NULL;
+    if (buckets < 1) {
+        PyErr_SetString(PyExc_ValueError, "buckets must be positive");
+        return NULL;
+    }
+    if (mentions_order(m, buckets, &row, &at) < 0 || !(bounds = bounds_list(at, buckets)) ||
+        (with_docs && !(docs = PyBytes_FromStringAndSize(NULL, 8 * n))) ||
         string_column(m, row, 0, &doff, &ddata) < 0 || string_column(m, row, 1, &roffs, &rdata) < 0 ||
         !(counts = PyBytes_FromStringAndSize(NULL, 8 * n)) || !(offsets = PyBytes_FromStringAndSize(NULL, 8 * n)) ||
         !(masks = PyBytes_FromStringAndSize(NULL, 4 * n)) || !(lines = PyBytes_FromStringAndSize(NULL, 8 * n)))
@@ -385,6 +408,9 @@ static PyObject *Mentions_take_columns(Mentions *m, PyObject *args)
         l[j] = m->lines[i] < 0 ? 0 : m->lines[i];
         missing += m->lines[i] < 0;
     }
+    if (docs != NULL)
+        for (Py_ssize_t j = 0; j < n; j++)
+            ((int64_t *)PyBytes_AS_STRING(docs))[j] = m->docs[row[j]];
     if (missing) {
         if (!(valid = PyBytes_FromStringAndSize(NULL, (n + 7) / 8)))
             goto done;
@@ -396,7 +422,9 @@ static PyObject *Mentions_take_columns(Mentions *m, PyObject *args)
     } else {
         valid = Py_NewRef(Py_None);
     }
-    out = Py_BuildValue("(OOOOOOOOOO)", doff, ddata, counts, offsets, roffs, rdata, masks, lines, valid, bounds);
+    out = docs == NULL ? Py_BuildValue("(OOOOOOOOOO)", doff, ddata, counts, offsets, roffs, rdata, masks, lines, valid, bounds)
+                       : Py_BuildValue("(OOOOOOOOOOO)", doff, ddata, counts, offsets, roffs, rdata, masks, lines, valid, bounds,
+                                       docs);
     if (out != NULL)
         mentions_clear(m);
 done:
@@ -412,6 +440,7 @@ done:
     Py_XDECREF(lines);
     Py_XDECREF(valid);
     Py_XDECREF(bounds);
+    Py_XDECREF(docs);
     return out;
 }
 
@@ -422,7 +451,23 @@ static int sink_add(PyObject *table, const char *key, Py_ssize_t klen, int64_t o
     return mentions_add((Mentions *)table, key, klen, offset, line, form, raw, rawlen, NULL);
 }
 
-static const DoiSinkApi SINK_API = {sink_add};
+static int sink_set_doc(PyObject *table, int64_t doc)
+{
+    ((Mentions *)table)->doc = doc;
+    return 0;
+}
+
+static const DoiSinkApi SINK_API = {sink_add, sink_set_doc};
+
+/* set_doc(doc): the document (of a batch of records, from 0) whose hits are counted from now on. */
+static PyObject *Mentions_set_doc(Mentions *m, PyObject *arg)
+{
+    long long doc = PyLong_AsLongLong(arg);
+    if (doc == -1 && PyErr_Occurred())
+        return NULL;
+    m->doc = (int64_t)doc;
+    Py_RETURN_NONE;
+}
 
 /* add(doi, offset, form, raw, line=-1): count one hit found by the Python matcher (HTML, PDF text). */
 static PyObject *Mentions_add(Mentions *m, PyObject *args)
@@ -446,10 +491,12 @@ static PyObject *Mentions_add(Mentions *m, PyObject *args)
 static PyMethodDef Mentions_methods[] = {
     {"add", (PyCFunction)Mentions_add, METH_VARARGS,
      "add(doi, offset, form, raw, line=-1): count one hit of `doi` (canonical) at `offset` (on 1-based `line`, -1 for none), form index `form`."},
+    {"set_doc", (PyCFunction)Mentions_set_doc, METH_O,
+     "set_doc(doc): the document of a batch (from 0) whose hits are counted from now on; emptying the table sets 0."},
     {"take", (PyCFunction)Mentions_take, METH_VARARGS,
      "take(buckets=1) -> (dois, counts, first_offsets, first_raws, form_masks, first_lines, bounds), grouped by bucket; empties the table."},
     {"take_columns", (PyCFunction)Mentions_take_columns, METH_VARARGS,
-     "take_columns(buckets=1) -> take's rows as Arrow buffers (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data, form_masks, first_lines, lines_valid, bounds); empties the table."},
+     "take_columns(buckets=1, docs=False) -> take's rows as Arrow buffers (doi_offsets, doi_data, counts, first_offsets, raw_offsets, raw_data, form_masks, first_lines, lines_valid, bounds[, docs]); empties the table."},
     {NULL, NULL, 0, NULL}};
 static PySequenceMethods Mentions_seq = {.sq_length = (lenfunc)Mentions_len};
 static PyTypeObject MentionsType = {
