@@ -18,7 +18,16 @@ from ..match.native import CHit
 from ..match.syntaxes import syntax_of
 from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
 from .errors import InputError, input_errors
-from .formats import FORMAT_HEAD, FORMATS, StreamedText, format_by_head, format_of, records
+from .formats import (
+    FORMAT_HEAD,
+    FORMATS,
+    Records,
+    StreamedText,
+    each_record,
+    format_by_head,
+    format_of,
+    records,
+)
 from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
 from .sinks import OccurrenceSink, drain
 from .table import Columns, Mentions, MentionTable
@@ -379,6 +388,16 @@ class _Batch:
         self.chars += len(text)
         return len(self.texts) >= BATCH_RECORDS or self.chars >= BATCH_CHARS
 
+    def extend(self, number: int, records: Records) -> bool:
+        """Gather a reader's batch of records; True when the batch is full."""
+        if not self.texts:
+            self.number = number
+        self.texts += records.texts
+        self.rids += records.rids
+        self.metas += records.metas
+        self.chars += sum(map(len, records.texts))
+        return len(self.texts) >= BATCH_RECORDS or self.chars >= BATCH_CHARS
+
 
 def _batch_docs(
     batch: _Batch,
@@ -441,7 +460,22 @@ def unit_docs(
                 yield Doc(unit.source, None, 0, chunk)
             return
         batch = None if config.occurrences else _Batch()
-        for n, (rid, text, kind, meta, name, preface) in enumerate(records(unit, config, result, progress)):
+        items = records(unit, config, result, progress)
+        if batch is None:
+            items = each_record(items)
+        number = 0
+        for item in items:
+            n = number
+            if isinstance(item, Records):
+                result.documents += len(item.texts)
+                number += len(item.texts)
+                if config.citing_field is not None:
+                    item = Records(item.rids, item.texts, [_citing(m, config, result) for m in item.metas])
+                if batch is not None and batch.extend(n, item):
+                    yield _batch_docs(batch, unit, config, progress, result, table)
+                continue
+            number += 1
+            rid, text, kind, meta, name, preface = item
             # a PDF's link annotations are more of the PDF before them: one document
             result.documents += kind is None or not kind_of(kind).continues
             if batch is not None:
@@ -521,8 +555,8 @@ def hits_in_records(
         id_field=id_field,
     )
     with input_errors():
-        for rid, text, rkind, _meta, name, preface in records(
-            ShardSpec(0, path, path, fmt, kind), config, ShardResult(0), no_progress
+        for rid, text, rkind, _meta, name, preface in each_record(
+            records(ShardSpec(0, path, path, fmt, kind), config, ShardResult(0), no_progress)
         ):
             if isinstance(text, StreamedText):
                 # read in windows; its id may stand after its text, so its hits wait for it

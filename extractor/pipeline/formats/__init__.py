@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..read import detect_compression, format_head
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
-from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
+from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText, each_record
 
 # Told in this order (magic bytes before names, names before contents, text last).
 FORMATS: dict[str, Format] = {
@@ -51,8 +51,10 @@ __all__ = [
     "PlanInput",
     "Planned",
     "Record",
+    "Records",
     "SkippedRecords",
     "StreamedText",
+    "each_record",
     "format_by_head",
     "format_by_name",
     "format_of",
@@ -111,11 +113,13 @@ def format_by_head(path: str, head: bytes, text_field: str = "text", id_field: s
     return format_of(path, head, text_field, id_field)
 
 
-def records(spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress) -> Iterator[Record]:
+def records(
+    spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress
+) -> Iterator[Record | Records]:
     """(record id, text, kind, provenance) for each document of a shard of a record format
     (kind None: decided on the text, or by --kind; provenance: the values of
-    config.record_fields); a record with no text is skipped, counted, and named (line, row or
-    record, and why) in the result."""
+    config.record_fields), or a batch of them (Records); a record with no text is skipped,
+    counted, and named (line, row or record, and why) in the result."""
     read = FORMATS[spec.fmt].records
     if read is None:
         raise ValueError(f"{spec.fmt} files are read as text, not as records")

@@ -40,6 +40,26 @@ class Record(NamedTuple):
     preface: str = ""
 
 
+class Records(NamedTuple):
+    """Consecutive records given at once (a Parquet batch, a block of JSONL lines): each a text
+    held whole, of no kind, name or preface of its own, so that the shard can read them as one
+    batch with no Python work per record beyond the reader's."""
+
+    rids: list[str | None]
+    texts: list[str]
+    metas: list[Meta]  # per record, in ScanConfig.record_fields' order
+
+
+def each_record(items: Iterator[Record | Records]) -> Iterator[Record]:
+    """A format's records one by one, its batches taken apart (for a reader that wants each)."""
+    for item in items:
+        if isinstance(item, Records):
+            for rid, text, meta in zip(item.rids, item.texts, item.metas, strict=True):
+                yield Record(rid, text, None, meta)
+        else:
+            yield item
+
+
 class PlanInput(NamedTuple):
     """A large input file as the planner opened it, to be planned into shards."""
 
@@ -72,8 +92,9 @@ class Format(NamedTuple):
       registry order), and the record fields asked for (a CSV naming one is a record file);
     - `plan(input)`: how a large file of it is cut into shards (None: one shard); it may raise
       InputError to reject the file;
-    - `records(spec, config, result, progress, skipped)`: its documents, one per record (None:
-      the file is one text, read in windows by search.py);
+    - `records(spec, config, result, progress, skipped)`: its documents, one per record, or
+      consecutive records of text alone as one `Records` (None: the file is one text, read in
+      windows by search.py);
     - `names`: file names planned by their contents whatever their size (a Parquet file is a
       shard per row group);
     - `ranges`: its shards are byte ranges of the file (read from `start` to `stop`);
@@ -88,7 +109,8 @@ class Format(NamedTuple):
     tell: Callable[[str, bytes, str, str], bool]
     plan: Callable[[PlanInput], Planned] | None = None
     records: (
-        Callable[[ShardSpec, ScanConfig, ShardResult, Progress, SkippedRecords], Iterator[Record]] | None
+        Callable[[ShardSpec, ScanConfig, ShardResult, Progress, SkippedRecords], Iterator[Record | Records]]
+        | None
     ) = None
     names: tuple[str, ...] = ()
     ranges: bool = False

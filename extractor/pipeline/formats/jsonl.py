@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..provenance import Meta, field_of, from_record, meta_value
 from ..read import ReadTap, byte_range, display_name, line_ranges, lines_at, lines_before, open_counted
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
-from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
+from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText
 
 try:
     import orjson as _orjson
@@ -166,13 +166,17 @@ class MissingField(Skipped):
     """A record without the text field at all (a file none of whose records has it is rejected)."""
 
 
+# One line of a JSONL stream as read: (record id, text, line number, provenance).
+JsonlLine = tuple[str | None, str | StreamedText | Skipped, int, Meta]
+
+
 def iter_jsonl_records(
     stream: BinaryIO | io.RawIOBase,
     text_field: str,
     id_field: str,
     max_line: int = 16 << 20,
     fields: Sequence[tuple[str, str]] = (),
-) -> Iterator[tuple[str | None, str | StreamedText | Skipped, int, Meta]]:
+) -> Iterator[JsonlLine]:
     """(record id, text, line number, provenance) for each line of a JSONL stream; provenance
     holds the values of `fields` (provenance.py).
 
@@ -181,10 +185,34 @@ def iter_jsonl_records(
     provenance is the StreamedText's). A line that is not a JSON object, or has no string in its
     text field, gives (None, Skipped(why), n, ()).
     """
+    for block in iter_jsonl_blocks(stream, text_field, id_field, max_line, fields):
+        yield from block
+
+
+def iter_jsonl_blocks(
+    stream: BinaryIO | io.RawIOBase,
+    text_field: str,
+    id_field: str,
+    max_line: int = 16 << 20,
+    fields: Sequence[tuple[str, str]] = (),
+) -> Iterator[list[JsonlLine]]:
+    """iter_jsonl_records' lines in lists: every whole line of the read buffer at once (a
+    megabyte of them, split at memchr's speed), a line across the buffer's end or too long to
+    hold alone."""
     buf: Any = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)
     n = 0
     field_re = re.compile(rb'"' + re.escape(text_field.encode()) + rb'"\s*:\s*"')
     while True:
+        # the whole lines buffered, when none of them is longer than a line held whole may be
+        end = buf.peek(1 << 20).rfind(b"\n", 0, max_line + 1)
+        if end >= 0:
+            block: list[JsonlLine] = []
+            for line in buf.read(end + 1).split(b"\n")[:-1]:
+                n += 1
+                if line.strip():
+                    block.append(_line_record(line, n, text_field, id_field, fields))
+            yield block
+            continue
         line = buf.readline(max_line + 1)
         if not line:
             return
@@ -196,45 +224,76 @@ def iter_jsonl_records(
                     more = buf.readline(1 << 20)
                     if not more or more.endswith(b"\n"):
                         break
-                yield None, Skipped(f"over {max_line} bytes with no top-level {text_field!r} string"), n, ()
+                yield [
+                    (None, Skipped(f"over {max_line} bytes with no top-level {text_field!r} string"), n, ())
+                ]
                 continue
             head = line[: m.start()]
             rec = StreamedText(_id_in(head, id_field), iter(()), _meta_in(head, fields))
             rec.chunks = _stream_string(line, m.end(), buf, rec, id_field, fields)
             del line, head
-            yield rec.rid, rec, n, rec.meta
+            yield [(rec.rid, rec, n, rec.meta)]
             for _ in rec.chunks:  # make sure the record was read to its end
                 pass
             continue
-        if not line.strip():
-            continue
+        if line.strip():
+            yield [_line_record(line, n, text_field, id_field, fields)]
+
+
+def _line_record(
+    line: bytes, n: int, text_field: str, id_field: str, fields: Sequence[tuple[str, str]]
+) -> JsonlLine:
+    """A line held whole (not blank), parsed into its record."""
+    try:
+        obj = _orjson.loads(line) if _orjson is not None else json.loads(line)
+    except ValueError:
+        obj = _NOT_READ
+    if type(obj) is dict:
+        # a record's own text and id fields as most records have them: no path to follow
+        text = obj.get(text_field)
+        if type(text) is str:
+            rid = (
+                obj[id_field] if id_field in obj else field_of(obj, id_field)[1] if "." in id_field else None
+            )
+            if rid is None or type(rid) is str:
+                meta = from_record(obj, fields) if fields else ()
+                return (None if rid is None else display_name(rid)), text, n, meta
+    elif obj is not _NOT_READ:
+        return None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n, ()
+    return _line_record_slow(line, n, text_field, id_field, fields)
+
+
+# What a line orjson refuses (or the stdlib) is read as before the careful reading.
+_NOT_READ = object()
+
+
+def _line_record_slow(
+    line: bytes, n: int, text_field: str, id_field: str, fields: Sequence[tuple[str, str]]
+) -> JsonlLine:
+    """_line_record of a line that is not plainly a record with its text: each case told."""
+    try:
+        obj = load_json_line(line)
+    except UnicodeDecodeError:
+        # Invalid UTF-8 in a record: read it with the bytes kept as lone surrogates (made
+        # U+FFFD and counted where its text is searched), not dropped whole.
         try:
-            obj = load_json_line(line)
-        except UnicodeDecodeError:
-            # Invalid UTF-8 in a record: read it with the bytes kept as lone surrogates (made
-            # U+FFFD and counted where its text is searched), not dropped whole.
-            try:
-                obj = json.loads(line.decode("utf-8", "surrogateescape"))
-            except ValueError:
-                yield None, Skipped("not valid JSON"), n, ()
-                continue
+            obj = json.loads(line.decode("utf-8", "surrogateescape"))
         except ValueError:
-            yield None, Skipped("not valid JSON"), n, ()
-            continue
-        if not isinstance(obj, dict):
-            yield None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n, ()
-            continue
-        has_text, text = field_of(obj, text_field)
-        _, rid = field_of(obj, id_field)
-        if type(rid) is float and _orjson is not None:
-            # orjson reads an integer over 64 bits as a float; the stdlib keeps its digits
-            rid = field_of(json.loads(line.decode("utf-8", "surrogateescape")), id_field)[1]
-        if isinstance(text, str):
-            yield (None if rid is None else display_name(str(rid))), text, n, from_record(obj, fields)
-        elif not has_text:
-            yield None, MissingField(f"no {text_field!r} field"), n, ()
-        else:
-            yield None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n, ()
+            return None, Skipped("not valid JSON"), n, ()
+    except ValueError:
+        return None, Skipped("not valid JSON"), n, ()
+    if not isinstance(obj, dict):
+        return None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n, ()
+    has_text, text = field_of(obj, text_field)
+    _, rid = field_of(obj, id_field)
+    if type(rid) is float and _orjson is not None:
+        # orjson reads an integer over 64 bits as a float; the stdlib keeps its digits
+        rid = field_of(json.loads(line.decode("utf-8", "surrogateescape")), id_field)[1]
+    if isinstance(text, str):
+        return (None if rid is None else display_name(str(rid))), text, n, from_record(obj, fields)
+    if not has_text:
+        return None, MissingField(f"no {text_field!r} field"), n, ()
+    return None, Skipped(f"{text_field!r} is a JSON {_json_type(text)}, not a string"), n, ()
 
 
 def _json_type(value: object) -> str:
@@ -248,7 +307,7 @@ def _json_type(value: object) -> str:
 
 def records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
-) -> Iterator[Record]:
+) -> Iterator[Record | Records]:
     """The records of a JSONL file or byte range of one; a line with no text is skipped and
     named by its line, counted from the file's first line (the planner counted the lines before a
     local range; this shard counts them when it names one)."""
@@ -274,22 +333,35 @@ def records(
 
         counting = ReadTap(stream, counted)
         texts = missing = 0
-        for rid, text, n, meta in iter_jsonl_records(
+        for block in iter_jsonl_blocks(
             counting, config.text_field, config.id_field, config.max_record_bytes, config.record_fields
         ):
-            if isinstance(text, Skipped):
-                skipped.add("line", n, text)
-                missing += isinstance(text, MissingField)
-                continue
-            texts += 1
-            if rid is None:
-                # never merged with the file's other id-less records
-                line_id = f"line {n + (lines_first() if ranged else 0)}"
+            # the block's records held whole, given as one batch
+            batch: Records = Records([], [], [])
+            for rid, text, n, meta in block:
+                if isinstance(text, Skipped):
+                    skipped.add("line", n, text)
+                    missing += isinstance(text, MissingField)
+                    continue
+                texts += 1
+                if rid is None:
+                    # never merged with the file's other id-less records
+                    line_id = f"line {n + (lines_first() if ranged else 0)}"
+                    if isinstance(text, StreamedText):
+                        text.line_id = line_id  # its id may still stand after its text
+                    else:
+                        rid = line_id
                 if isinstance(text, StreamedText):
-                    text.line_id = line_id  # its id may still stand after its text
-                else:
-                    rid = line_id
-            yield Record(rid, text, None, meta)
+                    if batch.texts:
+                        yield batch
+                        batch = Records([], [], [])
+                    yield Record(rid, text, None, meta)
+                    continue
+                batch.rids.append(rid)
+                batch.texts.append(text)
+                batch.metas.append(meta)
+            if batch.texts:
+                yield batch
         if texts == 0 and missing:
             raise InputError(f"no record has a {config.text_field!r} field")
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from .. import remote
 from ..errors import InputError
-from ..provenance import meta_value
+from ..provenance import Meta, meta_value
 from ..read import display_name, open_input
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
-from .base import Format, PlanInput, Planned, Record, SkippedRecords
+from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords
 
 # Names planned by their contents whatever their size: a shard per row group.
 NAMES = (".parquet", ".pq")
@@ -34,9 +34,10 @@ def plan(inp: PlanInput) -> Planned:
 
 def records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
-) -> Iterator[Record]:
+) -> Iterator[Record | Records]:
     """The rows of a Parquet file, or of one row group of it (a shard); a row whose text is null
     or not a string is skipped and named by its row."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     # a local file by its path (pyarrow reads it natively); an object through fsspec
@@ -62,14 +63,25 @@ def records(
         result.bytes_read += meta.total_byte_size
         # progress in bytes as stored, as the planner's total counts them
         progress(sum(meta.column(c).total_compressed_size for c in range(meta.num_columns)), 0)
-        for batch in pf.iter_batches(batch_size=1024, columns=cols, row_groups=[g]):
-            texts = _column(batch, config.text_field).to_pylist()
+        for batch in pf.iter_batches(batch_size=4096, columns=cols, row_groups=[g]):
+            column = _column(batch, config.text_field)
+            texts = column.to_pylist()
             ids = _column(batch, config.id_field).to_pylist() if has_id else [None] * len(texts)
             values = [
                 [meta_value(v) for v in _column(batch, m).to_pylist()] if m else [None] * len(texts)
                 for m in metas
             ]
-            rows = list(zip(*values, strict=True)) if values else [()] * len(texts)
+            rows: list[Meta] = list(zip(*values, strict=True)) if values else [()] * len(texts)
+            if column.null_count == 0 and (
+                pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+            ):
+                # every row has its text: the batch as it is (a row without an id is named by its row)
+                names: list[str | None] = [
+                    f"row {row + j}" if rid is None else display_name(str(rid)) for j, rid in enumerate(ids)
+                ]
+                yield Records(names, texts, rows)
+                row += len(texts)
+                continue
             for rid, text, meta in zip(ids, texts, rows, strict=True):
                 if isinstance(text, str):
                     # a row without an id is named by its row, never merged
