@@ -124,11 +124,16 @@ def parent_dois(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     Python's re reads them), null where it is no component."""
     import pyarrow.compute as pc
 
-    out = pa.nulls(len(dois), pa.string())
+    # read once per distinct DOI (a bucket of records' mentions cites each DOI many times: the
+    # rules on every row were a fifth of their merge), then given to each row
+    distinct = pc.unique(dois)
+    out = pa.nulls(len(distinct), pa.string())
     for rule in COMPONENT_RULES:
-        found = pc.struct_field(pc.extract_regex(dois, rule.pattern), "parent")
+        found = pc.struct_field(pc.extract_regex(distinct, rule.pattern), "parent")
         out = pc.coalesce(out, found)
-    return out
+    if out.null_count == len(out):
+        return pa.nulls(len(dois), pa.string())
+    return out.take(pc.index_in(dois, value_set=distinct))
 
 
 _GROUP_COLUMNS = ["_src", "_rec", "doi", "count", "_row", "_place", "forms"]
