@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from extractor.cli import build_parser, main
 from extractor.cli import find as find_cli
-from extractor.cli import main
 
 
 @pytest.fixture
@@ -69,3 +69,76 @@ def test_small_inputs_are_read_in_this_process(inputs: list[str], monkeypatch: p
 
     monkeypatch.setattr(find_cli, "_in_pool", no_pool)
     assert main(["find", "-j", "4", "-c", *inputs]) == 2
+
+
+def _large_texts(tmp_path: Path) -> list[str]:
+    """Texts cut into many ranges when SPLIT_MIN is small: DOIs on every line in every display
+    form, a DOI across a PDF line break and a URL holding one, at every distance from a cut."""
+    lines = []
+    for j in range(1500):
+        lines.append(
+            f"ref {j}: doi:10.{1000 + j % 13}/x{j}. https://doi.org/10.1038%2Fnphys{j % 50} "
+            f"(10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-{j % 7}) doi:\n10.5555/l{j}\n"
+        )  # a label at a line's end names the DOI on the next line: a cut falls between them
+    plain = tmp_path / "big.txt"
+    plain.write_text("".join(lines))
+    pdf = tmp_path / "big.pdf.txt"
+    # names broken at line ends, joined by the PDF rules (spec §5): a cut falls between the halves
+    pdf.write_text(
+        "\x0c".join(f"see doi:10.1016/j.cell.{j}.\n01.002 and 10.1038/nphys-\n{j}\n" for j in range(1500))
+    )
+    html = tmp_path / "big.html"
+    html.write_text(
+        "<!doctype html><html><body>"
+        + "".join(f"<p><a href='https://doi.org/10.5555/h{j}'>x</a> 10.5555/p{j}</p>\n" for j in range(3000))
+        + "</body></html>"
+    )
+    return [str(plain), str(pdf), str(html)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [[], ["-n"], ["-c"], ["--format", "tsv"], ["--format", "jsonl"], ["-H", "-n"]],
+    ids=["plain", "line", "count", "tsv", "jsonl", "named-line"],
+)
+def test_a_large_file_read_in_ranges_prints_what_one_process_prints(
+    tmp_path: Path, options: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(find_cli, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(find_cli, "SPLIT_MIN", 4096)
+    for path in _large_texts(tmp_path):
+        parts = find_cli._parts(path, path, build_parser().parse_args(["find", path]), 2)
+        assert len(parts) > 5, path  # read in ranges indeed
+        code_one = main(["find", "-j", "1", *options, path])
+        one = capsys.readouterr()
+        code_many = main(["find", "-j", "2", *options, path])
+        many = capsys.readouterr()
+        assert (code_many, many.out, many.err) == (code_one, one.out, one.err), path
+        assert code_one == 0 and one.out
+
+
+def test_options_that_read_on_from_the_hits_before_keep_a_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(find_cli, "SPLIT_MIN", 4096)
+    path = _large_texts(tmp_path)[0]
+    for options in (["-u"], ["-m", "3"], ["-l"], ["-q"]):
+        assert find_cli._parts(path, path, build_parser().parse_args(["find", *options, path]), 2) == [None]
+
+
+def test_line_numbers_of_offsets_asked_in_any_order() -> None:
+    """find -n's line counter counts on from the offset asked before, and from its block's start
+    when asked for one behind it (a URL hit that holds the DOI before it starts before it)."""
+    import random
+
+    from extractor.pipeline.search import LineCounter
+
+    rng = random.Random(7)
+    data = bytes(rng.choice(b"ab\n") for _ in range(20_000))
+    lines = LineCounter()
+    for i in range(0, len(data), 1000):
+        lines.feed(data[i : i + 1000])
+    offsets = sorted(rng.randrange(len(data) - 15_000, len(data)) for _ in range(300))
+    offsets += [offsets[j] - rng.randrange(0, 50) for j in range(0, 300, 7)]  # some asked again, behind
+    for off in offsets:
+        assert lines.line_of(off) == data.count(b"\n", 0, off) + 1

@@ -220,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-j",
         type=int,
         metavar="N",
-        help="read several inputs in N processes, printing in the inputs' order (default: the CPUs this "
-        "process may use; inputs under 32 MiB in all are read in this process)",
+        help="read several inputs, or byte ranges of a large text file, in N processes, printing in the "
+        "inputs' order (default: the CPUs this process may use; inputs under 32 MiB in all are read in "
+        "this process)",
     )
     f.add_argument(
         "--line-number",

@@ -14,10 +14,20 @@ import sys
 from collections.abc import Iterator
 from typing import Any, NamedTuple, TextIO
 
+from ..match import Hit
 from ..pipeline.errors import Fatal, InputError
 from ..pipeline.inputs import expand_inputs
 from ..pipeline.read import open_stream, usable_cpus
-from ..pipeline.search import LineCounter, hits_in_records, hits_in_stream, input_format
+from ..pipeline.search import (
+    LineCounter,
+    hits_in_range,
+    hits_in_records,
+    hits_in_stream,
+    input_format,
+    newlines_before,
+    text_ranges,
+)
+from ..pipeline.units import ScanConfig
 
 log = logging.getLogger(__name__)
 
@@ -124,20 +134,64 @@ def _found(
     jobs: list[tuple[str, str, bool, str]], args: argparse.Namespace, out: TextIO, complain: Any
 ) -> Iterator[Found]:
     """Each input's Found, in the inputs' order: read here one after the other, or by -j
-    processes when there are several inputs and enough bytes, their output printed in the
-    inputs' order (as grep prints it)."""
-    workers = min(_workers(args), len(jobs))
+    processes when there are enough bytes — several inputs, or a large text file cut into byte
+    ranges as scan cuts it — their output printed in the inputs' order (as grep prints it)."""
+    workers = _workers(args)
     if workers > 1 and all(path != "-" for _s, path, _n, _e in jobs) and _input_bytes(jobs) >= PARALLEL_MIN:
-        yield from _in_pool(jobs, args, out, workers)
-        return
+        parts = [_parts(path, source, args, workers) for source, path, _n, _e in jobs]
+        if len(jobs) > 1 or len(parts[0]) > 1:
+            yield from _in_pool(jobs, parts, args, out, min(workers, sum(map(len, parts))))
+            return
     for source, path, named, end_name in jobs:
         yield find_one(source, path, named, end_name, args, out, complain)
 
 
+# A range of a text file read by one worker (search.text_ranges): start, stop, kind, syntax;
+# None for the whole input.
+Part = tuple[int, int, str, str | None] | None
+
+
+def _parts(path: str, source: str, args: argparse.Namespace, workers: int) -> list[Part]:
+    """An input's parts for the workers: a large uncompressed text file its byte ranges, planned
+    as scan plans it (so each reads in the kind and syntax of the whole file), when every hit
+    can be printed as its range finds it — not with -u, -m, -l or -q, which read on from the
+    hits before; any other input whole."""
+    if args.unique or args.max_count is not None or args.files_with_matches or args.quiet or "://" in path:
+        return [None]
+    try:
+        size = os.path.getsize(path)
+        if size < 2 * SPLIT_MIN:
+            return [None]
+        config = ScanConfig(
+            out="",
+            kind=args.kind,
+            syntax=None if args.syntax == "auto" else args.syntax,
+            text_field=args.text_field,
+            id_field=args.id_field,
+            # ranges of a size that gives each worker several, so that the workers end together
+            shard_size=max(SPLIT_MIN, size // (4 * workers)),
+        )
+        planned = text_ranges(path, source, config)
+    except (OSError, InputError):
+        return [None]  # read whole, where what is wrong with it is told as ever
+    if planned is None or len(planned.parts) < 2:
+        return [None]
+    return [(a, b, planned.kind or "plain", planned.syntax or None) for a, b in planned.parts]
+
+
+# A text file smaller than twice this is read by one worker; a larger one in ranges of this or more.
+SPLIT_MIN = 16 << 20
+
+
 def _in_pool(
-    jobs: list[tuple[str, str, bool, str]], args: argparse.Namespace, out: TextIO, workers: int
+    jobs: list[tuple[str, str, bool, str]],
+    parts: list[list[Part]],
+    args: argparse.Namespace,
+    out: TextIO,
+    workers: int,
 ) -> Iterator[Found]:
-    """The inputs read by `workers` processes, each input's output printed whole in turn."""
+    """The inputs (and the ranges of a large one) read by `workers` processes, each input's
+    output printed whole in turn; a ranged input's count added up, a message about it said once."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -145,24 +199,38 @@ def _in_pool(
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     pool = ProcessPoolExecutor(workers, mp_context=ctx)
+    done = False
     try:
         # the options as plain values (the namespace holds the parser's functions too)
         plain = {
             k: v for k, v in vars(args).items() if isinstance(v, str | int | float | list | tuple | None)
         }
-        futures = [pool.submit(_find_in_worker, job, plain) for job in jobs]
-        for fut in futures:
-            got = fut.result()
+        futures = [
+            [pool.submit(_find_in_worker, job, plain, part) for part in ps]
+            for job, ps in zip(jobs, parts, strict=True)
+        ]
+        for (source, _path, named, end_name), fs in zip(jobs, futures, strict=True):
+            got = Found(0, False)
+            said: list[str] = []
+            for fut in fs:
+                one = fut.result()
+                out.write(one.text)
+                said += [m for m in one.messages if m not in said]
+                got = Found(got.dois + one.dois, got.error or one.error)
             if not args.no_messages:
-                for message in got.messages:
+                for message in said:
                     print(message, file=sys.stderr)
-            out.write(got.text)
+            if len(fs) > 1 and args.count and not got.error:
+                out.write(f"{source + end_name if named else ''}{got.dois}\n")
             yield got
+        done = True
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # at once when the reading stopped early (-q); else after the workers, all idle now: a
+        # pool left to end by itself at exit may find its wake-up pipe closed, and say so
+        pool.shutdown(wait=done, cancel_futures=True)
 
 
-def _find_in_worker(job: tuple[str, str, bool, str], options: dict[str, Any]) -> Found:
+def _find_in_worker(job: tuple[str, str, bool, str], options: dict[str, Any], part: Part = None) -> Found:
     """find_one in a worker process: what it prints and says, returned to be printed in order."""
     args = argparse.Namespace(**options)
     buf = io.StringIO()
@@ -171,7 +239,7 @@ def _find_in_worker(job: tuple[str, str, bool, str], options: dict[str, Any]) ->
     def complain(where: str, why: object) -> None:
         messages.append(f"doi-extract: {where}: {why}")
 
-    got = find_one(*job, args, buf, complain)
+    got = find_one(*job, args, buf, complain, part)
     return got._replace(text=buf.getvalue(), messages=tuple(messages))
 
 
@@ -186,9 +254,18 @@ class Found(NamedTuple):
 
 
 def find_one(
-    source: str, path: str, named: bool, end_name: str, args: argparse.Namespace, out: TextIO, complain: Any
+    source: str,
+    path: str,
+    named: bool,
+    end_name: str,
+    args: argparse.Namespace,
+    out: TextIO,
+    complain: Any,
+    part: Part = None,
 ) -> Found:
-    """The DOIs of one input, printed to `out` as they are found, grep's way (-c, -l, -m, -q)."""
+    """The DOIs of one input, printed to `out` as they are found, grep's way (-c, -l, -m, -q);
+    with `part`, those of that byte range of it only, its count not printed (the caller adds up
+    the ranges')."""
     prefix = source + end_name if named else ""
     count = 0
     if args.max_count == 0:
@@ -204,32 +281,18 @@ def find_one(
             lines = LineCounter() if args.line_number and fmt == "text" else None
             syntax = None if args.syntax == "auto" else args.syntax
             told: dict[str, str | None] = {}  # the syntax each document is read in
-            found_hits = (
-                (
-                    (None, h)
-                    for h in hits_in_stream(
-                        stream,
-                        name or "",
-                        args.kind,
-                        args.other_prefixes,
-                        lines=lines,
-                        syntax=syntax,
-                        told=told,
-                    )
+            found_hits: Iterator[tuple[str | None, Hit, int | None]]
+            if part is not None:
+                start, stop, kind, told["syntax"] = part
+                # a range's lines count from its start: the newlines of the ranges before it added
+                base = newlines_before(path, start) if args.line_number else 0
+                found_hits = (
+                    (None, h, None if line is None else line + base)
+                    for line, h in hits_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
                 )
-                if fmt == "text"
-                else hits_in_records(
-                    path,
-                    fmt,
-                    args.kind,
-                    args.other_prefixes,
-                    args.text_field,
-                    args.id_field,
-                    syntax=syntax,
-                    told=told,
-                )
-            )
-            for record, hit in found_hits:
+            else:
+                found_hits = _hits(path, fmt, name, args, lines, syntax, told, stream)
+            for record, hit, line in found_hits:
                 doi, offset, raw = hit.doi, hit.start, hit.raw
                 if args.unique:
                     if doi in seen:
@@ -262,7 +325,10 @@ def find_one(
                     }
                     out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 elif args.line_number:
-                    where = str(lines.line_of(offset)) if lines is not None else (record or "")
+                    if line is not None:
+                        where = str(line)
+                    else:
+                        where = str(lines.line_of(offset)) if lines is not None else (record or "")
                     out.write(f"{prefix}{where}:{doi}\n")
                 else:
                     out.write(prefix + doi + "\n")
@@ -277,13 +343,37 @@ def find_one(
     except (InputError, EOFError, ValueError) as exc:
         complain(source, exc)
         return Found(count, True)
-    if args.quiet:
+    if args.quiet or part is not None:
         return Found(count, False)
     if args.files_with_matches and count:
         out.write(source + ("\0" if args.null else "\n"))
     elif args.count:
         out.write(f"{prefix}{count}\n")
     return Found(count, False)
+
+
+def _hits(
+    path: str,
+    fmt: str,
+    name: str | None,
+    args: argparse.Namespace,
+    lines: LineCounter | None,
+    syntax: str | None,
+    told: dict[str, str | None],
+    stream: Any,
+) -> Iterator[tuple[str | None, Hit, int | None]]:
+    """(record, hit, line) of a whole input: a text stream's hits (lines, when asked, counted by
+    `lines`), or a record file's, record by record as scan reads them."""
+    if fmt == "text":
+        for h in hits_in_stream(
+            stream, name or "", args.kind, args.other_prefixes, lines=lines, syntax=syntax, told=told
+        ):
+            yield None, h, None
+        return
+    for record, h in hits_in_records(
+        path, fmt, args.kind, args.other_prefixes, args.text_field, args.id_field, syntax=syntax, told=told
+    ):
+        yield record, h, None
 
 
 _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
