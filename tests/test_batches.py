@@ -208,14 +208,19 @@ def test_jsonl_records_in_batches_as_one_by_one(tmp_path: Path, monkeypatch: Any
     _same_scan(tmp_path, [src], monkeypatch, max_record_bytes=300, **extra)
 
 
-def test_parquet_records_in_batches_as_one_by_one(tmp_path: Path, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("text_type", [pa.string(), pa.large_string()])
+def test_parquet_records_in_batches_as_one_by_one(tmp_path: Path, monkeypatch: Any, text_type: Any) -> None:
+    """A row group's text column read in C from its buffers, each text not plainly prose read
+    alone; a row group with a null text read row by row."""
     recs = _records()
+    texts: list[str | None] = [r["text"].replace("\ud800", "\ufffd") for r in recs]
+    texts[40] = None  # its row group (rows 25-49) is read row by row, the null named
     src = tmp_path / "r.parquet"
     pq.write_table(
         pa.table(
             {
                 "id": [r.get("id") for r in recs],
-                "text": [r["text"].replace("\ud800", "\ufffd") for r in recs],
+                "text": pa.array(texts, text_type),
                 "src": [str(r["src"]) for r in recs],
             }
         ),
@@ -236,3 +241,30 @@ def test_a_forced_kind_in_batches_as_one_by_one(tmp_path: Path, monkeypatch: Any
     src = tmp_path / "r.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in _records()))
     _same_scan(tmp_path, [src], monkeypatch, kind="pdf")
+
+
+@needs_c
+@pytest.mark.parametrize("text_type", [pa.string(), pa.large_string()])
+def test_an_arrow_array_is_read_as_its_strings_are(text_type: Any) -> None:
+    """scan_arrow_texts on an array's buffers (a slice of one: its offset counts) reads what
+    scan_texts reads of the same strings, and stops where it stops."""
+    texts = [r["text"].replace("\ud800", "\ufffd") for r in _records()]
+    arr = pa.array(["10.1/skipped"] * 3 + texts, text_type).slice(3)
+    head = (HEAD_BYTES, True, True)
+    got = []
+    for read in ("arrow", "str"):
+        t = Mentions()
+        i, stops = 0, []
+        while i < len(texts):
+            if read == "arrow":
+                bufs = arr.buffers()
+                i, _, _ = native.scan_arrow_texts(
+                    bufs[1], bufs[2], arr.offset, len(arr), text_type == pa.large_string(), i, t, *head, 5
+                )
+            else:
+                i, _, _ = native.scan_texts(texts, i, t, *head, 5)
+            stops.append(i)
+            i += 1
+        got.append((stops, _rows(t)))
+    assert got[0] == got[1]
+    assert got[0][1][0] and all(doc >= 5 for doc, _, _ in got[0][1][0])

@@ -78,7 +78,28 @@ def canonical_column(
 ) -> tuple[bytes, bytes, bytes, int]: ...
 def html_views(data: Any, unescape: Callable[[str], str], /) -> list[tuple[bytes, list[int]]]: ...
 def scan_texts(
-    texts: list[str], start: int, mentions: Any, head: int, sniff_kind: bool, sniff_syntax: bool, /
+    texts: list[str],
+    start: int,
+    mentions: Any,
+    head: int,
+    sniff_kind: bool,
+    sniff_syntax: bool,
+    doc_base: int = 0,
+    /,
+) -> tuple[int, int, int]: ...
+def scan_arrow_texts(
+    offsets: Any,
+    data: Any,
+    offset: int,
+    length: int,
+    large: bool,
+    start: int,
+    mentions: Any,
+    head: int,
+    sniff_kind: bool,
+    sniff_syntax: bool,
+    doc_base: int = 0,
+    /,
 ) -> tuple[int, int, int]: ...
 def newlines(data: Any, start: int = 0, stop: int = -1, /) -> int: ...
 def invalid_bytes(data: Any, start: int = 0, stop: int = ..., /) -> tuple[int, int]: ...

@@ -85,10 +85,13 @@ if _cscan is not None:
     # line_to=-1) -> (reported, last_end, too_long, newlines in data[line_from:line_to] or -1);
     # `mentions` is a sink (match/cscan/sink.h): a table with add(doi, offset, form, raw, line)
     scan = _cscan.scan
-    # (texts, start, mentions, head, sniff_kind, sniff_syntax) -> (next, reported, too_long): scan()
-    # of a batch of records' texts from `start` on, each its index's document in `mentions`, up to
-    # the first that is not plainly prose (see _cscan.c)
+    # (texts, start, mentions, head, sniff_kind, sniff_syntax, doc_base) -> (next, reported,
+    # too_long): scan() of a batch of records' texts from `start` on, each document doc_base + its
+    # index in `mentions`, up to the first that is not plainly prose (see _cscan.c)
     scan_texts = _cscan.scan_texts
+    # scan_texts for an Arrow string array's buffers: (offsets, data, offset, length, large, start,
+    # mentions, head, sniff_kind, sniff_syntax, doc_base) -> (next, reported, too_long)
+    scan_arrow_texts = _cscan.scan_arrow_texts
     # (data, start, stop) -> (invalid bytes, next start)
     invalid_bytes = _cscan.invalid_bytes
     # (data, start, stop) -> newline bytes in data[start:stop] (line numbers of text files)
@@ -96,6 +99,7 @@ if _cscan is not None:
 else:
     scan = _no_c
     scan_texts = _no_c
+    scan_arrow_texts = _no_c
     invalid_bytes = _invalid_bytes
     newlines = _newlines
 

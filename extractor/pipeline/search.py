@@ -368,37 +368,53 @@ BATCH_CHARS = 8 << 20
 
 
 class _Batch:
-    """Records gathered to be read as one batch (_batch_docs): their texts, ids and provenance."""
+    """Records gathered to be read as one batch (_batch_docs): their ids and provenance, and their
+    texts in runs — lists of str, or Arrow string arrays as a Parquet reader gives them."""
 
     def __init__(self) -> None:
         self.clear()
 
     def clear(self) -> None:
         self.number = 0
-        self.texts: list[str] = []
+        self.runs: list[Any] = []
+        self.count = 0
         self.rids: list[str | None] = []
         self.metas: list[MetaValues] = []
         self.chars = 0
 
+    def _full(self) -> bool:
+        return self.count >= BATCH_RECORDS or self.chars >= BATCH_CHARS
+
     def add(self, number: int, text: str, rid: str | None, meta: MetaValues) -> bool:
         """Gather one record; True when the batch is full."""
-        if not self.texts:
+        if not self.count:
             self.number = number
-        self.texts.append(text)
+        if not self.runs or not isinstance(self.runs[-1], list):
+            self.runs.append([])
+        self.runs[-1].append(text)
+        self.count += 1
         self.rids.append(rid)
         self.metas.append(meta)
         self.chars += len(text)
-        return len(self.texts) >= BATCH_RECORDS or self.chars >= BATCH_CHARS
+        return self._full()
 
     def extend(self, number: int, records: Records) -> bool:
         """Gather a reader's batch of records; True when the batch is full."""
-        if not self.texts:
+        if not self.count:
             self.number = number
-        self.texts += records.texts
+        texts = records.texts
+        if isinstance(texts, list):
+            if not self.runs or not isinstance(self.runs[-1], list):
+                self.runs.append([])
+            self.runs[-1] += texts
+            self.chars += sum(map(len, texts))
+        else:
+            self.runs.append(texts)
+            self.chars += texts.nbytes
+        self.count += len(texts)
         self.rids += records.rids
         self.metas += records.metas
-        self.chars += sum(map(len, records.texts))
-        return len(self.texts) >= BATCH_RECORDS or self.chars >= BATCH_CHARS
+        return self._full()
 
 
 def _batch_docs(
@@ -411,29 +427,41 @@ def _batch_docs(
 ) -> DocBatch:
     """The mentions of a batch of records (of no kind or name of their own, nothing before their
     text, no occurrences asked), read into one table keyed by record: the texts that are plainly
-    prose in one C call each run of them (native.scan_texts), any other by _match_text, as
-    _record_chunks reads it, in the records' order; the batch is emptied."""
-    texts = batch.texts
+    prose in one C call a run of them (native.scan_texts, scan_arrow_texts), any other by
+    _match_text, as _record_chunks reads it, in the records' order; the batch is emptied."""
     in_c = (
         native.HAVE_C
         and not config.allow_other_prefix
         and unit.kind in (None, "plain")
         and config.syntax in (None, "auto", "none")
     )
-    i, n = 0, len(texts)
-    while i < n:
-        if in_c:
-            i, reported, too_long = native.scan_texts(
-                texts, i, table, HEAD_BYTES, unit.kind is None, config.syntax != "none"
-            )
-            result.hits += reported
-            result.too_long += too_long
-            progress(0, reported)
-            if i == n:
-                break
-        table.set_doc(i)
-        _match_text(texts[i], None, unit, config, progress, result, table, None)
-        i += 1
+    sniffs = (HEAD_BYTES, unit.kind is None, config.syntax != "none")
+    doc = 0
+    for texts in batch.runs:
+        n = len(texts)
+        arrow = None if isinstance(texts, list) else texts.buffers()
+        i = 0
+        while i < n:
+            if in_c:
+                if arrow is None:
+                    i, reported, too_long = native.scan_texts(texts, i, table, *sniffs, doc)
+                else:
+                    import pyarrow as pa  # loaded already: the reader gave an Arrow array
+
+                    large = pa.types.is_large_string(texts.type)
+                    i, reported, too_long = native.scan_arrow_texts(
+                        arrow[1], arrow[2], texts.offset, n, large, i, table, *sniffs, doc
+                    )
+                result.hits += reported
+                result.too_long += too_long
+                progress(0, reported)
+                if i == n:
+                    break
+            table.set_doc(doc + i)
+            text = texts[i] if arrow is None else texts[i].as_py()
+            _match_text(text, None, unit, config, progress, result, table, None)
+            i += 1
+        doc += n
     cols = table.take_columns(config.buckets, True)
     docs = DocBatch(unit.source, batch.number, batch.rids, batch.metas, Columns(*cols[:-1]), cols[-1])
     batch.clear()
@@ -485,7 +513,7 @@ def unit_docs(
                     if batch.add(n, text, rid, _citing(meta, config, result)):
                         yield _batch_docs(batch, unit, config, progress, result, table)
                     continue
-                if batch.texts:  # the records before this one, handed on first
+                if batch.count:  # the records before this one, handed on first
                     yield _batch_docs(batch, unit, config, progress, result, table)
             if isinstance(text, StreamedText):
                 since = len(occ)
@@ -509,7 +537,7 @@ def unit_docs(
                 _record_chunks(text, rid, kind, unit, config, progress, result, occ, table, name, preface),
                 _citing(meta, config, result),
             )
-        if batch is not None and batch.texts:
+        if batch is not None and batch.count:
             yield _batch_docs(batch, unit, config, progress, result, table)
 
 

@@ -95,67 +95,158 @@ static int prose_head(const unsigned char *b, Py_ssize_t n, Py_ssize_t head, int
     return 1;
 }
 
-/* scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax) -> (next, reported, too_long):
- * records' texts (a list of str) read as plain prose from texts[start] on, each as the document
- * of its index (set_doc) in `mentions`, offsets counting characters; it stops at the first text
- * that is not plainly prose (prose_head) or holds a lone surrogate, whose index it returns for
- * the caller to read (len(texts) when all were read). */
+/* A batch of records' texts read into one table (scan_texts, scan_arrow_texts): each text that is
+ * plainly prose is scanned whole as the document given, offsets in characters. */
+typedef struct {
+    Sink base;
+    PyObject *mentions;
+    cp_t *s;          /* the scan's run buffers, kept for the whole batch */
+    Py_ssize_t *bo;
+    Py_ssize_t head, reported, too_long;
+    int sniff_kind, sniff_syntax;
+} TextBatch;
+
+static int batch_open(TextBatch *t, PyObject *mentions)
+{
+    if (mentions == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "a batch of texts needs a mention table");
+        return -1;
+    }
+    if (sink_bind(&t->base, mentions) < 0)
+        return -1;
+    t->mentions = mentions;
+    t->s = PyMem_Malloc(sizeof(cp_t) * RUN_CAP);
+    t->bo = PyMem_Malloc(sizeof(Py_ssize_t) * RUN_CAP);
+    if (t->s == NULL || t->bo == NULL) {
+        PyMem_Free(t->s);
+        PyMem_Free(t->bo);
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* Read one text (valid UTF-8) as document `doc`: 1 when read, 0 when it is not plainly prose
+ * (prose_head: the caller's to read), -1 with an exception. */
+static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_t doc)
+{
+    if (!prose_head(u, n, t->head, t->sniff_kind, t->sniff_syntax))
+        return 0;
+    if (t->base.sink != NULL) {
+        if (t->base.sink->set_doc(t->mentions, doc) < 0)
+            return -1;
+    } else {
+        PyObject *r = PyObject_CallMethod(t->mentions, "set_doc", "L", (long long)doc);
+        if (r == NULL)
+            return -1;
+        Py_DECREF(r);
+    }
+    Sink k = t->base;
+    k.lo = 0, k.hi = n, k.rlo = 0, k.rhi = n + 1, k.chars = 1, k.line_base = -1;
+    Buf B = {u, n};
+    if (scan_in(&B, &k, t->s, t->bo) < 0)
+        return -1;
+    t->reported += k.reported;
+    t->too_long += k.too_long;
+    return 1;
+}
+
+static PyObject *batch_close(TextBatch *t, Py_ssize_t next, int rc)
+{
+    PyMem_Free(t->s);
+    PyMem_Free(t->bo);
+    if (rc < 0)
+        return NULL;
+    return Py_BuildValue("(nnn)", next, t->reported, t->too_long);
+}
+
+/* scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax, doc_base=0) -> (next, reported,
+ * too_long): records' texts (a list of str) read as plain prose from texts[start] on, texts[i] as
+ * document doc_base + i of `mentions` (set_doc), offsets counting characters; it stops at the
+ * first text that is not plainly prose (prose_head) or holds a lone surrogate, whose index it
+ * returns for the caller to read (len(texts) when all were read). */
 static PyObject *py_scan_texts(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *texts, *mentions;
-    Py_ssize_t start, head;
-    int sniff_kind, sniff_syntax;
-    if (!PyArg_ParseTuple(args, "O!nOnpp", &PyList_Type, &texts, &start, &mentions, &head, &sniff_kind, &sniff_syntax))
+    Py_ssize_t start;
+    long long doc_base = 0;
+    TextBatch t = {0};
+    if (!PyArg_ParseTuple(args, "O!nOnpp|L", &PyList_Type, &texts, &start, &mentions, &t.head, &t.sniff_kind,
+                          &t.sniff_syntax, &doc_base) ||
+        batch_open(&t, mentions) < 0)
         return NULL;
-    Sink base = {0};
-    if (mentions == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "scan_texts needs a mention table");
-        return NULL;
-    }
-    if (sink_bind(&base, mentions) < 0)
-        return NULL;
-    cp_t *s = PyMem_Malloc(sizeof(cp_t) * RUN_CAP);
-    Py_ssize_t *bo = PyMem_Malloc(sizeof(Py_ssize_t) * RUN_CAP);
-    Py_ssize_t i = start < 0 ? 0 : start, reported = 0, too_long = 0;
+    Py_ssize_t i = start < 0 ? 0 : start;
     int rc = 0;
-    if (s == NULL || bo == NULL) {
-        PyErr_NoMemory();
-        rc = -1;
-    }
-    for (; rc == 0 && i < PyList_GET_SIZE(texts); i++) {
-        PyObject *t = PyList_GET_ITEM(texts, i);
-        if (!PyUnicode_Check(t))
+    for (; i < PyList_GET_SIZE(texts); i++) {
+        PyObject *str = PyList_GET_ITEM(texts, i);
+        if (!PyUnicode_Check(str))
             break;
         Py_ssize_t n;
-        const char *u = PyUnicode_AsUTF8AndSize(t, &n);
+        const char *u = PyUnicode_AsUTF8AndSize(str, &n);
         if (u == NULL) { /* a lone surrogate (an invalid byte of the record): the caller's */
             PyErr_Clear();
             break;
         }
-        if (!prose_head((const unsigned char *)u, n, head, sniff_kind, sniff_syntax))
+        if ((rc = batch_text(&t, (const unsigned char *)u, n, doc_base + i)) <= 0)
             break;
-        if (base.sink != NULL) {
-            rc = base.sink->set_doc(mentions, (int64_t)i);
-        } else {
-            PyObject *r = PyObject_CallMethod(mentions, "set_doc", "n", i);
-            rc = r == NULL ? -1 : 0;
-            Py_XDECREF(r);
-        }
-        if (rc < 0)
-            break;
-        Sink k = base;
-        k.lo = 0, k.hi = n, k.rlo = 0, k.rhi = n + 1, k.chars = 1, k.line_base = -1;
-        Buf B = {(const unsigned char *)u, n};
-        rc = scan_in(&B, &k, s, bo);
-        reported += k.reported;
-        too_long += k.too_long;
     }
-    PyMem_Free(s);
-    PyMem_Free(bo);
-    if (rc < 0)
+    return batch_close(&t, i, rc);
+}
+
+/* scan_arrow_texts(offsets, data, offset, length, large, start, mentions, head, sniff_kind,
+ * sniff_syntax, doc_base=0): scan_texts for an Arrow string array given as its buffers (int32
+ * offsets, or int64 when `large`; the array's own offset and length), valid UTF-8 and no nulls
+ * (the caller checks): no Python object per text. */
+static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer offs, data;
+    PyObject *mentions;
+    Py_ssize_t offset, length, start;
+    int large;
+    long long doc_base = 0;
+    TextBatch t = {0};
+    if (!PyArg_ParseTuple(args, "y*y*nnpnOnpp|L", &offs, &data, &offset, &length, &large, &start, &mentions, &t.head,
+                          &t.sniff_kind, &t.sniff_syntax, &doc_base))
         return NULL;
-    return Py_BuildValue("(nnn)", i, reported, too_long);
+    Py_ssize_t width = large ? 8 : 4;
+    if (offset < 0 || length < 0 || (offset + length + 1) * width > offs.len) {
+        PyBuffer_Release(&offs);
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "the offsets buffer is shorter than the array");
+        return NULL;
+    }
+    if (batch_open(&t, mentions) < 0) {
+        PyBuffer_Release(&offs);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    const unsigned char *d = data.buf;
+    Py_ssize_t i = start < 0 ? 0 : start;
+    int rc = 0;
+    for (; i < length; i++) {
+        int64_t a, b;
+        if (large) {
+            memcpy(&a, (const char *)offs.buf + 8 * (offset + i), 8);
+            memcpy(&b, (const char *)offs.buf + 8 * (offset + i + 1), 8);
+        } else {
+            int32_t a32, b32;
+            memcpy(&a32, (const char *)offs.buf + 4 * (offset + i), 4);
+            memcpy(&b32, (const char *)offs.buf + 4 * (offset + i + 1), 4);
+            a = a32, b = b32;
+        }
+        if (a < 0 || b < a || b > data.len) {
+            PyErr_SetString(PyExc_ValueError, "a text's offsets lie outside the data buffer");
+            rc = -1;
+            break;
+        }
+        if ((rc = batch_text(&t, d + a, (Py_ssize_t)(b - a), doc_base + i)) <= 0)
+            break;
+    }
+    PyBuffer_Release(&offs);
+    PyBuffer_Release(&data);
+    return batch_close(&t, i, rc);
 }
 
 /* newlines(data, start, stop) -> how many newline bytes [start, stop) hold (line numbers). */
@@ -339,11 +430,14 @@ static PyMethodDef methods[] = {
      "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
      "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},
     {"scan_texts", py_scan_texts, METH_VARARGS,
-     "scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax) -> (next, reported, too_long)\n"
-     "scan() of a batch of records' texts (a list of str) from texts[start] on, each counted in `mentions` as the\n"
-     "document of its index (set_doc), offsets in characters; it stops at the first whose first `head` characters\n"
-     "may not be plain prose (with sniff_kind: `<` or a form feed; with sniff_syntax: what a syntax's sniff reads)\n"
-     "or which holds a lone surrogate, and returns its index."},
+     "scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax, doc_base=0) -> (next, reported, too_long)\n"
+     "scan() of a batch of records' texts (a list of str) from texts[start] on, each counted in `mentions` as\n"
+     "document doc_base + its index (set_doc), offsets in characters; it stops at the first whose first `head`\n"
+     "characters may not be plain prose (with sniff_kind: what the kind's sniff reads; with sniff_syntax: what a\n"
+     "syntax's sniff reads) or which holds a lone surrogate, and returns its index."},
+    {"scan_arrow_texts", py_scan_arrow_texts, METH_VARARGS,
+     "scan_arrow_texts(offsets, data, offset, length, large, start, mentions, head, sniff_kind, sniff_syntax,\n"
+     "doc_base=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid UTF-8, no nulls)."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

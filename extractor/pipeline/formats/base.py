@@ -46,7 +46,9 @@ class Records(NamedTuple):
     batch with no Python work per record beyond the reader's."""
 
     rids: list[str | None]
-    texts: list[str]
+    # a list of str, or an Arrow string array of valid UTF-8 with no nulls (a Parquet batch's
+    # column: read in C from its buffers, no Python object per text)
+    texts: Any
     metas: list[Meta]  # per record, in ScanConfig.record_fields' order
 
 
@@ -54,7 +56,8 @@ def each_record(items: Iterator[Record | Records]) -> Iterator[Record]:
     """A format's records one by one, its batches taken apart (for a reader that wants each)."""
     for item in items:
         if isinstance(item, Records):
-            for rid, text, meta in zip(item.rids, item.texts, item.metas, strict=True):
+            texts = item.texts if isinstance(item.texts, list) else item.texts.to_pylist()
+            for rid, text, meta in zip(item.rids, texts, item.metas, strict=True):
                 yield Record(rid, text, None, meta)
         else:
             yield item

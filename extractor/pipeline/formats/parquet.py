@@ -37,7 +37,6 @@ def records(
 ) -> Iterator[Record | Records]:
     """The rows of a Parquet file, or of one row group of it (a shard); a row whose text is null
     or not a string is skipped and named by its row."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     # a local file by its path (pyarrow reads it natively); an object through fsspec
@@ -65,23 +64,27 @@ def records(
         progress(sum(meta.column(c).total_compressed_size for c in range(meta.num_columns)), 0)
         for batch in pf.iter_batches(batch_size=4096, columns=cols, row_groups=[g]):
             column = _column(batch, config.text_field)
-            texts = column.to_pylist()
-            ids = _column(batch, config.id_field).to_pylist() if has_id else [None] * len(texts)
+            n = len(column)
+            ids = _column(batch, config.id_field).to_pylist() if has_id else [None] * n
             values = [
-                [meta_value(v) for v in _column(batch, m).to_pylist()] if m else [None] * len(texts)
-                for m in metas
+                [meta_value(v) for v in _column(batch, m).to_pylist()] if m else [None] * n for m in metas
             ]
-            rows: list[Meta] = list(zip(*values, strict=True)) if values else [()] * len(texts)
-            if column.null_count == 0 and (
-                pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
-            ):
-                # every row has its text: the batch as it is (a row without an id is named by its row)
-                names: list[str | None] = [
-                    f"row {row + j}" if rid is None else display_name(str(rid)) for j, rid in enumerate(ids)
-                ]
-                yield Records(names, texts, rows)
-                row += len(texts)
+            rows: list[Meta] = list(zip(*values, strict=True)) if values else [()] * n
+            if n and _whole_texts(column):
+                # every row has its text: the column as it is, read from its buffers (a row without
+                # an id is named by its row)
+                names: list[str | None] = (
+                    ids  # valid UTF-8 strings all: each its own display name
+                    if has_id and _whole_texts(_column(batch, config.id_field))
+                    else [
+                        f"row {row + j}" if rid is None else display_name(str(rid))
+                        for j, rid in enumerate(ids)
+                    ]
+                )
+                yield Records(names, column, rows)
+                row += n
                 continue
+            texts = column.to_pylist()
             for rid, text, meta in zip(ids, texts, rows, strict=True):
                 if isinstance(text, str):
                     # a row without an id is named by its row, never merged
@@ -93,6 +96,21 @@ def records(
                         "row", row, f"{config.text_field!r} is {'null' if text is None else 'not a string'}"
                     )
                 row += 1
+
+
+def _whole_texts(column: Any) -> bool:
+    """Whether a column holds a string in every row, all valid UTF-8 (Arrow's own check, at SIMD
+    speed): else a text column's rows are read one by one, a null or other value skipped and
+    named, and an id column's ids each made a name."""
+    import pyarrow as pa
+
+    if column.null_count or not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return False
+    try:
+        column.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def _has_column(schema: Any, path: str) -> bool:
