@@ -45,6 +45,10 @@ def test_one_and_two_workers_give_identical_output(tmp_path: Path) -> None:
     for name in ("mentions", "dois", "occurrences"):
         assert table(a, name) == table(b, name), name
     assert len(table(a, "occurrences")) == run_json(a)["hits"] == 12 * 301 + 2
+    # the pool's start is a phase of its own: two workers were started, one runs here
+    started = run_json(b)["timings"]["pool_start_seconds"]
+    assert isinstance(started, float) and 0 < started < run_json(b)["timings"]["shards_wall_seconds"]
+    assert run_json(a)["timings"]["pool_start_seconds"] is None
 
 
 @pytest.mark.skipif(

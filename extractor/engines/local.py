@@ -26,7 +26,7 @@ R = TypeVar("R")
 
 _QUEUE: Any = None  # the progress queue, in a worker
 WORKER_DEATHS = 3  # a shard whose worker died this many times is rejected
-READY = ("ready", 0)  # a worker's first message on the progress queue
+READY = "ready"  # a worker's first message on the progress queue: (READY, when, on the monotonic clock)
 
 
 def _init_worker(q: Any, cpus: int) -> None:
@@ -38,7 +38,9 @@ def _init_worker(q: Any, cpus: int) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     die_with_parent()
-    q.put(READY)  # this worker has opened the pool's semaphores (procs.unlink_semaphores)
+    # this worker has opened the pool's semaphores (procs.unlink_semaphores), and is ready: when
+    # (CLOCK_MONOTONIC, one clock for all processes: the pool's start measured)
+    q.put((READY, time.monotonic()))
 
 
 class Stopped(Exception):
@@ -138,12 +140,17 @@ class LocalEngine:
         self._pool: ProcessPoolExecutor | None = None
         self._queue: Any = None
         self._unready = 0  # workers of the pool yet to report ready
+        self._started = 0.0  # when the pool was started, and when its last worker was ready
+        self._ready_at = 0.0
+        # seconds from the pool's start to its last worker's ready (_run.json), None before
+        self.pool_start_seconds: float | None = None
 
     def _start(self, tasks: int) -> ProcessPoolExecutor:
         if self._pool is None:
             ctx = mp_context()
             self._queue = ctx.Queue()
             self._unready = min(self.workers, max(tasks, self.buckets))
+            self._started = time.monotonic()
             self._pool = ProcessPoolExecutor(
                 max_workers=self._unready,
                 mp_context=ctx,
@@ -158,9 +165,11 @@ class LocalEngine:
                 message = self._queue.get_nowait()
             except queue.Empty:
                 return
-            if message == READY:
+            if message[0] == READY:
                 self._unready -= 1
+                self._ready_at = max(self._ready_at, message[1])
                 if self._unready == 0 and self._pool is not None:
+                    self.pool_start_seconds = round(self._ready_at - self._started, 3)
                     # every worker the pool will start has opened its semaphores: their names go
                     # (a pool whose worker dies is broken and replaced, never refilled)
                     unlink_semaphores(

@@ -275,6 +275,8 @@ def run_scan(
             "startup_seconds": started,
             "wall_seconds": round(time.monotonic() - t0, 3),
             "plan_seconds": round(t_plan - t0, 3),
+            # a local pool's start, to its last worker ready (None: no pool was started)
+            "pool_start_seconds": getattr(engine, "pool_start_seconds", None),
             "shards_wall_seconds": round(t_shards - t_plan, 3),
             "merge_seconds": round(time.monotonic() - t_shards, 3),
             "shard_seconds": round(sum(r.seconds for r in ok), 3),
