@@ -14,6 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,10 +61,12 @@ def test_records_without_text_are_named_with_their_line_or_row(tmp_path: Path) -
     assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/1", "10.1000/2"}
 
 
-def test_a_big_jsonl_file_is_read_in_byte_ranges(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first_has_id", [True, False])
+def test_a_big_jsonl_file_is_read_in_byte_ranges(tmp_path: Path, first_has_id: bool) -> None:
     """Issue 10: an uncompressed JSONL file larger than the shard size is split at line ends like
-    text, so several workers share it; the output equals one shard's, skipped records keep
-    their line numbers in the file, and a compressed copy stays one shard."""
+    text, so several workers share it; the output equals one shard's, skipped records and
+    records without an id keep their line numbers in the file (counted by the planner, or by a
+    shard itself when the first record has an id), and a compressed copy stays one shard."""
     rng = random.Random(5)
     lines = []
     for i in range(6000):
@@ -73,7 +76,9 @@ def test_a_big_jsonl_file_is_read_in_byte_ranges(tmp_path: Path) -> None:
         body = " ".join(
             rng.choice(["see", "doi:10.1000/182", f"10.1234/r{i}", "Étude", "x"]) for _ in range(12)
         )
-        lines.append(json.dumps({"id": f"r{i}", "text": body}, ensure_ascii=i % 2 == 0))
+        named = i % 7 if i else first_has_id  # every seventh record named by its line
+        record = {"id": f"r{i}", "text": body} if named else {"text": body}
+        lines.append(json.dumps(record, ensure_ascii=i % 2 == 0))
     lines[3000] = json.dumps({"id": "huge", "text": "10.5555/long " + "y" * 200_000})  # past a cut
     data = ("\n".join(lines) + "\n").encode()
     jl = tmp_path / "big.jsonl"
