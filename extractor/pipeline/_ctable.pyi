@@ -23,5 +23,6 @@ def group_mentions(
     places: object,
     forms: object,
     n: int,
+    first_offsets: object = ...,
     /,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes]: ...

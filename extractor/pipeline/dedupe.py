@@ -44,10 +44,6 @@ def merge_bucket(
     sources = pc.unique(table["source"])
     records = pc.unique(table["record"])
     place = pc.add(pc.shift_left(table["shard"], 32), table["doc"])
-    # Sorted by offset, a group's least row number is its first offset and raw text: "min" of a
-    # row number and one take cost less than hash "first" aggregations, and only the grouping
-    # columns are sorted, the texts taken once.
-    order = pc.sort_indices(table["first_offset"])
     t = pa.table(
         {
             "_src": pc.index_in(table["source"], value_set=sources),
@@ -57,14 +53,21 @@ def merge_bucket(
             "_place": place,
             "forms": table["forms"],
         }
-    ).take(order)
+    )
     del place
-    g = _group_native(t)
-    if g is None:
-        g = _group_arrow(t)
+    # In C the rows are grouped as they stand, each group's first row the one of its least first
+    # offset (no sort of the rows, no copy of their DOIs in that order: a third of the merge).
+    g = _group_native(t, table["first_offset"])
+    if g is not None:
+        first = g["_row"]  # the row of the table with each group's first offset
+    else:
+        # Sorted by offset, a group's least row number is its first offset and raw text: "min"
+        # of a row number and one take cost less than hash "first" aggregations.
+        order = pc.sort_indices(table["first_offset"])
+        g = _group_arrow(t.take(order))
+        first = order.take(g["_row"])
+        del order
     del t
-    first = order.take(g["_row"])  # the row of the table with each group's first offset
-    del order
     g = pa.table(
         {
             "_place": g["_place"],
@@ -162,13 +165,16 @@ def _per_doi_native(mentions: pa.Table) -> tuple[Any, Any, Any, Any] | None:
     return doi.take(first), count, rows, first
 
 
-def _group_native(t: pa.Table) -> pa.Table | None:
-    """The groups of rows `t` (in first-offset order) by (source, record, DOI), one row each:
-    its codes and DOI, counts summed, its first row (`_row`, into t), least place, forms OR-ed.
-    One hash pass in C over the columns' buffers; None without the C part."""
+def _group_native(t: pa.Table, first_offsets: Any = None) -> pa.Table | None:
+    """The groups of rows `t` by (source, record, DOI), one row each: its codes and DOI, counts
+    summed, its first row (`_row`, into t), least place, forms OR-ed. The rows come in
+    first-offset order, or in any order with their `first_offsets` (a group's first row is then
+    its least offset's, the earliest on a tie). One hash pass in C over the columns' buffers;
+    None without the C part."""
     cols = {name: t[name].combine_chunks() for name in ("_src", "_rec", "doi", "count", "_place", "forms")}
+    offsets = None if first_offsets is None else first_offsets.combine_chunks()
     grouped = _hash_groups(
-        cols["doi"], cols["count"], cols["_place"], cols["_src"], cols["_rec"], cols["forms"]
+        cols["doi"], cols["count"], cols["_place"], cols["_src"], cols["_rec"], cols["forms"], offsets
     )
     if grouped is None:
         return None
@@ -193,13 +199,14 @@ def _hash_groups(
     src: pa.Array | None = None,
     rec: pa.Array | None = None,
     forms: pa.Array | None = None,
+    first_offsets: pa.Array | None = None,
 ) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array] | None:
     """table.group_mentions on Arrow arrays without nulls (a column not given is all 0):
     per group its first row, counts summed, least place, forms OR-ed and rows, as arrays; None
     without the C part or where a column has nulls."""
     from .table import HAVE_C, group_mentions
 
-    given = [a for a in (doi, counts, places, src, rec, forms) if a is not None]
+    given = [a for a in (doi, counts, places, src, rec, forms, first_offsets) if a is not None]
     if not HAVE_C or any(a.null_count for a in given):
         return None
     n = len(doi)
@@ -215,6 +222,7 @@ def _hash_groups(
         zeros if places is None else _values(places, 8),
         zeros if forms is None else _values(forms, 4),
         n,
+        None if first_offsets is None else _values(first_offsets, 8),
     )
     assert grouped is not None
     k = len(grouped[0]) // 4

@@ -191,12 +191,18 @@ def group_mentions(
     places: Any,
     forms: Any,
     n: int,
+    first_offsets: Any = None,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes] | None:
     """The merge's groups of n partial mention rows by (source code, record code, DOI), given as
     column buffers in first-offset order: per group in first-seen order, its first row (int32),
     counts summed (int64), least place (int64), form masks OR-ed (int32) and rows (int64); codes
     all 0 group by DOI alone. None without the C part (the merge then groups with Arrow's
-    kernels)."""
+    kernels). With `first_offsets` (int64) the rows may come in any order: a group's first row is
+    the one of its least first offset, the earliest on a tie."""
     if _ctable is None:
         return None
-    return _ctable.group_mentions(src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n)
+    if first_offsets is None:
+        return _ctable.group_mentions(src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n)
+    return _ctable.group_mentions(
+        src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n, first_offsets
+    )

@@ -66,24 +66,27 @@ done:
  * array's int32 offsets from doi_start and its data). Returns five bytes objects, one value a
  * group in first-seen order: its first row (int32), counts summed (int64), least place (int64),
  * form masks OR-ed (int32), rows (int64). With codes all 0 it groups by DOI alone (dois/). One hash pass instead of the key strings, counts and aggregations
- * Arrow would need (they were half of the merge). */
+ * Arrow would need (they were half of the merge). With `first_offsets` (int64, one a row) the rows
+ * may come in any order: a group's first row is the one of its least first offset, the earliest
+ * row on a tie (what a stable sort by offset would have put first). */
 static PyObject *py_group_mentions(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_buffer src, rec, off, data, cnt, plc, frm;
+    Py_buffer src, rec, off, data, cnt, plc, frm, fo = {0};
     Py_ssize_t start, n;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*n", &src, &rec, &off, &data, &start, &cnt, &plc, &frm, &n))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*y*y*n|y*", &src, &rec, &off, &data, &start, &cnt, &plc, &frm, &n, &fo))
         return NULL;
     PyObject *result = NULL, *o_first = NULL, *o_count = NULL, *o_place = NULL, *o_forms = NULL, *o_rows = NULL;
     int32_t *slots = NULL;
     if (n < 0 || n > INT32_MAX / 2 || start < 0 || src.len < n * 4 || rec.len < n * 4 || cnt.len < n * 8 ||
-        plc.len < n * 8 || frm.len < n * 4 || (start + n + 1) * (Py_ssize_t)sizeof(int32_t) > off.len) {
+        plc.len < n * 8 || frm.len < n * 4 || (start + n + 1) * (Py_ssize_t)sizeof(int32_t) > off.len ||
+        (fo.buf != NULL && fo.len < n * 8)) {
         PyErr_SetString(PyExc_ValueError, "group_mentions: bad arguments");
         goto done;
     }
     const int32_t *s = (const int32_t *)src.buf, *r = (const int32_t *)rec.buf, *f = (const int32_t *)frm.buf;
     const int32_t *offs = (const int32_t *)off.buf + start;
-    const int64_t *c = (const int64_t *)cnt.buf, *p = (const int64_t *)plc.buf;
+    const int64_t *c = (const int64_t *)cnt.buf, *p = (const int64_t *)plc.buf, *fst = (const int64_t *)fo.buf;
     const char *d = (const char *)data.buf;
     for (Py_ssize_t i = 0; i <= n; i++)
         if (offs[i] < 0 || offs[i] > data.len || (i && offs[i] < offs[i - 1])) {
@@ -131,6 +134,8 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
             int32_t j = first[g];
             if (s[j] == s[i] && r[j] == r[i] && offs[j + 1] - offs[j] == klen && memcmp(d + offs[j], key, (size_t)klen) == 0) {
                 count[g] += c[i];
+                if (fst != NULL && fst[i] < fst[j])
+                    first[g] = (int32_t)i; /* the same key: j's bytes compare as i's */
                 if (p[i] < place[g])
                     place[g] = p[i];
                 forms[g] |= f[i];
@@ -159,5 +164,7 @@ done:
     PyBuffer_Release(&cnt);
     PyBuffer_Release(&plc);
     PyBuffer_Release(&frm);
+    if (fo.obj != NULL)
+        PyBuffer_Release(&fo);
     return result;
 }
