@@ -945,28 +945,20 @@ def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
             "2",
         ],
     }
-    times: dict[str, list[float]] = {k: [] for k in cmds}
-    capacities = []
-    for _ in range(repeat):
-        capacities.append(two_process_capacity())
-        for label, cmd in cmds.items():
-            shutil.rmtree(out, ignore_errors=True)
-            times[label].append(run_measured(cmd).seconds)
+    rounds = alternating_rounds(cmds, repeat, lambda: shutil.rmtree(out, ignore_errors=True))
+    _times, med, capacities = rounds
     pairs = pq.read_table(duck_out).num_rows
     shutil.rmtree(out, ignore_errors=True)
     run_measured(cmds["Parquet records, 1 worker"])
     ours = pq.read_table(Path(out) / "mentions").num_rows
-    med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
-    say()
-    say(
-        f"records (issue 31): {len(texts):,} documents, {nbytes / 1e6:.0f} MB of text; medians of {repeat} "
-        f"alternating rounds; two-process capacity per round {', '.join(f'{c:.2f}' for c in capacities)}"
+    say_rounds(
+        say,
+        f"records (issue 31): {len(texts):,} documents, {nbytes / 1e6:.0f} MB of text",
+        rounds,
+        nbytes,
+        "x files",
+        lambda label: "text files, 2 workers" if "2 " in label else "text files, 1 worker",
     )
-    say(f"{'what':<40} {'seconds':>8} {'MB/s':>7} {'x files':>8} {'rounds':>24}")
-    for label, t in med.items():
-        files = med["text files, 2 workers" if "2 " in label else "text files, 1 worker"]
-        rounds = " ".join(f"{x:.2f}" for x in times[label])
-        say(f"{label:<40} {t:>8.2f} {nbytes / 1e6 / t:>7.1f} {t / files:>8.2f} {rounds:>24}")
     say(
         f"(record, DOI) pairs: doi-extract {ours:,} (every display form, canonical), DuckDB {pairs:,}; "
         f"targets (issue 31): records <= 1.1x files with one worker; Parquet faster than DuckDB, 1 worker "
@@ -974,6 +966,82 @@ def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
         f"and 2 vs 2 ({med['Parquet records, 2 workers'] / med['DuckDB over the Parquet, 2 threads']:.2f}x); "
         f"two workers' speed-up on files {med['text files, 1 worker'] / med['text files, 2 workers']:.2f}x "
         f"against a median capacity of {sorted(capacities)[len(capacities) // 2]:.2f}"
+    )
+
+
+def alternating_rounds(
+    cmds: dict[str, list[str]], repeat: int, before: Callable[[], object] | None = None
+) -> tuple[dict[str, list[float]], dict[str, float], list[float]]:
+    """Each command run once a round, `repeat` rounds, the machine's two-process capacity measured
+    at each round's start: (seconds by command and round, their medians, the capacities)."""
+    times: dict[str, list[float]] = {k: [] for k in cmds}
+    capacities = []
+    for _ in range(repeat):
+        capacities.append(two_process_capacity())
+        for label, cmd in cmds.items():
+            if before is not None:
+                before()
+            times[label].append(run_measured(cmd).seconds)
+    return times, {k: sorted(v)[len(v) // 2] for k, v in times.items()}, capacities
+
+
+def say_rounds(
+    say: Any,
+    title: str,
+    rounds: tuple[dict[str, list[float]], dict[str, float], list[float]],
+    nbytes: int,
+    ratio: str,
+    ref_of: Callable[[str], str],
+) -> None:
+    """alternating_rounds' figures as a table under `title` with the rounds' capacities: each
+    command's median, MB/s, its ratio to the median of ref_of(its label), and each round's time."""
+    times, med, capacities = rounds
+    say()
+    say(
+        f"{title}; medians of {len(capacities)} alternating rounds; two-process capacity per round "
+        f"{', '.join(f'{c:.2f}' for c in capacities)}"
+    )
+    w = max(map(len, med)) + 2
+    say(f"{'what':<{w}} {'seconds':>8} {'MB/s':>7} {ratio:>8} {'rounds':>24}")
+    for label, t in med.items():
+        each = " ".join(f"{x:.2f}" for x in times[label])
+        say(f"{label:<{w}} {t:>8.2f} {nbytes / 1e6 / t:>7.1f} {t / med[ref_of(label)]:>8.2f} {each:>24}")
+
+
+def find_jobs_tables(rg: str, plain_files: list[str], repeat: int, tmp: Path, say: Any) -> None:
+    """Issue 31: `find` over one large text file (the corpus's first three plain files as one),
+    printing every DOI and counting them, with one process and with two reading its byte ranges,
+    against `rg -j1 -o` and `rg -j1 -c`; medians of alternating rounds, the two-process capacity
+    measured in each."""
+    big = tmp / "one-file.txt"
+    with open(big, "wb") as dst:
+        for part in plain_files[:3]:
+            with open(part, "rb") as src:
+                shutil.copyfileobj(src, dst)
+    nbytes = big.stat().st_size
+    exe = shutil.which("doi-extract") or str(Path(sys.executable).parent / "doi-extract")
+    cmds = {
+        "rg -j1 -o (Crossref pattern)": [rg, "-j1", "-o", "-i", CROSSREF, str(big)],
+        "find -j 1": [exe, "find", "-j", "1", str(big)],
+        "find -j 2": [exe, "find", "-j", "2", str(big)],
+        "rg -j1 -c (Crossref pattern)": [rg, "-j1", "-c", "-i", CROSSREF, str(big)],
+        "find -c -j 1": [exe, "find", "-c", "-j", "1", str(big)],
+        "find -c -j 2": [exe, "find", "-c", "-j", "2", str(big)],
+    }
+    rounds = alternating_rounds(cmds, repeat)
+    _times, med, capacities = rounds
+    say_rounds(
+        say,
+        f"find over one text file (issue 31): {nbytes / 1e6:.0f} MB",
+        rounds,
+        nbytes,
+        "x rg",
+        lambda label: "rg -j1 -c (Crossref pattern)" if "-c" in label else "rg -j1 -o (Crossref pattern)",
+    )
+    say(
+        f"two processes' speed-up: printing {med['find -j 1'] / med['find -j 2']:.2f}x, counting "
+        f"{med['find -c -j 1'] / med['find -c -j 2']:.2f}x, against a median capacity of "
+        f"{sorted(capacities)[len(capacities) // 2]:.2f}"
     )
 
 
@@ -1100,6 +1168,7 @@ def main(argv: list[str] | None = None) -> int:
             "canonicalize",
             "archives",
             "records",
+            "find-jobs",
         ),
         help="run only this part (the scans are skipped)",
     )
@@ -1140,6 +1209,8 @@ def main(argv: list[str] | None = None) -> int:
             archive_tables(corpus, a.repeat, tmp, say)
         elif a.only == "records":
             records_tables(corpus, a.repeat, tmp, say)
+        elif a.only == "find-jobs":
+            find_jobs_tables(rg, plain_files, a.repeat, tmp, say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)
