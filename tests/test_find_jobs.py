@@ -142,3 +142,24 @@ def test_line_numbers_of_offsets_asked_in_any_order() -> None:
     offsets += [offsets[j] - rng.randrange(0, 50) for j in range(0, 300, 7)]  # some asked again, behind
     for off in offsets:
         assert lines.line_of(off) == data.count(b"\n", 0, off) + 1
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_count_alone_is_the_number_of_dois_printed(
+    tmp_path: Path, jobs: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find -c` of a text (whole, or in byte ranges) is the matcher's own count, no hit made in
+    Python: the DOIs `find` prints of it, one a line, in every kind and syntax."""
+    monkeypatch.setattr(find_cli, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(find_cli, "SPLIT_MIN", 4096)
+    texts = _large_texts(tmp_path)
+    gz = tmp_path / "big.txt.gz"
+    gz.write_bytes(gzip.compress(Path(texts[0]).read_bytes()))
+    bib = tmp_path / "refs.bib"
+    bib.write_text("".join(f"@article{{k{j}, doi = {{10.1103/PhysRev.{j}}}}}\n" for j in range(50)))
+    for path in [*texts, str(gz), str(bib)]:
+        assert main(["find", "-j", jobs, path]) == 0
+        printed = capsys.readouterr().out.count("\n")
+        assert main(["find", "-c", "-j", jobs, path]) == 0
+        assert capsys.readouterr().out == f"{printed}\n", path
+        assert printed > 40

@@ -20,6 +20,8 @@ from ..pipeline.inputs import expand_inputs
 from ..pipeline.read import open_stream, usable_cpus
 from ..pipeline.search import (
     LineCounter,
+    count_in_range,
+    count_in_stream,
     hits_in_range,
     hits_in_records,
     hits_in_stream,
@@ -282,7 +284,20 @@ def find_one(
             syntax = None if args.syntax == "auto" else args.syntax
             told: dict[str, str | None] = {}  # the syntax each document is read in
             found_hits: Iterator[tuple[str | None, Hit, int | None]]
-            if part is not None:
+            # -c alone, of a text: the matcher's own count, no Python object per hit
+            counted = args.count and not (
+                args.unique or args.max_count is not None or args.files_with_matches or args.quiet
+            )
+            if counted and part is not None:
+                start, stop, kind, told["syntax"] = part
+                count = count_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
+                found_hits = iter(())
+            elif counted and fmt == "text":
+                count = count_in_stream(
+                    stream, name or "", args.kind, args.other_prefixes, syntax=syntax, told=told
+                )
+                found_hits = iter(())
+            elif part is not None:
                 start, stop, kind, told["syntax"] = part
                 # a range's lines count from its start: the newlines of the ranges before it added
                 base = newlines_before(path, start) if args.line_number else 0

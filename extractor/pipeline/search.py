@@ -633,19 +633,39 @@ def hits_in_range(
     `start` to well past `stop`, so that a DOI across a cut is found once, by the range it
     starts in — in the kind and syntax decided for the whole file (text_ranges). Offsets count
     bytes of the file; lines count from the range's first line."""
+    hits: list[CHit] = []
+    for _ in _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits):
+        for a, b, form, doi, raw, line in hits:
+            yield line, Hit(a, b, clean(raw)[0], FORMS[form], doi)
+        hits.clear()
+
+
+def count_in_range(
+    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
+) -> int:
+    """How many DOIs hits_in_range gives, counted by the matcher with no Python object per hit."""
+    return sum(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, None))
+
+
+def _range_windows(
+    path: str,
+    start: int,
+    stop: int,
+    kind: str,
+    allow_other_prefix: bool,
+    syntax: str | None,
+    hits: list[CHit] | None,
+) -> Iterator[int]:
+    """The hits of each window of a byte range as hits_in_range reads it, listed in `hits`."""
     with input_errors(), open(path, "rb") as f:
         fd = f.fileno()
         size = os.fstat(fd).st_size
         base = max(0, start - RANGE_OVERLAP) if start else 0
         hi = None if stop < 0 else stop
         windows = FileSource(fd, base, size if hi is None else min(size, hi + 8 * BYTE_RESERVE), 8 << 20)
-        hits: list[CHit] = []
         match = matcher_for(kind, allow_other_prefix, None, hits, syntax)
         try:
-            for _ in scan_windows(windows, match, ShardResult(0), no_progress, start, hi):
-                for a, b, form, doi, raw, line in hits:
-                    yield line, Hit(a, b, clean(raw)[0], FORMS[form], doi)
-                hits.clear()
+            yield from scan_windows(windows, match, ShardResult(0), no_progress, start, hi)
         finally:
             windows.release()
 
@@ -719,15 +739,50 @@ def hits_in_stream(
     and the syntax read is put in `told["syntax"]`. `lines`, when given, is fed the bytes
     searched (for line numbers)."""
     with input_errors():
-        blocks = _transcoded(stream, block_size)
-        if blocks is not None:
-            src = StreamSource.of_blocks(blocks if lines is None else lines.tap(blocks))
-        else:
-            src = StreamSource(stream if lines is None else ReadTap(stream, lines.feed), 0, None, block_size)
-        syn = syntax_for(syntax, source, src.head)
-        if told is not None:
-            told["syntax"] = syn
-        yield from _stream_hits(src, kind or detect_kind(source, src.head), allow_other_prefix, syn)
+        src, kind, syn = _stream_reading(stream, source, kind, block_size, lines, syntax, told)
+        yield from _stream_hits(src, kind, allow_other_prefix, syn)
+
+
+def count_in_stream(
+    stream: Any,
+    source: str,
+    kind: str | None,
+    allow_other_prefix: bool = False,
+    block_size: int = 1 << 20,
+    syntax: str | None = None,
+    told: dict[str, str | None] | None = None,
+) -> int:
+    """How many DOIs hits_in_stream gives, counted by the matcher with no Python object per hit
+    (find -c)."""
+    with input_errors():
+        src, kind, syn = _stream_reading(stream, source, kind, block_size, None, syntax, told)
+        return sum(
+            scan_windows(
+                src, matcher_for(kind, allow_other_prefix, None, None, syn), ShardResult(0), no_progress
+            )
+        )
+
+
+def _stream_reading(
+    stream: Any,
+    source: str,
+    kind: str | None,
+    block_size: int,
+    lines: LineCounter | None,
+    syntax: str | None,
+    told: dict[str, str | None] | None,
+) -> tuple[StreamSource, str, str | None]:
+    """A stream as windows (transcoded to UTF-8 when it declares another encoding, its bytes fed
+    to `lines`), the kind and syntax it is read in (the syntax put in `told`)."""
+    blocks = _transcoded(stream, block_size)
+    if blocks is not None:
+        src = StreamSource.of_blocks(blocks if lines is None else lines.tap(blocks))
+    else:
+        src = StreamSource(stream if lines is None else ReadTap(stream, lines.feed), 0, None, block_size)
+    syn = syntax_for(syntax, source, src.head)
+    if told is not None:
+        told["syntax"] = syn
+    return src, kind or detect_kind(source, src.head), syn
 
 
 def _stream_hits(
