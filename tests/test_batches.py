@@ -198,20 +198,24 @@ def _same_scan(tmp_path: Path, inputs: list[Path], monkeypatch: Any, **config: A
 
 
 @pytest.mark.parametrize("meta", [False, True])
-def test_jsonl_records_in_batches_as_one_by_one(tmp_path: Path, monkeypatch: Any, meta: bool) -> None:
+@pytest.mark.parametrize("max_mentions", [25_000, 3])
+def test_jsonl_records_in_batches_as_one_by_one(
+    tmp_path: Path, monkeypatch: Any, meta: bool, max_mentions: int
+) -> None:
+    """With a small max_mentions a batch's rows are handed on in many parts, after any record."""
     src = tmp_path / "r.jsonl"
     lines = [json.dumps(r) for r in _records()]
     lines.insert(20, '{"id": "x", "text": 5}')  # skipped: no text
     lines.insert(30, json.dumps({"id": "big", "text": "10.1234/big " * 40}))  # streamed (max_record_bytes)
     src.write_text("\n".join(lines) + "\n")
     extra = {"meta_fields": (("src", "src"),), "citing_field": "id"} if meta else {}
-    _same_scan(tmp_path, [src], monkeypatch, max_record_bytes=300, **extra)
+    _same_scan(tmp_path, [src], monkeypatch, max_record_bytes=300, max_mentions=max_mentions, **extra)
 
 
 @pytest.mark.parametrize("text_type", [pa.string(), pa.large_string()])
 def test_parquet_records_in_batches_as_one_by_one(tmp_path: Path, monkeypatch: Any, text_type: Any) -> None:
     """A row group's text column read in C from its buffers, each text not plainly prose read
-    alone; a row group with a null text read row by row."""
+    alone; a row group with a null text read row by row; the rows handed on in many parts."""
     recs = _records()
     texts: list[str | None] = [r["text"].replace("\ud800", "\ufffd") for r in recs]
     texts[40] = None  # its row group (rows 25-49) is read row by row, the null named
@@ -227,7 +231,7 @@ def test_parquet_records_in_batches_as_one_by_one(tmp_path: Path, monkeypatch: A
         src,
         row_group_size=25,
     )
-    _same_scan(tmp_path, [src], monkeypatch, meta_fields=(("src", "src"),))
+    _same_scan(tmp_path, [src], monkeypatch, meta_fields=(("src", "src"),), max_mentions=2)
 
 
 @pytest.mark.parametrize("syntax", ["none", "bibtex"])
@@ -268,3 +272,14 @@ def test_an_arrow_array_is_read_as_its_strings_are(text_type: Any) -> None:
         got.append((stops, _rows(t)))
     assert got[0] == got[1]
     assert got[0][1][0] and all(doc >= 5 for doc, _, _ in got[0][1][0])
+
+
+@needs_c
+def test_a_batch_stops_when_its_table_is_full() -> None:
+    """scan_texts stops after the text that brought the table to max_rows rows, that text read:
+    a batch of reference lists is handed on in parts, its memory bounded."""
+    texts = [" ".join(f"10.1000/r{i}.{j}" for j in range(10)) for i in range(20)]
+    t = Mentions()
+    stop, reported, _ = native.scan_texts(texts, 0, t, HEAD_BYTES, True, True, 0, 25)
+    assert (stop, reported, len(t)) == (3, 30, 30)
+    assert native.scan_texts(texts, 0, Mentions(), HEAD_BYTES, True, True, 0, 0)[0] == 20

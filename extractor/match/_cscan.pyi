@@ -85,6 +85,7 @@ def scan_texts(
     sniff_kind: bool,
     sniff_syntax: bool,
     doc_base: int = 0,
+    max_rows: int = 0,
     /,
 ) -> tuple[int, int, int]: ...
 def scan_arrow_texts(
@@ -99,6 +100,7 @@ def scan_arrow_texts(
     sniff_kind: bool,
     sniff_syntax: bool,
     doc_base: int = 0,
+    max_rows: int = 0,
     /,
 ) -> tuple[int, int, int]: ...
 def newlines(data: Any, start: int = 0, stop: int = -1, /) -> int: ...

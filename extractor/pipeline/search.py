@@ -424,11 +424,13 @@ def _batch_docs(
     progress: Progress,
     result: ShardResult,
     table: MentionTable,
-) -> DocBatch:
+) -> Iterator[DocBatch]:
     """The mentions of a batch of records (of no kind or name of their own, nothing before their
     text, no occurrences asked), read into one table keyed by record: the texts that are plainly
     prose in one C call a run of them (native.scan_texts, scan_arrow_texts), any other by
-    _match_text, as _record_chunks reads it, in the records' order; the batch is emptied."""
+    _match_text, as _record_chunks reads it, in the records' order. The rows are handed on
+    whenever the table holds config.max_mentions (a batch of reference lists holds hundreds of
+    thousands of distinct DOIs), and at the end; the batch is emptied."""
     in_c = (
         native.HAVE_C
         and not config.allow_other_prefix
@@ -436,6 +438,12 @@ def _batch_docs(
         and config.syntax in (None, "auto", "none")
     )
     sniffs = (HEAD_BYTES, unit.kind is None, config.syntax != "none")
+    limit = config.max_mentions
+
+    def rows() -> DocBatch:
+        cols = table.take_columns(config.buckets, True)
+        return DocBatch(unit.source, batch.number, batch.rids, batch.metas, Columns(*cols[:-1]), cols[-1])
+
     doc = 0
     for texts in batch.runs:
         n = len(texts)
@@ -444,28 +452,31 @@ def _batch_docs(
         while i < n:
             if in_c:
                 if arrow is None:
-                    i, reported, too_long = native.scan_texts(texts, i, table, *sniffs, doc)
+                    i, reported, too_long = native.scan_texts(texts, i, table, *sniffs, doc, limit)
                 else:
                     import pyarrow as pa  # loaded already: the reader gave an Arrow array
 
                     large = pa.types.is_large_string(texts.type)
                     i, reported, too_long = native.scan_arrow_texts(
-                        arrow[1], arrow[2], texts.offset, n, large, i, table, *sniffs, doc
+                        arrow[1], arrow[2], texts.offset, n, large, i, table, *sniffs, doc, limit
                     )
                 result.hits += reported
                 result.too_long += too_long
                 progress(0, reported)
+                if len(table) >= limit:
+                    yield rows()
+                    continue
                 if i == n:
                     break
             table.set_doc(doc + i)
             text = texts[i] if arrow is None else texts[i].as_py()
             _match_text(text, None, unit, config, progress, result, table, None)
             i += 1
+            if len(table) >= limit:
+                yield rows()
         doc += n
-    cols = table.take_columns(config.buckets, True)
-    docs = DocBatch(unit.source, batch.number, batch.rids, batch.metas, Columns(*cols[:-1]), cols[-1])
+    yield rows()  # the last rows, or none: the batch's records are numbered all the same
     batch.clear()
-    return docs
 
 
 def unit_docs(
@@ -502,7 +513,7 @@ def unit_docs(
                 if config.citing_field is not None:
                     item = Records(item.rids, item.texts, [_citing(m, config, result) for m in item.metas])
                 if batch is not None and batch.extend(n, item):
-                    yield _batch_docs(batch, unit, config, progress, result, table)
+                    yield from _batch_docs(batch, unit, config, progress, result, table)
                 continue
             number += 1
             rid, text, kind, meta, name, preface = item
@@ -511,10 +522,10 @@ def unit_docs(
             if batch is not None:
                 if kind is None and name is None and not preface and type(text) is str:
                     if batch.add(n, text, rid, _citing(meta, config, result)):
-                        yield _batch_docs(batch, unit, config, progress, result, table)
+                        yield from _batch_docs(batch, unit, config, progress, result, table)
                     continue
                 if batch.count:  # the records before this one, handed on first
-                    yield _batch_docs(batch, unit, config, progress, result, table)
+                    yield from _batch_docs(batch, unit, config, progress, result, table)
             if isinstance(text, StreamedText):
                 since = len(occ)
                 chunks: Iterable[Chunk] = _streamed_record_chunks(
@@ -538,7 +549,7 @@ def unit_docs(
                 _citing(meta, config, result),
             )
         if batch is not None and batch.count:
-            yield _batch_docs(batch, unit, config, progress, result, table)
+            yield from _batch_docs(batch, unit, config, progress, result, table)
 
 
 def _citing(meta: MetaValues, config: ScanConfig, result: ShardResult) -> MetaValues:

@@ -103,6 +103,7 @@ typedef struct {
     cp_t *s;          /* the scan's run buffers, kept for the whole batch */
     Py_ssize_t *bo;
     Py_ssize_t head, reported, too_long;
+    Py_ssize_t max_rows; /* the table's rows after which no further text is read (0: no bound) */
     int sniff_kind, sniff_syntax;
 } TextBatch;
 
@@ -126,8 +127,9 @@ static int batch_open(TextBatch *t, PyObject *mentions)
     return 0;
 }
 
-/* Read one text (valid UTF-8) as document `doc`: 1 when read, 0 when it is not plainly prose
- * (prose_head: the caller's to read), -1 with an exception. */
+/* Read one text (valid UTF-8) as document `doc`: 1 when read, 2 when read and the table holds
+ * max_rows rows or more, 0 when it is not plainly prose (prose_head: the caller's to read), -1
+ * with an exception. */
 static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_t doc)
 {
     if (!prose_head(u, n, t->head, t->sniff_kind, t->sniff_syntax))
@@ -148,6 +150,13 @@ static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_
         return -1;
     t->reported += k.reported;
     t->too_long += k.too_long;
+    if (t->max_rows > 0) {
+        Py_ssize_t rows = PyObject_Size(t->mentions);
+        if (rows < 0)
+            return -1;
+        if (rows >= t->max_rows)
+            return 2; /* read, and the table is full: the caller hands its rows on */
+    }
     return 1;
 }
 
@@ -160,11 +169,13 @@ static PyObject *batch_close(TextBatch *t, Py_ssize_t next, int rc)
     return Py_BuildValue("(nnn)", next, t->reported, t->too_long);
 }
 
-/* scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax, doc_base=0) -> (next, reported,
- * too_long): records' texts (a list of str) read as plain prose from texts[start] on, texts[i] as
- * document doc_base + i of `mentions` (set_doc), offsets counting characters; it stops at the
- * first text that is not plainly prose (prose_head) or holds a lone surrogate, whose index it
- * returns for the caller to read (len(texts) when all were read). */
+/* scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax, doc_base=0, max_rows=0) -> (next,
+ * reported, too_long): records' texts (a list of str) read as plain prose from texts[start] on,
+ * texts[i] as document doc_base + i of `mentions` (set_doc), offsets counting characters; it
+ * stops at the first text that is not plainly prose (prose_head) or holds a lone surrogate,
+ * whose index it returns for the caller to read (len(texts) when all were read), or after the
+ * text that brought the table to max_rows rows (the caller hands them on: memory stays bounded
+ * however many DOIs the texts hold). */
 static PyObject *py_scan_texts(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -172,8 +183,8 @@ static PyObject *py_scan_texts(PyObject *self, PyObject *args)
     Py_ssize_t start;
     long long doc_base = 0;
     TextBatch t = {0};
-    if (!PyArg_ParseTuple(args, "O!nOnpp|L", &PyList_Type, &texts, &start, &mentions, &t.head, &t.sniff_kind,
-                          &t.sniff_syntax, &doc_base) ||
+    if (!PyArg_ParseTuple(args, "O!nOnpp|Ln", &PyList_Type, &texts, &start, &mentions, &t.head, &t.sniff_kind,
+                          &t.sniff_syntax, &doc_base, &t.max_rows) ||
         batch_open(&t, mentions) < 0)
         return NULL;
     Py_ssize_t i = start < 0 ? 0 : start;
@@ -188,14 +199,16 @@ static PyObject *py_scan_texts(PyObject *self, PyObject *args)
             PyErr_Clear();
             break;
         }
-        if ((rc = batch_text(&t, (const unsigned char *)u, n, doc_base + i)) <= 0)
+        if ((rc = batch_text(&t, (const unsigned char *)u, n, doc_base + i)) != 1) {
+            i += rc == 2; /* the full table's last text was read */
             break;
+        }
     }
     return batch_close(&t, i, rc);
 }
 
 /* scan_arrow_texts(offsets, data, offset, length, large, start, mentions, head, sniff_kind,
- * sniff_syntax, doc_base=0): scan_texts for an Arrow string array given as its buffers (int32
+ * sniff_syntax, doc_base=0, max_rows=0): scan_texts for an Arrow string array given as its buffers (int32
  * offsets, or int64 when `large`; the array's own offset and length), valid UTF-8 and no nulls
  * (the caller checks): no Python object per text. */
 static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
@@ -207,8 +220,8 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
     int large;
     long long doc_base = 0;
     TextBatch t = {0};
-    if (!PyArg_ParseTuple(args, "y*y*nnpnOnpp|L", &offs, &data, &offset, &length, &large, &start, &mentions, &t.head,
-                          &t.sniff_kind, &t.sniff_syntax, &doc_base))
+    if (!PyArg_ParseTuple(args, "y*y*nnpnOnpp|Ln", &offs, &data, &offset, &length, &large, &start, &mentions, &t.head,
+                          &t.sniff_kind, &t.sniff_syntax, &doc_base, &t.max_rows))
         return NULL;
     Py_ssize_t width = large ? 8 : 4;
     if (offset < 0 || length < 0 || (offset + length + 1) * width > offs.len) {
@@ -241,8 +254,10 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
             rc = -1;
             break;
         }
-        if ((rc = batch_text(&t, d + a, (Py_ssize_t)(b - a), doc_base + i)) <= 0)
+        if ((rc = batch_text(&t, d + a, (Py_ssize_t)(b - a), doc_base + i)) != 1) {
+            i += rc == 2; /* the full table's last text was read */
             break;
+        }
     }
     PyBuffer_Release(&offs);
     PyBuffer_Release(&data);
@@ -430,14 +445,17 @@ static PyMethodDef methods[] = {
      "html_views(data, unescape) -> [(text, segments)] * 3: the flow, attribute and JSON views (UTF-8) with their\n"
      "segments (view start, raw start, raw length 0 when copied verbatim), as html.py builds them."},
     {"scan_texts", py_scan_texts, METH_VARARGS,
-     "scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax, doc_base=0) -> (next, reported, too_long)\n"
+     "scan_texts(texts, start, mentions, head, sniff_kind, sniff_syntax, doc_base=0, max_rows=0) -> (next, reported,\n"
+     "too_long)\n"
      "scan() of a batch of records' texts (a list of str) from texts[start] on, each counted in `mentions` as\n"
      "document doc_base + its index (set_doc), offsets in characters; it stops at the first whose first `head`\n"
      "characters may not be plain prose (with sniff_kind: what the kind's sniff reads; with sniff_syntax: what a\n"
-     "syntax's sniff reads) or which holds a lone surrogate, and returns its index."},
+     "syntax's sniff reads) or which holds a lone surrogate, and returns its index; or after the text that brought\n"
+     "the table to max_rows rows (0: no bound)."},
     {"scan_arrow_texts", py_scan_arrow_texts, METH_VARARGS,
      "scan_arrow_texts(offsets, data, offset, length, large, start, mentions, head, sniff_kind, sniff_syntax,\n"
-     "doc_base=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid UTF-8, no nulls)."},
+     "doc_base=0, max_rows=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid\n"
+     "UTF-8, no nulls)."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},
