@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
             "archives",
             "wikidump",
             "csvrecords",
+            "batches",
         ),
     )
     ap.add_argument("--seconds", type=int, default=600, help="how long to fuzz (default 600)")

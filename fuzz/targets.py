@@ -21,6 +21,9 @@ spec or of the readers breaks (any other exception is a crash too).
   dump cut and damaged is read without a crash.
 - `csvrecords`: a CSV export read as records gives each row as Python's csv module parses the
   whole file, and the rows' text as written adds up to the file.
+- `batches`: records (JSONL and Parquet) read in batches — the prose in C a run of texts, the rest
+  alone, rows handed on as the table fills — give the mention rows that reading each record
+  alone gives.
 
 `streams`, `markup` and `syntaxes` read their input as pieces separated by NUL bytes, the first byte of a
 piece saying how many times it repeats: long runs and tokens from a few bytes (see expand()).
@@ -33,6 +36,7 @@ import io
 import os
 import tempfile
 from collections.abc import Callable
+from typing import Any
 
 from extractor import canonicalize, find_dois, to_url
 from extractor.match import FORMS, Form, find_spans, native
@@ -348,6 +352,50 @@ def csvrecords(data: bytes) -> None:
         _occurrences(tmp, path, "csv")
 
 
+def batches(data: bytes) -> None:
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # records cut at \x01 from the expanded pieces (tags, form feeds, braces, e-mails among them)
+    texts = [_text(p) for p in expand(data, 1 << 14).split(b"\x01")[:64]]
+    limit = 1 + (data[0] % 5 if data else 0)  # max_mentions: rows handed on after most records
+    with tempfile.TemporaryDirectory() as tmp:
+        jl = os.path.join(tmp, "r.jsonl")
+        with open(jl, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps({"id": f"r{i % 7}", "text": t}) + "\n" for i, t in enumerate(texts))
+        pqf = os.path.join(tmp, "r.parquet")
+        pq.write_table(pa.table({"id": [f"r{i % 7}" for i in range(len(texts))], "text": texts}), pqf)
+        for path, fmt in ((jl, "jsonl"), (pqf, "parquet")):
+            got = [_mention_rows(tmp, path, fmt, alone, limit) for alone in (False, True)]
+            assert got[0] == got[1], fmt
+
+
+def _mention_rows(tmp: str, path: str, fmt: str, alone: bool, limit: int) -> list[tuple[Any, ...]]:
+    """(record, DOI, count, first offset, first raw, forms) of each mention row of a record file as
+    a shard reads it: in batches, or each record alone (as with occurrences)."""
+    from extractor.pipeline.sinks import columns_arrays
+    from extractor.pipeline.table import Columns
+    from extractor.pipeline.units import DocBatch
+
+    config = ScanConfig(out=tmp, occurrences=alone, max_mentions=limit)
+    spec = ShardSpec(0, "a", path, fmt, None)
+    occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
+    rows: list[tuple[Any, ...]] = []
+    for d in unit_docs(spec, config, no_progress, ShardResult(0), occ):
+        if isinstance(d.chunk, Columns):
+            doi, count, offset, _line, raw, forms = (a.to_pylist() for a in columns_arrays(d.chunk))
+        else:
+            doi, count, offset, raw, forms, _lines, _bounds = d.chunk
+        if isinstance(d, DocBatch):
+            recs = [d.records[k] for k in memoryview(d.docs).cast("q")]
+        else:
+            recs = [d.record] * len(doi)
+        rows += zip(recs, doi, count, offset, raw, forms, strict=True)
+    return sorted(rows)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "library": library,
     "cmatcher": cmatcher,
@@ -358,4 +406,5 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "archives": archives,
     "wikidump": wikidump,
     "csvrecords": csvrecords,
+    "batches": batches,
 }
