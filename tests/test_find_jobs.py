@@ -163,3 +163,26 @@ def test_a_count_alone_is_the_number_of_dois_printed(
         assert main(["find", "-c", "-j", jobs, path]) == 0
         assert capsys.readouterr().out == f"{printed}\n", path
         assert printed > 40
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_dois_a_line_written_a_window_at_a_time_are_those_read_hit_by_hit(
+    tmp_path: Path, jobs: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find` with nothing but the DOIs to print writes each window's at once, with no Hit made;
+    `-m` with a bound never reached reads the same input hit by hit: the same lines, in every kind
+    and syntax, named or not."""
+    monkeypatch.setattr(find_cli, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(find_cli, "SPLIT_MIN", 4096)
+    texts = _large_texts(tmp_path)
+    gz = tmp_path / "big.txt.gz"
+    gz.write_bytes(gzip.compress(Path(texts[0]).read_bytes()))
+    bib = tmp_path / "refs.bib"
+    bib.write_text("".join(f"@article{{k{j}, doi = {{10.1103/PhysRev.{j}}}}}\n" for j in range(50)))
+    for names in ([], ["-H"]):
+        for path in [*texts, str(gz), str(bib)]:
+            assert main(["find", "-j", jobs, *names, path]) == 0
+            fast = capsys.readouterr().out
+            assert main(["find", "-j", jobs, *names, "-m", "1000000000", path]) == 0
+            assert capsys.readouterr().out == fast, path
+            assert fast.count("\n") > 40

@@ -22,6 +22,8 @@ from ..pipeline.search import (
     LineCounter,
     count_in_range,
     count_in_stream,
+    doi_lists_in_range,
+    doi_lists_in_stream,
     hits_in_range,
     hits_in_records,
     hits_in_stream,
@@ -297,6 +299,19 @@ def find_one(
                     stream, name or "", args.kind, args.other_prefixes, syntax=syntax, told=told
                 )
                 found_hits = iter(())
+            elif _one_doi_a_line(args) and (part is not None or fmt == "text"):
+                # a text's DOIs a line each, nothing else: written a window at a time, no Hit made
+                if part is not None:
+                    start, stop, kind, told["syntax"] = part
+                    lists = doi_lists_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
+                else:
+                    lists = doi_lists_in_stream(
+                        stream, name or "", args.kind, args.other_prefixes, syntax=syntax, told=told
+                    )
+                for dois in lists:
+                    count += len(dois)
+                    out.write("".join([prefix + doi + "\n" for doi in dois]))
+                found_hits = iter(())
             elif part is not None:
                 start, stop, kind, told["syntax"] = part
                 # a range's lines count from its start: the newlines of the ranges before it added
@@ -365,6 +380,23 @@ def find_one(
     elif args.count:
         out.write(f"{prefix}{count}\n")
     return Found(count, False)
+
+
+def _one_doi_a_line(args: argparse.Namespace) -> bool:
+    """Whether find prints each DOI alone on its line, every DOI (no -n, -c, -u, -m, -l or -q,
+    the plain format) and logs none of them."""
+    return (
+        args.format == "plain"
+        and not (
+            args.line_number
+            or args.count
+            or args.unique
+            or args.max_count is not None
+            or args.files_with_matches
+            or args.quiet
+        )
+        and not log.isEnabledFor(logging.DEBUG)
+    )
 
 
 def _hits(

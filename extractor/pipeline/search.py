@@ -651,6 +651,16 @@ def hits_in_range(
         hits.clear()
 
 
+def doi_lists_in_range(
+    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
+) -> Iterator[list[str]]:
+    """The canonical DOIs hits_in_range gives, a list a window, with no Hit made."""
+    hits: list[CHit] = []
+    for _ in _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits):
+        yield [h[3] for h in hits]
+        hits.clear()
+
+
 def count_in_range(
     path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
 ) -> int:
@@ -772,6 +782,27 @@ def count_in_stream(
                 src, matcher_for(kind, allow_other_prefix, None, None, syn), ShardResult(0), no_progress
             )
         )
+
+
+def doi_lists_in_stream(
+    stream: Any,
+    source: str,
+    kind: str | None,
+    allow_other_prefix: bool = False,
+    block_size: int = 1 << 20,
+    syntax: str | None = None,
+    told: dict[str, str | None] | None = None,
+) -> Iterator[list[str]]:
+    """The canonical DOIs hits_in_stream gives, a list a window, with no Hit made (find's one
+    DOI a line)."""
+    with input_errors():
+        src, kind, syn = _stream_reading(stream, source, kind, block_size, None, syntax, told)
+        hits: list[CHit] = []
+        for _ in scan_windows(
+            src, matcher_for(kind, allow_other_prefix, None, hits, syn), ShardResult(0), no_progress
+        ):
+            yield [h[3] for h in hits]
+            hits.clear()
 
 
 def _stream_reading(
