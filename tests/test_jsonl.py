@@ -22,6 +22,8 @@ from extractor.match import find_spans
 from extractor.match.jsonstr import JsonStringDecoder
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
 from extractor.pipeline.decode import clean
+from extractor.pipeline.formats import jsonl
+from extractor.pipeline.formats.base import PlanInput
 from extractor.pipeline.parts import shard_paths
 from extractor.pipeline.search import unit_docs
 from extractor.pipeline.shard import run_shard
@@ -62,7 +64,9 @@ def test_records_without_text_are_named_with_their_line_or_row(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("first_has_id", [True, False])
-def test_a_big_jsonl_file_is_read_in_byte_ranges(tmp_path: Path, first_has_id: bool) -> None:
+def test_a_big_jsonl_file_is_read_in_byte_ranges(
+    tmp_path: Path, first_has_id: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 10: an uncompressed JSONL file larger than the shard size is split at line ends like
     text, so several workers share it; the output equals one shard's, skipped records and
     records without an id keep their line numbers in the file (counted by the planner, or by a
@@ -83,6 +87,8 @@ def test_a_big_jsonl_file_is_read_in_byte_ranges(tmp_path: Path, first_has_id: b
     data = ("\n".join(lines) + "\n").encode()
     jl = tmp_path / "big.jsonl"
     jl.write_bytes(data)
+    # the shards count their own lines whatever their number (only a file of few ranges, else)
+    monkeypatch.setattr(jsonl, "LAZY_LINE_RANGES", 1000)
     whole, split = tmp_path / "whole", tmp_path / "split"
     scan_here([jl], whole, occurrences=True)
     assert run_json(whole)["shards"] == 1
@@ -309,3 +315,21 @@ def test_streamed_record_reads_its_own_text_not_a_nested_one(tmp_path: Path) -> 
         ("r1", "10.1000/own"),
         ("r2", "10.1000/own"),
     ]
+
+
+def test_a_file_of_many_ranges_has_its_lines_counted_at_planning(tmp_path: Path) -> None:
+    """A JSONL file whose first record has an id leaves the lines before each range to its
+    shards when it has few ranges; with many, the planner counts them in one pass (shards that
+    each counted from the file's start would read it over and over)."""
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps({"id": f"r{i}", "text": "x" * 50}) + "\n" for i in range(2000)))
+    lines_per_range = []
+    for shard_size in (40_000, 4_000):
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+            config = ScanConfig(out="", shard_size=shard_size)
+            planned = jsonl.plan(PlanInput(f, str(path), str(path), path.stat().st_size, None, head, config))
+        lines_per_range.append(list(planned.line0))
+    few, many = lines_per_range
+    assert 1 < len(few) <= jsonl.LAZY_LINE_RANGES and set(few) == {-1}
+    assert len(many) > jsonl.LAZY_LINE_RANGES and many[0] == 0 and many == sorted(set(many))

@@ -60,16 +60,25 @@ def plan(inp: PlanInput) -> Planned:
     record without an id is named by its line): one pass over a local file at memchr speed. A
     compressed stream can only be decompressed from its start: one shard.
 
-    A file whose first record has an id is planned without that pass (-1: the shard counts the
-    lines before its range itself, when it names a record or a skipped line by its line, which
-    records with ids seldom need): the pass was a tenth of a records run's time."""
+    A file of a few ranges whose first record has an id is planned without that pass (-1: the
+    shard counts the lines before its range itself, when it names a record or a skipped line by
+    its line, which records with ids seldom need): the pass was a tenth of a records run's time.
+    Not a file of many ranges, where shards that each counted their way from the file's start
+    would read it over and over."""
     if inp.compression is not None:
         return Planned()
     parts = line_ranges(inp.f, inp.size, inp.config.shard_size)
     cuts = [a for a, _ in parts]
-    lazy = remote.is_url(inp.path) or _first_has_id(inp.head, inp.config.id_field)
+    lazy = remote.is_url(inp.path) or (
+        len(cuts) <= LAZY_LINE_RANGES and _first_has_id(inp.head, inp.config.id_field)
+    )
     line0 = [-1] * len(cuts) if lazy else lines_at(inp.f, cuts)
     return Planned(parts, line0)
+
+
+# The most ranges a file may have and its shards still count the lines before their own: at
+# most this many passes over the ranges before, when every shard names a record by its line.
+LAZY_LINE_RANGES = 8
 
 
 def _first_has_id(head: bytes, id_field: str) -> bool:
