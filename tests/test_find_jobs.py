@@ -96,6 +96,16 @@ def _large_texts(tmp_path: Path) -> list[str]:
     return [str(plain), str(pdf), str(html)]
 
 
+def _every_kind(tmp_path: Path) -> list[str]:
+    """_large_texts, the plain one gzipped too, and a BibTeX file (a source syntax)."""
+    texts = _large_texts(tmp_path)
+    gz = tmp_path / "big.txt.gz"
+    gz.write_bytes(gzip.compress(Path(texts[0]).read_bytes()))
+    bib = tmp_path / "refs.bib"
+    bib.write_text("".join(f"@article{{k{j}, doi = {{10.1103/PhysRev.{j}}}}}\n" for j in range(50)))
+    return [*texts, str(gz), str(bib)]
+
+
 @pytest.mark.parametrize(
     "options",
     [[], ["-n"], ["-c"], ["--format", "tsv"], ["--format", "jsonl"], ["-H", "-n"]],
@@ -152,12 +162,8 @@ def test_a_count_alone_is_the_number_of_dois_printed(
     Python: the DOIs `find` prints of it, one a line, in every kind and syntax."""
     monkeypatch.setattr(find_cli, "PARALLEL_MIN", 0)
     monkeypatch.setattr(find_cli, "SPLIT_MIN", 4096)
-    texts = _large_texts(tmp_path)
-    gz = tmp_path / "big.txt.gz"
-    gz.write_bytes(gzip.compress(Path(texts[0]).read_bytes()))
-    bib = tmp_path / "refs.bib"
-    bib.write_text("".join(f"@article{{k{j}, doi = {{10.1103/PhysRev.{j}}}}}\n" for j in range(50)))
-    for path in [*texts, str(gz), str(bib)]:
+    paths = _every_kind(tmp_path)
+    for path in paths:
         assert main(["find", "-j", jobs, path]) == 0
         printed = capsys.readouterr().out.count("\n")
         assert main(["find", "-c", "-j", jobs, path]) == 0
@@ -174,13 +180,9 @@ def test_dois_a_line_written_a_window_at_a_time_are_those_read_hit_by_hit(
     and syntax, named or not."""
     monkeypatch.setattr(find_cli, "PARALLEL_MIN", 0)
     monkeypatch.setattr(find_cli, "SPLIT_MIN", 4096)
-    texts = _large_texts(tmp_path)
-    gz = tmp_path / "big.txt.gz"
-    gz.write_bytes(gzip.compress(Path(texts[0]).read_bytes()))
-    bib = tmp_path / "refs.bib"
-    bib.write_text("".join(f"@article{{k{j}, doi = {{10.1103/PhysRev.{j}}}}}\n" for j in range(50)))
+    paths = _every_kind(tmp_path)
     for names in ([], ["-H"]):
-        for path in [*texts, str(gz), str(bib)]:
+        for path in paths:
             assert main(["find", "-j", jobs, *names, path]) == 0
             fast = capsys.readouterr().out
             assert main(["find", "-j", jobs, *names, "-m", "1000000000", path]) == 0

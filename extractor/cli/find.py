@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TextIO
 from ..match import Hit
 from ..pipeline.errors import Fatal, InputError
 from ..pipeline.inputs import expand_inputs
-from ..pipeline.read import open_stream, usable_cpus
+from ..pipeline.read import lines_before, open_stream, usable_cpus
 from ..pipeline.search import (
     LineCounter,
     count_in_range,
@@ -28,7 +28,6 @@ from ..pipeline.search import (
     hits_in_records,
     hits_in_stream,
     input_format,
-    newlines_before,
     text_ranges,
 )
 from ..pipeline.units import ScanConfig
@@ -160,7 +159,7 @@ def _parts(path: str, source: str, args: argparse.Namespace, workers: int) -> li
     as scan plans it (so each reads in the kind and syntax of the whole file), when every hit
     can be printed as its range finds it — not with -u, -m, -l or -q, which read on from the
     hits before; any other input whole."""
-    if args.unique or args.max_count is not None or args.files_with_matches or args.quiet or "://" in path:
+    if _reads_on(args) or "://" in path:
         return [None]
     try:
         size = os.path.getsize(path)
@@ -286,12 +285,11 @@ def find_one(
             syntax = None if args.syntax == "auto" else args.syntax
             told: dict[str, str | None] = {}  # the syntax each document is read in
             found_hits: Iterator[tuple[str | None, Hit, int | None]]
-            # -c alone, of a text: the matcher's own count, no Python object per hit
-            counted = args.count and not (
-                args.unique or args.max_count is not None or args.files_with_matches or args.quiet
-            )
-            if counted and part is not None:
+            if part is not None:
                 start, stop, kind, told["syntax"] = part
+            # -c alone, of a text: the matcher's own count, no Python object per hit
+            counted = args.count and not _reads_on(args)
+            if counted and part is not None:
                 count = count_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
                 found_hits = iter(())
             elif counted and fmt == "text":
@@ -302,7 +300,6 @@ def find_one(
             elif _one_doi_a_line(args) and (part is not None or fmt == "text"):
                 # a text's DOIs a line each, nothing else: written a window at a time, no Hit made
                 if part is not None:
-                    start, stop, kind, told["syntax"] = part
                     lists = doi_lists_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
                 else:
                     lists = doi_lists_in_stream(
@@ -313,9 +310,8 @@ def find_one(
                     out.write("".join([prefix + doi + "\n" for doi in dois]))
                 found_hits = iter(())
             elif part is not None:
-                start, stop, kind, told["syntax"] = part
                 # a range's lines count from its start: the newlines of the ranges before it added
-                base = newlines_before(path, start) if args.line_number else 0
+                base = lines_before(path, start) if args.line_number else 0
                 found_hits = (
                     (None, h, None if line is None else line + base)
                     for line, h in hits_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
@@ -382,19 +378,18 @@ def find_one(
     return Found(count, False)
 
 
+def _reads_on(args: argparse.Namespace) -> bool:
+    """Whether an option reads an input's hits on from those before (-u, -m, -l, -q): neither
+    counted by the matcher nor cut into ranges."""
+    return bool(args.unique or args.max_count is not None or args.files_with_matches or args.quiet)
+
+
 def _one_doi_a_line(args: argparse.Namespace) -> bool:
     """Whether find prints each DOI alone on its line, every DOI (no -n, -c, -u, -m, -l or -q,
     the plain format) and logs none of them."""
     return (
         args.format == "plain"
-        and not (
-            args.line_number
-            or args.count
-            or args.unique
-            or args.max_count is not None
-            or args.files_with_matches
-            or args.quiet
-        )
+        and not (args.line_number or args.count or _reads_on(args))
         and not log.isEnabledFor(logging.DEBUG)
     )
 

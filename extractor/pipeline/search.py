@@ -382,6 +382,13 @@ class _Batch:
         self.metas: list[MetaValues] = []
         self.chars = 0
 
+    def _list_run(self) -> list[str]:
+        """The last run of texts when it is a list of str, else a new one."""
+        if not self.runs or not isinstance(self.runs[-1], list):
+            self.runs.append([])
+        run: list[str] = self.runs[-1]
+        return run
+
     def _full(self) -> bool:
         return self.count >= BATCH_RECORDS or self.chars >= BATCH_CHARS
 
@@ -389,9 +396,7 @@ class _Batch:
         """Gather one record; True when the batch is full."""
         if not self.count:
             self.number = number
-        if not self.runs or not isinstance(self.runs[-1], list):
-            self.runs.append([])
-        self.runs[-1].append(text)
+        self._list_run().append(text)
         self.count += 1
         self.rids.append(rid)
         self.metas.append(meta)
@@ -404,9 +409,7 @@ class _Batch:
             self.number = number
         texts = records.texts
         if isinstance(texts, list):
-            if not self.runs or not isinstance(self.runs[-1], list):
-                self.runs.append([])
-            self.runs[-1] += texts
+            self._list_run().extend(texts)
             self.chars += sum(map(len, texts))
         else:
             self.runs.append(texts)
@@ -645,10 +648,7 @@ def hits_in_range(
     starts in — in the kind and syntax decided for the whole file (text_ranges). Offsets count
     bytes of the file; lines count from the range's first line."""
     hits: list[CHit] = []
-    for _ in _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits):
-        for a, b, form, doi, raw, line in hits:
-            yield line, Hit(a, b, clean(raw)[0], FORMS[form], doi)
-        hits.clear()
+    yield from _window_hits(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits), hits)
 
 
 def doi_lists_in_range(
@@ -656,9 +656,7 @@ def doi_lists_in_range(
 ) -> Iterator[list[str]]:
     """The canonical DOIs hits_in_range gives, a list a window, with no Hit made."""
     hits: list[CHit] = []
-    for _ in _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits):
-        yield [h[3] for h in hits]
-        hits.clear()
+    yield from _window_dois(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits), hits)
 
 
 def count_in_range(
@@ -691,16 +689,19 @@ def _range_windows(
             windows.release()
 
 
-def newlines_before(path: str, offset: int) -> int:
-    """How many newline bytes a file holds before `offset` (the lines of the ranges before one)."""
-    count = 0
-    with open(path, "rb") as f:
-        while f.tell() < offset:
-            block = f.read(min(1 << 24, offset - f.tell()))
-            if not block:
-                break
-            count += native.newlines(block)
-    return count
+def _window_hits(windows: Iterator[int], hits: list[CHit]) -> Iterator[tuple[int | None, Hit]]:
+    """(line, hit) for each hit a scan's windows list in `hits`, window by window."""
+    for _ in windows:
+        for a, b, form, doi, raw, line in hits:
+            yield line, Hit(a, b, clean(raw)[0], FORMS[form], doi)
+        hits.clear()
+
+
+def _window_dois(windows: Iterator[int], hits: list[CHit]) -> Iterator[list[str]]:
+    """The canonical DOIs a scan's windows list in `hits`, a list a window."""
+    for _ in windows:
+        yield [h[3] for h in hits]
+        hits.clear()
 
 
 class LineCounter:
@@ -759,9 +760,10 @@ def hits_in_stream(
     and the content; `syntax` as --syntax gives it (None: told by `source` and the content),
     and the syntax read is put in `told["syntax"]`. `lines`, when given, is fed the bytes
     searched (for line numbers)."""
-    with input_errors():
-        src, kind, syn = _stream_reading(stream, source, kind, block_size, lines, syntax, told)
-        yield from _stream_hits(src, kind, allow_other_prefix, syn)
+    hits: list[CHit] = []
+    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, lines, syntax, told, hits)
+    for _line, h in _window_hits(windows, hits):
+        yield h
 
 
 def count_in_stream(
@@ -775,13 +777,9 @@ def count_in_stream(
 ) -> int:
     """How many DOIs hits_in_stream gives, counted by the matcher with no Python object per hit
     (find -c)."""
-    with input_errors():
-        src, kind, syn = _stream_reading(stream, source, kind, block_size, None, syntax, told)
-        return sum(
-            scan_windows(
-                src, matcher_for(kind, allow_other_prefix, None, None, syn), ShardResult(0), no_progress
-            )
-        )
+    return sum(
+        _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, told, None)
+    )
 
 
 def doi_lists_in_stream(
@@ -795,14 +793,28 @@ def doi_lists_in_stream(
 ) -> Iterator[list[str]]:
     """The canonical DOIs hits_in_stream gives, a list a window, with no Hit made (find's one
     DOI a line)."""
+    hits: list[CHit] = []
+    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, told, hits)
+    yield from _window_dois(windows, hits)
+
+
+def _stream_windows(
+    stream: Any,
+    source: str,
+    kind: str | None,
+    allow_other_prefix: bool,
+    block_size: int,
+    lines: LineCounter | None,
+    syntax: str | None,
+    told: dict[str, str | None] | None,
+    hits: list[CHit] | None,
+) -> Iterator[int]:
+    """The hits of each window of a stream as hits_in_stream reads it, listed in `hits`."""
     with input_errors():
-        src, kind, syn = _stream_reading(stream, source, kind, block_size, None, syntax, told)
-        hits: list[CHit] = []
-        for _ in scan_windows(
+        src, kind, syn = _stream_reading(stream, source, kind, block_size, lines, syntax, told)
+        yield from scan_windows(
             src, matcher_for(kind, allow_other_prefix, None, hits, syn), ShardResult(0), no_progress
-        ):
-            yield [h[3] for h in hits]
-            hits.clear()
+        )
 
 
 def _stream_reading(
@@ -831,8 +843,8 @@ def _stream_hits(
     src: StreamSource, kind: str, allow_other_prefix: bool, syntax: str | None = None
 ) -> Iterator[Hit]:
     hits: list[CHit] = []
-    match = matcher_for(kind, allow_other_prefix, None, hits, syntax)
-    for _ in scan_windows(src, match, ShardResult(0), no_progress):
-        for a, b, f, d, raw, _line in hits:
-            yield Hit(a, b, clean(raw)[0], FORMS[f], d)
-        hits.clear()
+    windows = scan_windows(
+        src, matcher_for(kind, allow_other_prefix, None, hits, syntax), ShardResult(0), no_progress
+    )
+    for _line, h in _window_hits(windows, hits):
+        yield h
