@@ -15,7 +15,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extractor.pipeline.provenance import column_types, meta_fields, meta_text, meta_value
+from extractor.pipeline.provenance import RESERVED, column_types, meta_fields, meta_text, meta_value
+from extractor.pipeline.units import CITING_COLUMN, SELF_CITATION
+from extractor.pipeline.write import MENTIONS_SCHEMA, PARTIAL_SCHEMA
 
 from .helpers import SCAN, run_json, scan_here, table
 
@@ -33,6 +35,12 @@ NAMING = [
 @pytest.mark.parametrize(("given", "expected"), NAMING)
 def test_a_meta_field_names_its_column(given: str, expected: tuple[str, str]) -> None:
     assert meta_fields([given]) == (expected,)
+
+
+def test_the_reserved_names_are_the_output_columns() -> None:
+    """A provenance column may not take the name of a column that mentions/ or a part file has:
+    the names are listed without pyarrow, and must stay the schemas' own."""
+    assert {*MENTIONS_SCHEMA.names, *PARTIAL_SCHEMA.names, CITING_COLUMN, SELF_CITATION} == RESERVED
 
 
 @pytest.mark.parametrize(

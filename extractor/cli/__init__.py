@@ -253,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="accept prefixes other than 10. behind an explicit doi: label (spec §2)",
     )
 
-    from .scan import add_scan_arguments
+    from .scan_args import add_scan_arguments
 
     s = command(
         "scan",

@@ -7,7 +7,6 @@ import errno
 import importlib.util
 import json
 import os
-import re
 import shutil
 import signal
 import sys
@@ -16,133 +15,12 @@ import time
 from typing import Any
 
 from ..engines import make_engine
-from ..match import KINDS
-from ..match.syntaxes import SYNTAX_CHOICES
 from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.errors import Fatal, StoreError
 from ..pipeline.provenance import meta_fields
 from ..pipeline.publish import default_stage, preflight, publish
 from ..pipeline.read import usable_cpus
 from ..pipeline.remote import is_url
-
-DEFAULT_SHARD_BYTES = 32 << 20
-
-
-_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20}
-_UNITS |= {"g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
-
-
-def namespaces(value: str) -> tuple[int, ...] | None:
-    """--wiki-namespaces: 'all' (None), or namespace numbers separated by commas."""
-    if value.strip().lower() == "all":
-        return None
-    try:
-        return tuple(sorted({int(v) for v in value.split(",") if v.strip()}))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not 'all' or namespace numbers: {value!r}") from None
-
-
-def size(value: str) -> int:
-    """A size in bytes, or with a unit: 32MiB (2^20), 32MB (10^6), 1GiB, 1.5GB."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
-    unit = m.group(2).lower() if m else ""
-    if m is None or unit not in _UNITS:
-        raise argparse.ArgumentTypeError(f"not a size: {value!r} (bytes, or e.g. 32MiB, 500MB, 1GiB)")
-    return int(float(m.group(1)) * _UNITS[unit])
-
-
-def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument(
-        "inputs", nargs="+", help="files, directories, glob patterns, @LIST files, or - for stdin"
-    )
-    ap.add_argument("-o", "--out", required=True, help="output folder (created; rerunning resumes)")
-    ap.add_argument(
-        "--workers",
-        "-j",
-        type=int,
-        help="worker processes (default: the CPUs this process may use; then a job of less than "
-        "128 MiB runs in this process, where starting workers would cost more than they save)",
-    )
-    ap.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="run on a Dask cluster: its scheduler (tcp://HOST:8786), or 'local' to start one with "
-        "--workers processes (needs the dask extra)",
-    )
-    ap.add_argument(
-        "--stage",
-        metavar="DIR",
-        help="with -o in object storage: the folder the run is staged in before it is published "
-        "(default: one per output URL under ~/.cache/doi-extractor/stage)",
-    )
-    ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
-    ap.add_argument(
-        "--syntax",
-        choices=SYNTAX_CHOICES,
-        default="auto",
-        help="source syntax of spec §7 (wikitext, latex, bibtex, csv, json, markdown), none for prose (default: auto, told by name and content)",
-    )
-    ap.add_argument(
-        "--text-field",
-        default="text",
-        help="record field/column holding the text (JSONL, Parquet, CSV/TSV by header)",
-    )
-    ap.add_argument(
-        "--id-field",
-        default="id",
-        help="record field/column holding the record id (a CSV/TSV naming it is read a row a record)",
-    )
-    ap.add_argument(
-        "--meta-field",
-        action="append",
-        default=[],
-        metavar="[NAME=]FIELD",
-        help="copy a field of the citing record into a column of mentions/ (repeatable): a JSONL/"
-        "Parquet field (dotted: metadata.url), a WARC header (WARC-Date, WARC-Record-ID) or a PDF's "
-        "information entry (Title); the column is NAME, else the field in lower case with _ for "
-        "other characters",
-    )
-    ap.add_argument(
-        "--citing-field",
-        metavar="FIELD",
-        help="a field of each record that holds the citing work's own DOI, in any display form (dotted: "
-        "metadata.doi): mentions/ gains citing_doi (canonical; null when the field holds none) and "
-        "self_citation, for a citation graph",
-    )
-    ap.add_argument(
-        "--wiki-namespaces",
-        type=namespaces,
-        default=(0,),
-        metavar="LIST",
-        help="the namespaces of a MediaWiki dump whose pages are read: numbers separated by commas "
-        "(0,118), or 'all' (default: 0, the articles; redirects are never read)",
-    )
-    ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
-    ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
-    ap.add_argument(
-        "--keep-work",
-        action="store_true",
-        help="keep the shards' partial files after a complete run, so that a rerun only reads new or changed inputs",
-    )
-    ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar or status lines")
-    ap.add_argument(
-        "--json",
-        action="store_true",
-        help="print the run's summary (as _run.json holds it) as JSON on stdout",
-    )
-    ap.add_argument(
-        "--buckets", type=int, default=16, help="hash buckets for deduplication (memory per merge step)"
-    )
-    ap.add_argument(
-        "--shard-size",
-        type=size,
-        default=DEFAULT_SHARD_BYTES,
-        help="split uncompressed files larger than this (bytes, or with a unit: 32MiB, 500MB, 1GiB; "
-        "default 32MiB)",
-    )
-    ap.add_argument(
-        "--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label"
-    )
 
 
 def say(message: str) -> None:

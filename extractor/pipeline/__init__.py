@@ -6,9 +6,27 @@ bucket merge → Parquet. Nothing here knows of process pools, argparse or progr
 
 from __future__ import annotations
 
-from .output import OutputInUse, output_folder
-from .run import Engine, Observer, RunReport, run_scan
-from .units import ScanConfig, ShardResult, ShardSpec
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .output import OutputInUse, output_folder
+    from .run import Engine, Observer, RunReport, run_scan
+    from .units import ScanConfig, ShardResult, ShardSpec
+
+# Each name from its module when first asked for (PEP 562): `find` reads through this package
+# and never loads the merge's pyarrow, which `run` brings in.
+_HOMES = {
+    "OutputInUse": "output",
+    "output_folder": "output",
+    "Engine": "run",
+    "Observer": "run",
+    "RunReport": "run",
+    "run_scan": "run",
+    "ScanConfig": "units",
+    "ShardResult": "units",
+    "ShardSpec": "units",
+}
 
 __all__ = [
     "Engine",
@@ -21,3 +39,10 @@ __all__ = [
     "output_folder",
     "run_scan",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{home}", __name__), name)

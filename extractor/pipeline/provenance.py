@@ -23,11 +23,19 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .units import CITING_COLUMN, MetaValues
-from .write import MENTIONS_SCHEMA, PARTIAL_SCHEMA, SELF_CITATION
+from .units import CITING_COLUMN, SELF_CITATION, MetaValues
 
 # The columns mentions/ has of its own, and the shard's bookkeeping columns beside them.
-RESERVED = frozenset(MENTIONS_SCHEMA.names) | frozenset(PARTIAL_SCHEMA.names) | {CITING_COLUMN, SELF_CITATION}
+# The columns of write's MENTIONS_SCHEMA and PARTIAL_SCHEMA, named here so that reading a record's
+# provenance needs no pyarrow (`find` loads none); a test holds the two lists equal.
+RESERVED = frozenset(
+    {
+        *("source", "record", "doi", "count", "first_byte_offset", "first_char_offset", "first_line"),
+        *("first_raw", "forms", "parent_doi", "shard", "doc", "first_offset"),
+        CITING_COLUMN,
+        SELF_CITATION,
+    }
+)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NOT_NAME = re.compile(r"[^a-z0-9_]")

@@ -11,7 +11,7 @@ import codecs
 import os
 import stat
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..match import FORMS, Hit, Kind, canonicalize, kind_of, native
 from ..match.native import CHit
@@ -31,7 +31,6 @@ from .formats import (
     records,
 )
 from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
-from .sinks import OccurrenceSink, drain
 from .table import Columns, Mentions, MentionTable
 from .units import (
     Chunk,
@@ -58,6 +57,10 @@ from .windows import (
     scan_whole,
     scan_windows,
 )
+
+if TYPE_CHECKING:
+    # the scan's sink, which needs pyarrow: `find` reads through this module without it
+    from .sinks import OccurrenceSink
 
 
 def uses_c(kind: Kind, allow_other_prefix: bool) -> bool:
@@ -146,6 +149,27 @@ def _chunks(
     match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax)
     found = scan_windows(source, match, result, progress, range_lo, range_hi, chars)
     yield from drain(found, table, hits, occ, where[0], where[1], config.buckets, config.max_mentions)
+
+
+def drain(
+    found: Iterator[int],
+    table: MentionTable,
+    hits: list[CHit] | None,
+    occ: OccurrenceSink,
+    source: str,
+    rid: str | None,
+    buckets: int,
+    max_mentions: int,
+) -> Iterator[Chunk]:
+    """The mention chunks of a C-matcher scan (which yields after each window), recording
+    occurrences as it goes."""
+    for _ in found:
+        if hits:
+            occ.add_c_hits(hits, source, rid)
+            hits.clear()
+        if len(table) >= max_mentions:
+            yield take_chunk(table, buckets)
+    yield take_chunk(table, buckets)
 
 
 def _text_reading(

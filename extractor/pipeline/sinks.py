@@ -5,7 +5,7 @@ back what a rejected input added, as long as it was not written yet."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -15,8 +15,8 @@ from ..match.native import CHit
 from .decode import clean
 from .parts import ShardPaths, write_part
 from .provenance import meta_tag, meta_text
-from .table import Columns, MentionTable
-from .units import Chunk, DocBatch, MetaValues, take_chunk
+from .table import Columns
+from .units import Chunk, DocBatch, MetaValues
 from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
 
 
@@ -88,27 +88,6 @@ class OccurrenceSink:
         for col in self.cols.values():
             col.clear()
         self.files += 1
-
-
-def drain(
-    found: Iterator[int],
-    table: MentionTable,
-    hits: list[CHit] | None,
-    occ: OccurrenceSink,
-    source: str,
-    rid: str | None,
-    buckets: int,
-    max_mentions: int,
-) -> Iterator[Chunk]:
-    """The mention chunks of a C-matcher scan (which yields after each window), recording
-    occurrences as it goes."""
-    for _ in found:
-        if hits:
-            occ.add_c_hits(hits, source, rid)
-            hits.clear()
-        if len(table) >= max_mentions:
-            yield take_chunk(table, buckets)
-    yield take_chunk(table, buckets)
 
 
 def columns_arrays(c: Columns) -> list[pa.Array]:

@@ -19,6 +19,8 @@ from .table import Columns
 MetaValues = tuple[str | int | float | bool | None, ...]
 # The provenance column --citing-field fills, with the citing work's canonical DOI.
 CITING_COLUMN = "citing_doi"
+# After the provenance columns when --citing-field gives citing_doi: whether the cited DOI is it.
+SELF_CITATION = "self_citation"
 PARTS_FORMAT = 4  # 4: the first line of each mention and occurrence
 
 

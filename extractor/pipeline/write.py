@@ -9,6 +9,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from .units import SELF_CITATION
+
 # Offsets in the unit of what was searched, each unit its own column: bytes of a text
 # file (decompressed; its line too), characters of a record's text (JSONL, Parquet, WARC, a raw
 # PDF's text); the other column is null.
@@ -37,8 +39,6 @@ DOIS_SCHEMA = pa.schema(
         pa.field("parent_doi", pa.string()),
     ]
 )
-# After the provenance columns when --citing-field gives citing_doi: whether the cited DOI is it.
-SELF_CITATION = "self_citation"
 # The types a provenance column may have in mentions/ (provenance.column_types).
 META_TYPES = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64(), "bool": pa.bool_()}
 OCCURRENCES_SCHEMA = pa.schema(
