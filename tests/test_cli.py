@@ -353,6 +353,40 @@ def test_arrow_buffers_come_from_the_system_allocator_unless_the_user_chose(
     assert done.stdout.split() == [chosen or "system"]
 
 
+def test_openblas_runs_one_thread_unless_the_user_chose(tmp_path: Path) -> None:
+    """pyarrow loads NumPy, whose OpenBLAS would start a spinning thread per core in every scan
+    process: the command asks it for one before anything loads it (one thread fewer than a
+    user's choice of two gives), and a user's choice is kept."""
+    import os
+
+    pytest.importorskip("numpy")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("OpenBLAS starts no thread of its own on one core")
+    (tmp_path / "a.txt").write_text("doi:10.1000/182\n")
+    code = (
+        "import os, sys; from extractor.cli import main; main(['scan', sys.argv[1], '-o', sys.argv[2],"
+        " '-q', '--workers', '1', '--force']); import numpy;"
+        " print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
+    )
+    seen = {}
+    for chosen in (None, "2"):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if chosen:
+            env["OPENBLAS_NUM_THREADS"] = chosen
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        value, threads = done.stdout.split()
+        seen[chosen] = (value, int(threads))
+    assert seen[None][0] == "1" and seen["2"][0] == "2"
+    assert seen[None][1] == seen["2"][1] - 1
+
+
 def test_a_scan_does_not_load_pandas_yet_pyarrow_still_reaches_it(tmp_path: Path) -> None:
     """pyarrow's first conversion looks for pandas and loads it where installed (~0.25 s a
     process, issue 14); `scan` answers that look "absent" once, and pandas is still imported for

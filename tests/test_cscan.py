@@ -436,6 +436,10 @@ def test_lines_of_hits_are_counted_from_a_given_byte_and_newline_count() -> None
     for a, b in ((0, len(data)), (3, 20), (5, 5), (-4, 99)):
         assert native.newlines(data, a, b) == data[max(a, 0) : b].count(b"\n")
     assert native.newlines(b"\n" * 100 + b"x" * 33) == 100  # past the 16-byte steps
+    # a newline in every byte, past the 255 steps of 16 bytes that the byte counters hold
+    every = b"\n" * (255 * 16 * 3 + 21)
+    for a, b in ((0, len(every)), (1, len(every) - 2), (7, 255 * 16 + 9), (4080, 8161)):
+        assert native.newlines(every, a, b) == b - a
 
 
 @pytest.mark.parametrize("line_to", [0, 2, 5, 20, 40, 57])

@@ -341,6 +341,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 4 M distinct DOIs peaked at 267-296 MB with mimalloc, 203 with this, at the same speed).
     # Read by pyarrow as it loads, here or in the workers' server, which inherits it.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    # pyarrow loads NumPy where it is installed, and NumPy's OpenBLAS starts a thread per core
+    # that spins before it sleeps: ~0.1 s of CPU a process that does no linear algebra, taken
+    # from the other workers on shared cores (a one-worker scan of 200 MB: 1.74 -> 1.56 s of
+    # CPU). Read as OpenBLAS loads, here or in the workers' server, which inherits it.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["scan"] and _workers_asked(words) != 1:
         from ..engines.procs import start_worker_server
