@@ -1045,6 +1045,33 @@ def find_jobs_tables(rg: str, plain_files: list[str], repeat: int, tmp: Path, sa
     )
 
 
+def plain_tables(rg: str, plain_files: list[str], repeat: int, tmp: Path, say: Any) -> None:
+    """Issue 31: `scan` of plain text files with one worker and two against `rg -j1 -o`, over
+    the whole plain corpus (1 GB) and its first four files (210 MB: a small job, where the fixed
+    costs weigh); medians of alternating rounds, the two-process capacity measured in each."""
+    out = str(tmp / "plain-out")
+    for files in (plain_files, plain_files[:4]):
+        nbytes = sum(Path(f).stat().st_size for f in files)
+        cmds = {
+            "rg -j1 -o": [rg, "-j1", "-o", "-i", "--no-filename", "--no-line-number", CROSSREF, *files],
+            "scan --workers 1": scan_cmd(files, out, 1),
+            "scan --workers 2": scan_cmd(files, out, 2),
+        }
+        rounds = alternating_rounds(cmds, repeat, lambda: shutil.rmtree(out, ignore_errors=True))
+        _times, med, capacities = rounds
+        say_rounds(
+            say,
+            f"plain files, {nbytes / 1e6:.0f} MB ({len(files)} files)",
+            rounds,
+            nbytes,
+            "x rg",
+            lambda label: "rg -j1 -o",
+        )
+        cap = sorted(capacities)[len(capacities) // 2]
+        up = med["scan --workers 1"] / med["scan --workers 2"]
+        say(f"2-worker speed-up {up:.2f}x against a median capacity of {cap:.2f}: {up / cap:.2f} of it")
+
+
 def write_small_files(source: Path, folder: Path, count: int, size: int = 2500) -> int:
     """Cut the first lines of a corpus file into `count` files of about `size` bytes (a corpus
     of one small document per file: the per-file cost); how many were written."""
@@ -1169,6 +1196,7 @@ def main(argv: list[str] | None = None) -> int:
             "archives",
             "records",
             "find-jobs",
+            "plain",
         ),
         help="run only this part (the scans are skipped)",
     )
@@ -1211,6 +1239,8 @@ def main(argv: list[str] | None = None) -> int:
             records_tables(corpus, a.repeat, tmp, say)
         elif a.only == "find-jobs":
             find_jobs_tables(rg, plain_files, a.repeat, tmp, say)
+        elif a.only == "plain":
+            plain_tables(rg, plain_files, a.repeat, tmp, say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)
