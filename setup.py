@@ -50,5 +50,6 @@ setup(
     ext_modules=[
         part("extractor.match._cscan", "extractor/match/_cscan.c", "extractor/match/cscan"),
         part("extractor.pipeline._ctable", "extractor/pipeline/_ctable.c", "extractor/pipeline/ctable"),
+        part("extractor.pipeline.formats._cjsonl", "extractor/pipeline/formats/_cjsonl.c", "extractor/pipeline/formats"),
     ]
 )

@@ -28,6 +28,7 @@ needs_c = pytest.mark.skipif(not (native.HAVE_C and mention_table.HAVE_C), reaso
 # Run Python with the C parts hidden, as an install without a compiler has them.
 WITHOUT_C = (
     "import sys; sys.modules['extractor.match._cscan'] = sys.modules['extractor.pipeline._ctable'] = None\n"
+    "sys.modules['extractor.pipeline.formats._cjsonl'] = None\n"
 )
 # The matcher in C with the table in Python: hits reach the table through its add() (sink.h).
 WITHOUT_C_TABLE = "import sys; sys.modules['extractor.pipeline._ctable'] = None\n"

@@ -10,8 +10,9 @@ import codecs
 import io
 import json
 import re
+import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from ...match.jsonstr import JsonStringDecoder
 from .. import remote
@@ -25,6 +26,11 @@ try:
     import orjson as _orjson
 except ImportError:  # pragma: no cover - the stdlib fallback is tested by forcing it
     _orjson = None  # type: ignore[assignment]
+
+try:
+    from . import _cjsonl
+except ImportError:  # built where a C compiler was; else every line is read in Python
+    _cjsonl = None  # type: ignore[assignment]
 
 NAMES = (".jsonl", ".ndjson", ".jsonlines")
 
@@ -194,6 +200,37 @@ class MissingField(Skipped):
 JsonlLine = tuple[str | None, str | StreamedText | Skipped, int, Meta]
 
 
+class CRun(NamedTuple):
+    """Consecutive records read in C (_cjsonl.read_lines): their ids (None where a record has
+    none), line numbers, and texts as an Arrow string column's int32 offsets and UTF-8 data."""
+
+    rids: list[str | None]
+    lines: list[int]
+    offsets: bytes
+    data: bytes
+
+    def texts(self) -> Any:
+        """The texts: an Arrow string array where a scan has loaded pyarrow (no Python object per
+        text), else str (`find` loads no pyarrow)."""
+        n = len(self.rids)
+        if "pyarrow" in sys.modules:
+            import pyarrow as pa
+
+            return pa.Array.from_buffers(
+                pa.string(), n, [None, pa.py_buffer(self.offsets), pa.py_buffer(self.data)]
+            )
+        at = memoryview(self.offsets).cast("i")
+        return [self.data[at[i] : at[i + 1]].decode() for i in range(n)]
+
+
+def _c_reader(text_field: str, id_field: str, fields: Sequence[tuple[str, str]]) -> Any:
+    """_cjsonl.read_lines where it reads these records as Python would: each field a top-level
+    key (a dotted path is followed in Python), no provenance fields, two fields apart."""
+    if _cjsonl is None or fields or "." in text_field or "." in id_field or text_field == id_field:
+        return None
+    return _cjsonl.read_lines
+
+
 def iter_jsonl_records(
     stream: BinaryIO | io.RawIOBase,
     text_field: str,
@@ -210,7 +247,14 @@ def iter_jsonl_records(
     text field, gives (None, Skipped(why), n, ()).
     """
     for block in iter_jsonl_blocks(stream, text_field, id_field, max_line, fields):
-        yield from block
+        if isinstance(block, CRun):
+            texts = block.texts()
+            texts = texts if isinstance(texts, list) else texts.to_pylist()
+            yield from (
+                (rid, text, n, ()) for rid, text, n in zip(block.rids, texts, block.lines, strict=True)
+            )
+        else:
+            yield from block
 
 
 def iter_jsonl_blocks(
@@ -219,23 +263,45 @@ def iter_jsonl_blocks(
     id_field: str,
     max_line: int = 16 << 20,
     fields: Sequence[tuple[str, str]] = (),
-) -> Iterator[list[JsonlLine]]:
+) -> Iterator[list[JsonlLine] | CRun]:
     """iter_jsonl_records' lines in lists: every whole line of the read buffer at once (a
     megabyte of them, split at memchr's speed), a line across the buffer's end or too long to
-    hold alone."""
+    hold alone. Where the C reader runs, the plain records among them come as CRun, in order."""
     buf: Any = stream if hasattr(stream, "peek") else io.BufferedReader(stream, buffer_size=1 << 20)
     n = 0
     field_re = re.compile(rb'"' + re.escape(text_field.encode()) + rb'"\s*:\s*"')
+    reader = _c_reader(text_field, id_field, fields)
+    keys = (text_field.encode(), id_field.encode())
     while True:
         # the whole lines buffered, when none of them is longer than a line held whole may be
         end = buf.peek(1 << 20).rfind(b"\n", 0, max_line + 1)
         if end >= 0:
-            block: list[JsonlLine] = []
-            for line in buf.read(end + 1).split(b"\n")[:-1]:
-                n += 1
-                if line.strip():
-                    block.append(_line_record(line, n, text_field, id_field, fields))
-            yield block
+            data = buf.read(end + 1)
+            if reader is None:
+                block: list[JsonlLine] = []
+                for line in data.split(b"\n")[:-1]:
+                    n += 1
+                    if line.strip():
+                        block.append(_line_record(line, n, text_field, id_field, fields))
+                yield block
+                continue
+            pos = 0
+            left: list[JsonlLine] = []
+            while pos < len(data):
+                pos, lines, offsets, text, rids, at = reader(data, pos, *keys)
+                if rids:
+                    if left:
+                        yield left
+                        left = []
+                    yield CRun(rids, [n + 1 + a for a in at], offsets, text)
+                n += lines
+                if pos < len(data):  # a line the C reader leaves to Python (never a blank one)
+                    cut = data.index(b"\n", pos)
+                    n += 1
+                    left.append(_line_record(data[pos:cut], n, text_field, id_field, fields))
+                    pos = cut + 1
+            if left:
+                yield left
             continue
         line = buf.readline(max_line + 1)
         if not line:
@@ -362,6 +428,17 @@ def records(
         ):
             # the block's records held whole, given as one batch
             batch: Records = Records([], [], [])
+            if isinstance(block, CRun):
+                texts += len(block.rids)
+                yield Records(
+                    [
+                        f"line {n + (lines_first() if ranged else 0)}" if rid is None else rid
+                        for rid, n in zip(block.rids, block.lines, strict=True)
+                    ],
+                    block.texts(),
+                    [()] * len(block.rids),
+                )
+                continue
             for rid, text, n, meta in block:
                 if isinstance(text, Skipped):
                     skipped.add("line", n, text)
