@@ -75,7 +75,7 @@ def _python(line: bytes, n: int = 1) -> jsonl.JsonlLine:
 @pytest.mark.parametrize(("line", "rid", "text"), PLAIN)
 def test_a_plain_record_is_read_in_c_as_python_reads_it(line: bytes, rid: str | None, text: str) -> None:
     assert read_lines is not None
-    pos, lines, _offsets, data, rids, at = read_lines(line + b"\n", 0, b"text", b"id")
+    pos, lines, _offsets, data, rids, at, _spans = read_lines(line + b"\n", 0, b"text", b"id")
     assert (pos, lines, rids, at) == (len(line) + 1, 1, [rid], [0])
     assert data.decode() == text
     assert _python(line)[:2] == (rid, text)
@@ -87,14 +87,14 @@ def test_a_line_not_plain_is_left_to_python(line: bytes) -> None:
     after it."""
     assert read_lines is not None
     data = b'{"text": "before"}\n\n' + line + b'\n{"text": "after"}\n'
-    pos, lines, _offsets, text, rids, _at = read_lines(data, 0, b"text", b"id")
+    pos, lines, _offsets, text, rids, _at, _spans = read_lines(data, 0, b"text", b"id")
     assert (pos, lines, text, rids) == (data.index(line), 2, b"before", [None])
     after = data.index(b"\n", pos) + 1
     assert read_lines(data, after, b"text", b"id")[3:5] == (b"after", [None])
 
 
 # Pieces of JSON lines, valid and not, that a line is made of
-_KEYS = ['"text"', '"id"', '"meta"', '"te\\u0078t"', '"id"', '"x"', "text", '"text"']
+_KEYS = ['"text"', '"id"', '"meta"', '"te\\u0078t"', '"id"', '"x"', "text", '"text"', '"meta.doi"', '"url"']
 _VALUES = [
     '"doi:10.1000/1"',
     '"a\\"b"',
@@ -112,17 +112,31 @@ _VALUES = [
     '"unterminated',
     '""',
     "[",
+    '{"doi": "10.1000/m", "n": 3}',
+    '{"doi": {"deeper": [1, "two"]}}',
+    "12345678901234567890123",
+    '["a", {"b": null}]',
+]
+
+# Provenance fields a scan may ask for: top-level, dotted, a dotted key held whole
+_FIELDS = [
+    (),
+    (("url", "url"),),
+    (("doi", "meta.doi"),),
+    (("m", "meta"), ("x", "x"), ("d", "meta.doi.deeper")),
 ]
 
 
 @st.composite
 def _lines(draw: st.DrawFn) -> bytes:
     pairs = draw(st.lists(st.tuples(st.sampled_from(_KEYS), st.sampled_from(_VALUES)), max_size=4))
-    sep = draw(st.sampled_from([", ", ",", " , ", ",,"]))
+    if draw(st.booleans()):  # most records have their text
+        pairs.insert(draw(st.integers(0, len(pairs))), ('"text"', '"doi:10.1000/1"'))
+    sep = draw(st.sampled_from([", ", ",", " , ", ", ", ",,"]))
     body = "{" + sep.join(f"{k}: {v}" for k, v in pairs) + "}"
     raw = body.encode()
     junk = draw(st.sampled_from([b"", b" ", b"\r", b"\xff", b"x", b"\x0c", b"}"]))
-    where = draw(st.sampled_from(["start", "end", "none"]))
+    where = draw(st.sampled_from(["start", "end", "none", "none"]))
     return junk + raw if where == "start" else raw + junk if where == "end" else raw
 
 
@@ -135,7 +149,7 @@ def test_any_line_read_in_c_reads_as_python_reads_it(lines: list[bytes]) -> None
     data = b"".join(line + b"\n" for line in lines)
     pos, n = 0, 0
     while pos < len(data):
-        pos2, count, offsets, text, rids, at = read_lines(data, pos, b"text", b"id")
+        pos2, count, offsets, text, rids, at, _spans = read_lines(data, pos, b"text", b"id")
         ends = memoryview(offsets).cast("i")
         for k, (rid, line_at) in enumerate(zip(rids, at, strict=True)):
             got = (rid, text[ends[k] : ends[k + 1]].decode())
@@ -150,6 +164,47 @@ def test_any_line_read_in_c_reads_as_python_reads_it(lines: list[bytes]) -> None
             n += 1
         pos = pos2
     assert n == len(lines)
+
+
+def _read(data: bytes, fields: tuple[tuple[str, str], ...], c: bool) -> list[jsonl.JsonlLine]:
+    """The stream's records read with the C reader, or with Python's reading alone."""
+    saved = jsonl._cjsonl
+    if not c:
+        jsonl._cjsonl = None  # type: ignore[assignment]
+    try:
+        return list(jsonl.iter_jsonl_records(io.BytesIO(data), "text", "id", fields=fields))
+    finally:
+        jsonl._cjsonl = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_lines(), min_size=1, max_size=8), st.sampled_from(_FIELDS))
+def test_any_stream_reads_as_python_reads_it_provenance_too(
+    lines: list[bytes], fields: tuple[tuple[str, str], ...]
+) -> None:
+    """A stream of such lines read with the C reader and without: the same records, line numbers
+    and skipped lines, and the same provenance values (read by JSON from the places the C reader
+    gives, a dotted path followed in Python as provenance.field_of follows it)."""
+    data = b"".join(line + b"\n" for line in lines)
+    assert _read(data, fields, True) == _read(data, fields, False)
+
+
+@pytest.mark.parametrize("fields", _FIELDS[1:])
+def test_provenance_read_in_c_as_python_reads_it(fields: tuple[tuple[str, str], ...]) -> None:
+    """Top-level, dotted and held-whole paths, nested values, numbers beyond int64, absent ones."""
+    lines = [
+        b'{"text": "t", "meta": {"doi": "10.1/x", "n": 3}, "url": "http://a", "x": 1}',
+        b'{"text": "u", "meta": {"doi": {"deeper": [1, "two"]}}, "x": 12345678901234567890123}',
+        b'{"text": "v", "meta.doi": "held whole", "meta": {"doi": "not this"}, "x": null}',
+        b'{"text": "w", "meta": [1, 2], "x": {"y": true}}',
+        b'{"text": "no fields"}',
+    ]
+    data = b"".join(line + b"\n" for line in lines)
+    got = _read(data, fields, True)
+    assert got == _read(data, fields, False)
+    runs = list(jsonl.iter_jsonl_blocks(io.BytesIO(data), "text", "id", fields=fields))
+    assert [type(r) for r in runs] == [jsonl.CRun]  # all five read in C
+    assert len({meta for _, _, _, meta in got}) >= 2
 
 
 def test_a_file_reads_the_same_with_the_c_reader_and_without(

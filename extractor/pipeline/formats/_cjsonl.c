@@ -1,14 +1,15 @@
 /* JSONL records read in C: a block of whole lines, each a JSON object whose text field (a
  * string) is decoded straight into one UTF-8 buffer, as an Arrow string column's, and whose id
  * field (a string, null or absent) is kept; no Python object per text, nor for the record's
- * other fields, which are only checked to be valid JSON (RFC 8259). Optional: formats/jsonl.py,
+ * other fields, which are only checked to be valid JSON (RFC 8259) — the values of the keys asked
+ * for (provenance fields) are given as places, for Python to read. Optional: formats/jsonl.py,
  * its only importer, reads every line in Python where it was not built.
  *
  * A line is read here only when its reading is plain: any line that is not, the reader stops
  * before, and jsonl.py reads it as always (orjson, then the careful reading), so the two
  * readings never differ. Not plain: invalid JSON, invalid UTF-8, a lone surrogate escape, a key
- * with an escape, the text or id field twice, a text that is not a string, an id that is not a
- * string or null, no text field, nesting deeper than MAX_DEPTH, a text of 2 GiB. */
+ * with an escape, the text or id field or a key asked for twice, a text that is not a string, an
+ * id that is not a string or null, no text field, nesting deeper than MAX_DEPTH, a text of 2 GiB. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -252,11 +253,22 @@ static int skip_value(Line *p, int depth)
 /* What one line is: */
 enum { NOT_PLAIN = 0, RECORD = 1, BLANK = 2 };
 
+/* Top-level keys whose values' places a record's reading gives (provenance fields, read by
+ * Python from those bytes). */
+typedef struct {
+    const char *const *key;
+    const Py_ssize_t *len;
+    Py_ssize_t n;
+} Keys;
+
 /* One line, b[0:n] without its newline: a record (its text appended to `texts`, its id to `ids`
- * or *has_id 0), a blank line, or a line left to Python; -1 with an exception set. */
+ * or *has_id 0, where each of `keys` has its value: span[2k], span[2k + 1], -1 where absent), a
+ * blank line, or a line left to Python; -1 with an exception set. */
 static int read_line(const unsigned char *b, Py_ssize_t n, const char *tkey, Py_ssize_t tlen, const char *ikey,
-                     Py_ssize_t ilen, Out *texts, Out *ids, int *has_id)
+                     Py_ssize_t ilen, const Keys *keys, Py_ssize_t *span, Out *texts, Out *ids, int *has_id)
 {
+    for (Py_ssize_t k = 0; k < 2 * keys->n; k++)
+        span[k] = -1;
     Py_ssize_t j = 0;
     while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\x0b' || b[j] == '\x0c'))
         j++;
@@ -303,8 +315,16 @@ static int read_line(const unsigned char *b, Py_ssize_t n, const char *tkey, Py_
                 } else if (!read_word(&p, "null", 4)) {
                     goto not_plain; /* a number or other id: Python names it */
                 }
-            } else if (skip_value(&p, 1) != 1) {
-                goto not_plain;
+            } else {
+                Py_ssize_t k = 0, at = p.i;
+                while (k < keys->n && !(klen == keys->len[k] && memcmp(b + k0, keys->key[k], (size_t)klen) == 0))
+                    k++;
+                if (k < keys->n && span[2 * k] >= 0)
+                    goto not_plain; /* a field twice: the last wins in Python */
+                if (skip_value(&p, 1) != 1)
+                    goto not_plain;
+                if (k < keys->n)
+                    span[2 * k] = at, span[2 * k + 1] = p.i;
             }
             skip_ws(&p);
             if (p.i < n && b[p.i] == ',') {
@@ -333,31 +353,47 @@ not_plain:
     return NOT_PLAIN;
 }
 
-/* read_lines(data, pos, text_key, id_key) -> (pos, lines, text_offsets, text_data, ids, record_lines) */
+/* read_lines(data, pos, text_key, id_key, keys=()) -> (pos, lines, text_offsets, text_data, ids, record_lines,
+ * spans) */
 static PyObject *py_read_lines(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_buffer view;
     Py_ssize_t pos, tlen, ilen;
     const char *tkey, *ikey;
-    if (!PyArg_ParseTuple(args, "y*ny#y#", &view, &pos, &tkey, &tlen, &ikey, &ilen))
+    PyObject *key_tuple = NULL;
+    if (!PyArg_ParseTuple(args, "y*ny#y#|O!", &view, &pos, &tkey, &tlen, &ikey, &ilen, &PyTuple_Type, &key_tuple))
         return NULL;
     const unsigned char *b = view.buf;
-    Py_ssize_t n = view.len, lines = 0, records = 0, ocap = 0;
+    Py_ssize_t n = view.len, lines = 0, records = 0, ocap = 0, nkeys = key_tuple == NULL ? 0 : PyTuple_GET_SIZE(key_tuple);
     Out texts = {NULL, 0, 0}, ids = {NULL, 0, 0};
     int32_t *offs = NULL;
-    PyObject *id_list = PyList_New(0), *line_list = PyList_New(0), *out = NULL;
-    if (id_list == NULL || line_list == NULL || pos < 0 || pos > n)
+    const char **kp = NULL;
+    Py_ssize_t *kl = NULL, *span = NULL;
+    PyObject *id_list = PyList_New(0), *line_list = PyList_New(0), *span_list = PyList_New(0), *out = NULL;
+    if (id_list == NULL || line_list == NULL || span_list == NULL)
         goto done;
-    if (grow((void **)&offs, ocap = 256, sizeof(int32_t)) < 0)
+    if (pos < 0 || pos > n) {
+        PyErr_SetString(PyExc_ValueError, "pos lies outside the data");
         goto done;
+    }
+    if (grow((void **)&offs, ocap = 256, sizeof(int32_t)) < 0 || grow((void **)&kp, nkeys + 1, sizeof(char *)) < 0 ||
+        grow((void **)&kl, nkeys + 1, sizeof(Py_ssize_t)) < 0 || grow((void **)&span, 2 * nkeys + 1, sizeof(Py_ssize_t)) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < nkeys; k++) {
+        char *kb;
+        if (PyBytes_AsStringAndSize(PyTuple_GET_ITEM(key_tuple, k), &kb, &kl[k]) < 0)
+            goto done;
+        kp[k] = kb;
+    }
+    Keys keys = {kp, kl, nkeys};
     offs[0] = 0;
     while (pos < n) {
         const unsigned char *nl = memchr(b + pos, '\n', (size_t)(n - pos));
         Py_ssize_t end = nl == NULL ? n : nl - b;
         Py_ssize_t id_at = ids.len;
         int has_id;
-        int what = read_line(b + pos, end - pos, tkey, tlen, ikey, ilen, &texts, &ids, &has_id);
+        int what = read_line(b + pos, end - pos, tkey, tlen, ikey, ilen, &keys, span, &texts, &ids, &has_id);
         if (what < 0)
             goto done;
         if (what == NOT_PLAIN)
@@ -377,30 +413,40 @@ static PyObject *py_read_lines(PyObject *self, PyObject *args)
             int bad = rid == NULL || ln == NULL || PyList_Append(id_list, rid) < 0 || PyList_Append(line_list, ln) < 0;
             Py_XDECREF(rid);
             Py_XDECREF(ln);
+            for (Py_ssize_t k = 0; !bad && k < 2 * nkeys; k++) {
+                PyObject *v = PyLong_FromSsize_t(span[k] < 0 ? -1 : pos + span[k]);
+                bad = v == NULL || PyList_Append(span_list, v) < 0;
+                Py_XDECREF(v);
+            }
             if (bad)
                 goto done;
         }
         lines++;
         pos = nl == NULL ? n : end + 1;
     }
-    out = Py_BuildValue("(nny#y#OO)", pos, lines, (const char *)offs, (Py_ssize_t)(4 * (records + 1)),
-                        texts.buf == NULL ? "" : texts.buf, texts.len, id_list, line_list);
+    out = Py_BuildValue("(nny#y#OOO)", pos, lines, (const char *)offs, (Py_ssize_t)(4 * (records + 1)),
+                        texts.buf == NULL ? "" : texts.buf, texts.len, id_list, line_list, span_list);
 done:
     PyBuffer_Release(&view);
     PyMem_Free(offs);
+    PyMem_Free(kp);
+    PyMem_Free(kl);
+    PyMem_Free(span);
     PyMem_Free(texts.buf);
     PyMem_Free(ids.buf);
     Py_XDECREF(id_list);
     Py_XDECREF(line_list);
+    Py_XDECREF(span_list);
     return out;
 }
 
 static PyMethodDef methods[] = {
     {"read_lines", py_read_lines, METH_VARARGS,
-     "read_lines(data, pos, text_key, id_key) -> (pos, lines, text_offsets, text_data, ids, record_lines): the "
-     "lines of data from pos read while each is a blank line or a plain record; pos is where the first line "
-     "left to Python starts (or len(data)), lines how many were read, the texts an Arrow string column's "
-     "int32 offsets and UTF-8 data, with each record's id (None where it has none) and line (from 0)."},
+     "read_lines(data, pos, text_key, id_key, keys=()) -> (pos, lines, text_offsets, text_data, ids, record_lines, "
+     "spans): the lines of data from pos read while each is a blank line or a plain record; pos is where the "
+     "first line left to Python starts (or len(data)), lines how many were read, the texts an Arrow string "
+     "column's int32 offsets and UTF-8 data, with each record's id (None where it has none), line (from 0), "
+     "and for each of the top-level keys the start and end in data of its value (-1, -1 where absent)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

@@ -1,5 +1,5 @@
 # Types of the JSONL reader's C part (_cjsonl.c); formats/jsonl.py is its only importer.
 
 def read_lines(
-    data: bytes, pos: int, text_key: bytes, id_key: bytes, /
-) -> tuple[int, int, bytes, bytes, list[str | None], list[int]]: ...
+    data: bytes, pos: int, text_key: bytes, id_key: bytes, keys: tuple[bytes, ...] = (), /
+) -> tuple[int, int, bytes, bytes, list[str | None], list[int], list[int]]: ...

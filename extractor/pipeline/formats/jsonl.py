@@ -202,12 +202,14 @@ JsonlLine = tuple[str | None, str | StreamedText | Skipped, int, Meta]
 
 class CRun(NamedTuple):
     """Consecutive records read in C (_cjsonl.read_lines): their ids (None where a record has
-    none), line numbers, and texts as an Arrow string column's int32 offsets and UTF-8 data."""
+    none), line numbers, texts as an Arrow string column's int32 offsets and UTF-8 data, and
+    provenance values."""
 
     rids: list[str | None]
     lines: list[int]
     offsets: bytes
     data: bytes
+    metas: list[Meta]
 
     def texts(self) -> Any:
         """The texts: an Arrow string array where a scan has loaded pyarrow (no Python object per
@@ -223,12 +225,55 @@ class CRun(NamedTuple):
         return [self.data[at[i] : at[i + 1]].decode() for i in range(n)]
 
 
-def _c_reader(text_field: str, id_field: str, fields: Sequence[tuple[str, str]]) -> Any:
-    """_cjsonl.read_lines where it reads these records as Python would: each field a top-level
-    key (a dotted path is followed in Python), no provenance fields, two fields apart."""
-    if _cjsonl is None or fields or "." in text_field or "." in id_field or text_field == id_field:
+class _CReader(NamedTuple):
+    """_cjsonl.read_lines with the top-level keys whose values the provenance fields are read
+    from: each field's path as one key, and a dotted path's first part."""
+
+    read: Any
+    keys: tuple[bytes, ...]
+    fields: Sequence[tuple[str, str]]
+
+    def metas(self, data: bytes, spans: list[int], records: int) -> list[Meta]:
+        """Each record's provenance values, as provenance.from_record reads them from the parsed
+        record: its fields' values read by JSON from their places in the line."""
+        if not self.fields:
+            return [()] * records
+        loads = _orjson.loads if _orjson is not None else json.loads
+        at = {key.decode(): 2 * i for i, key in enumerate(self.keys)}
+        width = 2 * len(self.keys)
+        out: list[Meta] = []
+        for r in range(records):
+            base = width * r
+            values = []
+            for _, path in self.fields:
+                first, *rest = path.split(".")
+                where = at[path] if spans[base + at[path]] >= 0 or not rest else at[first]
+                start, end = spans[base + where], spans[base + where + 1]
+                value = None if start < 0 else loads(data[start:end])
+                if where != at[path]:  # a dotted path into the object its first part holds
+                    for part in rest:
+                        if not isinstance(value, dict) or part not in value:
+                            value = None
+                            break
+                        value = value[part]
+                values.append(meta_value(value))
+            out.append(tuple(values))
+        return out
+
+
+def _c_reader(text_field: str, id_field: str, fields: Sequence[tuple[str, str]]) -> _CReader | None:
+    """The C reader where it reads these records as Python would: the text and id fields each a
+    top-level key (a dotted path is followed in Python), apart from each other and from the
+    provenance fields' keys."""
+    if _cjsonl is None or "." in text_field or "." in id_field or text_field == id_field:
         return None
-    return _cjsonl.read_lines
+    keys: dict[str, None] = {}
+    for _, path in fields:
+        keys[path] = None
+        keys[path.split(".")[0]] = None
+    if text_field in keys or id_field in keys:
+        return None
+    return _CReader(_cjsonl.read_lines, tuple(k.encode() for k in keys), fields)
 
 
 def iter_jsonl_records(
@@ -250,9 +295,7 @@ def iter_jsonl_records(
         if isinstance(block, CRun):
             texts = block.texts()
             texts = texts if isinstance(texts, list) else texts.to_pylist()
-            yield from (
-                (rid, text, n, ()) for rid, text, n in zip(block.rids, texts, block.lines, strict=True)
-            )
+            yield from zip(block.rids, texts, block.lines, block.metas, strict=True)
         else:
             yield from block
 
@@ -271,7 +314,7 @@ def iter_jsonl_blocks(
     n = 0
     field_re = re.compile(rb'"' + re.escape(text_field.encode()) + rb'"\s*:\s*"')
     reader = _c_reader(text_field, id_field, fields)
-    keys = (text_field.encode(), id_field.encode())
+    keys = (text_field.encode(), id_field.encode(), reader.keys if reader is not None else ())
     while True:
         # the whole lines buffered, when none of them is longer than a line held whole may be
         end = buf.peek(1 << 20).rfind(b"\n", 0, max_line + 1)
@@ -288,12 +331,14 @@ def iter_jsonl_blocks(
             pos = 0
             left: list[JsonlLine] = []
             while pos < len(data):
-                pos, lines, offsets, text, rids, at = reader(data, pos, *keys)
+                pos, lines, offsets, text, rids, at, spans = reader.read(data, pos, *keys)
                 if rids:
                     if left:
                         yield left
                         left = []
-                    yield CRun(rids, [n + 1 + a for a in at], offsets, text)
+                    yield CRun(
+                        rids, [n + 1 + a for a in at], offsets, text, reader.metas(data, spans, len(rids))
+                    )
                 n += lines
                 if pos < len(data):  # a line the C reader leaves to Python (never a blank one)
                     cut = data.index(b"\n", pos)
@@ -436,7 +481,7 @@ def records(
                         for rid, n in zip(block.rids, block.lines, strict=True)
                     ],
                     block.texts(),
-                    [()] * len(block.rids),
+                    block.metas,
                 )
                 continue
             for rid, text, n, meta in block:
