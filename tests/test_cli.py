@@ -325,23 +325,19 @@ def test_find_tsv_header_names_the_columns_of_one_rectangular_table(tmp_path: Pa
     assert len(run("find", "--format", "tsv", str(f)).stdout.decode().split("\t")) == 5
 
 
-@pytest.mark.parametrize("chosen", [None, "mimalloc"])
-def test_arrow_buffers_come_from_the_system_allocator_unless_the_user_chose(
-    tmp_path: Path, chosen: str | None
-) -> None:
-    """The command sets Arrow's allocator to the C library's before pyarrow loads (it returns
-    freed buffers to the OS: a process's peak is what it holds at once, issue 14); a user's
-    ARROW_DEFAULT_MEMORY_POOL is kept."""
+def _scan_in_a_child(tmp_path: Path, after: str, variable: str, chosen: str | None) -> str:
+    """What a child process prints that runs a one-worker scan of a small file (the command's
+    own setup of the process), with the environment `variable` unset or `chosen`, then `after`."""
     import os
 
     (tmp_path / "a.txt").write_text("doi:10.1000/182\n")
     code = (
-        "import sys; from extractor.cli import main; main(['scan', sys.argv[1], '-o', sys.argv[2],"
-        " '-q', '--workers', '1']); import pyarrow as pa; print(pa.default_memory_pool().backend_name)"
+        "import os, sys; from extractor.cli import main; main(['scan', sys.argv[1], '-o', sys.argv[2],"
+        f" '-q', '--workers', '1', '--force']); {after}"
     )
-    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    env = {k: v for k, v in os.environ.items() if k != variable}
     if chosen:
-        env["ARROW_DEFAULT_MEMORY_POOL"] = chosen
+        env[variable] = chosen
     done = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
         capture_output=True,
@@ -350,7 +346,23 @@ def test_arrow_buffers_come_from_the_system_allocator_unless_the_user_chose(
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == [chosen or "system"]
+    return done.stdout
+
+
+@pytest.mark.parametrize("chosen", [None, "mimalloc"])
+def test_arrow_buffers_come_from_the_system_allocator_unless_the_user_chose(
+    tmp_path: Path, chosen: str | None
+) -> None:
+    """The command sets Arrow's allocator to the C library's before pyarrow loads (it returns
+    freed buffers to the OS: a process's peak is what it holds at once, issue 14); a user's
+    ARROW_DEFAULT_MEMORY_POOL is kept."""
+    printed = _scan_in_a_child(
+        tmp_path,
+        "import pyarrow as pa; print(pa.default_memory_pool().backend_name)",
+        "ARROW_DEFAULT_MEMORY_POOL",
+        chosen,
+    )
+    assert printed.split() == [chosen or "system"]
 
 
 def test_openblas_runs_one_thread_unless_the_user_chose(tmp_path: Path) -> None:
@@ -362,26 +374,10 @@ def test_openblas_runs_one_thread_unless_the_user_chose(tmp_path: Path) -> None:
     pytest.importorskip("numpy")
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("OpenBLAS starts no thread of its own on one core")
-    (tmp_path / "a.txt").write_text("doi:10.1000/182\n")
-    code = (
-        "import os, sys; from extractor.cli import main; main(['scan', sys.argv[1], '-o', sys.argv[2],"
-        " '-q', '--workers', '1', '--force']); import numpy;"
-        " print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
-    )
+    after = "import numpy; print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
     seen = {}
     for chosen in (None, "2"):
-        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-        if chosen:
-            env["OPENBLAS_NUM_THREADS"] = chosen
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        value, threads = done.stdout.split()
+        value, threads = _scan_in_a_child(tmp_path, after, "OPENBLAS_NUM_THREADS", chosen).split()
         seen[chosen] = (value, int(threads))
     assert seen[None][0] == "1" and seen["2"][0] == "2"
     assert seen[None][1] == seen["2"][1] - 1
