@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             "wikidump",
             "csvrecords",
             "batches",
+            "jsonl",
         ),
     )
     ap.add_argument("--seconds", type=int, default=600, help="how long to fuzz (default 600)")

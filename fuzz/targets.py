@@ -24,6 +24,9 @@ spec or of the readers breaks (any other exception is a crash too).
 - `batches`: records (JSONL and Parquet) read in batches — the prose in C a run of texts, the rest
   alone, rows handed on as the table fills — give the mention rows that reading each record
   alone gives.
+- `jsonl`: JSONL lines made of the fuzzer's bytes (raw, inside a string, or a record around a
+  piece) read with the C reader (formats/_cjsonl.c) give what Python's reading alone gives:
+  records, ids, line numbers, skipped lines and provenance values.
 
 `streams`, `markup` and `syntaxes` read their input as pieces separated by NUL bytes, the first byte of a
 piece saying how many times it repeats: long runs and tokens from a few bytes (see expand()).
@@ -372,6 +375,40 @@ def batches(data: bytes) -> None:
             assert got[0] == got[1], fmt
 
 
+def jsonl(data: bytes) -> None:
+    import json
+
+    from extractor.pipeline.formats import jsonl as reader
+
+    made = []
+    for i, piece in enumerate(expand(data, 1 << 14).split(b"\x01")[:64]):
+        how, body = piece[:1], piece[1:]
+        if how == b"r":  # the bytes as a line
+            made.append(body.replace(b"\n", b" "))
+        elif how == b"s":  # the bytes inside the text string, escapes and all
+            made.append(
+                b'{"id": "r%d", "text": "' % (i % 5) + body.replace(b"\n", b" ") + b'", "meta": {"doi": 1}}'
+            )
+        else:
+            text = _text(body)
+            rec = (
+                {"text": text, "meta": {"doi": text[:24]}, "meta.doi": i}
+                if i % 3
+                else {"text": text, "id": i}
+            )
+            made.append(json.dumps(rec, ensure_ascii=i % 2 == 0).encode())
+    stream = b"\n".join(made) + b"\n"
+    saved = reader._cjsonl
+    for fields in ((), (("m", "meta"), ("d", "meta.doi"))):
+        with_c = list(reader.iter_jsonl_records(io.BytesIO(stream), "text", "id", fields=fields))
+        reader._cjsonl = None  # type: ignore[assignment]
+        try:
+            alone = list(reader.iter_jsonl_records(io.BytesIO(stream), "text", "id", fields=fields))
+        finally:
+            reader._cjsonl = saved
+        assert with_c == alone, fields
+
+
 def _mention_rows(tmp: str, path: str, fmt: str, alone: bool, limit: int) -> list[tuple[Any, ...]]:
     """(record, DOI, count, first offset, first raw, forms) of each mention row of a record file as
     a shard reads it: in batches, or each record alone (as with occurrences)."""
@@ -407,4 +444,5 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "wikidump": wikidump,
     "csvrecords": csvrecords,
     "batches": batches,
+    "jsonl": jsonl,
 }
