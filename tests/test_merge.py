@@ -202,3 +202,48 @@ def _check_merge_bucket(rows: list[tuple[int, int, int, int, int, int]]) -> None
     assert [
         (d["doi"], d["occurrences"], d["documents"], d["first_source"]) for d in dois.to_pylist()
     ] == sorted((d, sum(c), len(c), first_source[d]) for d, c in per_doi.items())
+
+
+def _partial(n: int, first: int, meta: list[str]) -> pa.RecordBatch:
+    from extractor.pipeline.write import PARTIAL_SCHEMA, with_meta
+
+    cols: dict[str, list[Any]] = {
+        "shard": [0] * n,
+        "doc": list(range(n)),
+        "source": ["a.txt"] * n,
+        "record": [None] * n,
+        "doi": [f"10.1000/{first + i}" for i in range(n)],
+        "count": [1] * n,
+        "first_offset": list(range(n)),
+        "first_line": [None] * n,
+        "first_raw": ["doi:x"] * n,
+        "forms": [1] * n,
+    }
+    return pa.RecordBatch.from_pydict(
+        cols | {m: ["v"] * n for m in meta}, schema=with_meta(PARTIAL_SCHEMA, meta)
+    )
+
+
+def test_a_buckets_rows_are_read_from_their_place_in_the_part_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The layout a part file's writing returns holds each bucket's byte range; the merge reads
+    the bucket's messages there, the first bucket's behind the file's magic and schema, with no
+    footer to open and parse. Where the schema is not the file's, the footer is read."""
+    from extractor.pipeline import parts
+    from extractor.pipeline.write import PARTIAL_SCHEMA, with_meta
+
+    schema = with_meta(PARTIAL_SCHEMA, ["url"])
+    path = str(tmp_path / "p.arrow")
+    layout = parts.write_part(
+        path, {0: [_partial(3, 0, ["url"]), _partial(2, 10, ["url"])], 5: [_partial(4, 20, ["url"])]}, schema
+    )
+    refs = {b: parts.PartRef(path, *where) for b, where in layout.items()}
+    by_footer = {b: parts.read_part(ref._replace(start=-1)) for b, ref in refs.items()}
+    assert [t.num_rows for t in by_footer.values()] == [5, 4]
+    with monkeypatch.context() as m:
+        m.setattr(pa, "memory_map", None)  # the footer's way is closed: only the byte range answers
+        for b, ref in refs.items():
+            assert parts.read_part(ref, schema).equals(by_footer[b])
+    other = with_meta(PARTIAL_SCHEMA, ["url", "year"])
+    assert parts.read_part(refs[5], other).equals(by_footer[5])

@@ -59,8 +59,9 @@ def merge_bucket_files(
 ) -> tuple[int, int, float]:
     """Merge one bucket's partial rows into its mentions and DOI part files; row counts, and the
     seconds spent writing Parquet."""
+    schema = with_meta(PARTIAL_SCHEMA, meta)
     return _merge_into(
-        pa.concat_tables([read_part(ref) for ref in files]).cast(with_meta(PARTIAL_SCHEMA, meta)),
+        pa.concat_tables([read_part(ref, schema) for ref in files]).cast(schema),
         dest_mentions,
         dest_dois,
         line_bases,

@@ -21,7 +21,7 @@ MetaValues = tuple[str | int | float | bool | None, ...]
 CITING_COLUMN = "citing_doi"
 # After the provenance columns when --citing-field gives citing_doi: whether the cited DOI is it.
 SELF_CITATION = "self_citation"
-PARTS_FORMAT = 4  # 4: the first line of each mention and occurrence
+PARTS_FORMAT = 5  # 4: the first line of each mention and occurrence; 5: each bucket's byte range
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
