@@ -149,3 +149,27 @@ def test_the_checker_sees_lazy_and_relative_imports() -> None:
     )  # lazy, in main()
     assert ("extractor.match.jsonstr", []) in _imports("extractor.match.html")  # `from . import jsonstr`
     assert any(t == "extractor.match" for t, _ in _imports("extractor.pipeline.search"))
+
+
+@pytest.mark.parametrize("ext", sorted(EXTENSIONS))
+def test_each_c_part_loaded_is_built_from_its_sources_as_they_are(ext: str) -> None:
+    """A C part that fails to compile is left out (setup.py: optional), and an in-place build then
+    keeps the copy it had, or copies an older one from build/: the tests would pass against code
+    that is not the source's. The part loaded is no older than the files it is built from (its
+    unity file, the folder of its parts, the shared headers), as setup.py's depends list them."""
+    import importlib
+
+    try:
+        module = importlib.import_module(ext)
+    except ImportError:
+        pytest.skip(f"{ext} was not built")
+    built = Path(module.__file__ or "")
+    unity = PKG / Path(*ext.split(".")[1:]).with_suffix(".c")
+    if not unity.exists() or built.parent != unity.parent:
+        pytest.skip(f"{ext} is not loaded from beside its sources (an installed copy)")
+    parts = unity.parent / unity.stem.lstrip("_")
+    sources = [unity, *parts.glob("*.[ch]"), *(PKG / "match" / "cscan").glob("*.h")]
+    newest = max(sources, key=lambda p: p.stat().st_mtime)
+    assert built.stat().st_mtime >= newest.stat().st_mtime, (
+        f"{built.name} is older than {newest.relative_to(PKG)}: it did not build (pip install -e . shows why)"
+    )
