@@ -231,7 +231,8 @@ class _CReader(NamedTuple):
 
     read: Any
     keys: tuple[bytes, ...]
-    fields: Sequence[tuple[str, str]]
+    # per provenance field: its path, and the places in `keys` of the path and of its first part
+    fields: tuple[tuple[str, int, int], ...]
 
     def metas(self, data: bytes, spans: list[int], records: int) -> list[Meta]:
         """Each record's provenance values, as provenance.from_record reads them from the parsed
@@ -239,23 +240,18 @@ class _CReader(NamedTuple):
         if not self.fields:
             return [()] * records
         loads = _orjson.loads if _orjson is not None else json.loads
-        at = {key.decode(): 2 * i for i, key in enumerate(self.keys)}
         width = 2 * len(self.keys)
         out: list[Meta] = []
-        for r in range(records):
-            base = width * r
+        for base in range(0, width * records, width):
             values = []
-            for _, path in self.fields:
-                first, *rest = path.split(".")
-                where = at[path] if spans[base + at[path]] >= 0 or not rest else at[first]
-                start, end = spans[base + where], spans[base + where + 1]
-                value = None if start < 0 else loads(data[start:end])
-                if where != at[path]:  # a dotted path into the object its first part holds
-                    for part in rest:
-                        if not isinstance(value, dict) or part not in value:
-                            value = None
-                            break
-                        value = value[part]
+            for path, whole, first in self.fields:
+                at = base + 2 * whole
+                if spans[at] < 0 and whole != first:  # a dotted path into its first part's object
+                    at = base + 2 * first
+                    found = None if spans[at] < 0 else loads(data[spans[at] : spans[at + 1]])
+                    value = field_of({path.split(".")[0]: found}, path)[1]
+                else:
+                    value = None if spans[at] < 0 else loads(data[spans[at] : spans[at + 1]])
                 values.append(meta_value(value))
             out.append(tuple(values))
         return out
@@ -267,13 +263,17 @@ def _c_reader(text_field: str, id_field: str, fields: Sequence[tuple[str, str]])
     provenance fields' keys."""
     if _cjsonl is None or "." in text_field or "." in id_field or text_field == id_field:
         return None
-    keys: dict[str, None] = {}
+    keys: dict[str, int] = {}
     for _, path in fields:
-        keys[path] = None
-        keys[path.split(".")[0]] = None
+        keys.setdefault(path, len(keys))
+        keys.setdefault(path.split(".")[0], len(keys))
     if text_field in keys or id_field in keys:
         return None
-    return _CReader(_cjsonl.read_lines, tuple(k.encode() for k in keys), fields)
+    return _CReader(
+        _cjsonl.read_lines,
+        tuple(k.encode() for k in keys),
+        tuple((path, keys[path], keys[path.split(".")[0]]) for _, path in fields),
+    )
 
 
 def iter_jsonl_records(
@@ -454,6 +454,10 @@ def records(
             base.append(lines_before(spec.path, spec.start))
         return base[0]
 
+    def line_name(n: int) -> str:
+        """A record without an id is named by its line, never merged with the file's others."""
+        return f"line {n + (lines_first() if ranged else 0)}"
+
     if ranged:
         skipped.before = lines_first
         raw = stream = byte_range(spec.path, spec.start, spec.stop)
@@ -477,7 +481,7 @@ def records(
                 texts += len(block.rids)
                 yield Records(
                     [
-                        f"line {n + (lines_first() if ranged else 0)}" if rid is None else rid
+                        line_name(n) if rid is None else rid
                         for rid, n in zip(block.rids, block.lines, strict=True)
                     ],
                     block.texts(),
@@ -491,8 +495,7 @@ def records(
                     continue
                 texts += 1
                 if rid is None:
-                    # never merged with the file's other id-less records
-                    line_id = f"line {n + (lines_first() if ranged else 0)}"
+                    line_id = line_name(n)
                     if isinstance(text, StreamedText):
                         text.line_id = line_id  # its id may still stand after its text
                     else:
