@@ -442,6 +442,27 @@ def test_lines_of_hits_are_counted_from_a_given_byte_and_newline_count() -> None
         assert native.newlines(every, a, b) == b - a
 
 
+def test_character_offsets_are_counted_over_long_runs_of_multibyte_text() -> None:
+    """A record's offsets are in characters: counted in 16-byte steps whose byte counters are
+    summed every 255 steps, so the runs between hits here are longer than that: ASCII (a lead
+    byte in every place), and characters of one to four bytes."""
+    filler = "aé€😀 " * 1500  # 11 bytes, 5 characters a time: 16,500 bytes between hits
+    text = (
+        f"{filler}10.1000/a {filler}doi:10.1000/ü {filler}x"
+        "https://doi.org/10.1000/c é 10.1000/d"
+        f"{filler[:4093]} 10.1000/e {'a' * 9000} 10.1000/f"
+    )
+    data = text.encode()
+    hits: list[tuple[int, int, int, str, str, int | None]] = []
+    native.scan(data, 0, len(data), 0, len(data) + 1, 7, None, hits, chars=True)
+    want = [
+        text.index(raw) + 7
+        for raw in ("10.1000/a", "doi:10.1000/ü", "https://", "10.1000/d", "10.1000/e", "10.1000/f")
+    ]
+    assert [h[0] for h in hits] == want
+    assert [h[1] - h[0] for h in hits] == [len(h[4]) for h in hits]
+
+
 @pytest.mark.parametrize("line_to", [0, 2, 5, 20, 40, 57])
 def test_the_matcher_counts_the_newlines_up_to_line_to_once(line_to: int) -> None:
     """The window loop takes the matcher's newline count up to the next window's start

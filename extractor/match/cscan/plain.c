@@ -122,6 +122,26 @@ static Py_ssize_t count_newlines(const unsigned char *d, Py_ssize_t a, Py_ssize_
     return n;
 }
 
+/* The characters of valid UTF-8 d[a:b): its bytes that are no continuation byte (0x80-0xBF, as a
+ * signed byte -128..-65), counted as count_newlines counts. */
+static Py_ssize_t count_lead_bytes(const unsigned char *d, Py_ssize_t a, Py_ssize_t b)
+{
+    Py_ssize_t n = 0;
+#ifdef __SSE2__
+    const __m128i last_cont = _mm_set1_epi8(-65), zero = _mm_setzero_si128();
+    while (a + 16 <= b) {
+        __m128i acc = zero;
+        for (int k = 0; k < 255 && a + 16 <= b; k++, a += 16)
+            acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(d + a)), last_cont));
+        __m128i sums = _mm_sad_epu8(acc, zero);
+        n += (Py_ssize_t)_mm_cvtsi128_si64(sums) + (Py_ssize_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+    }
+#endif
+    for (; a < b; a++)
+        n += (d[a] & 0xC0) != 0x80;
+    return n;
+}
+
 /* Decode the run (characters up to whitespace, '"' or a control) from byte q into s[a:],
  * until it has `want` characters; returns how many it has. The cut classes of the characters
  * read are OR-ed into *cuts (first_cut has nothing to do where they are 0). */
@@ -220,12 +240,11 @@ static int emit_key(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int
     if (k->chars) {
         /* count the characters (lead bytes) since the last hit; a URL hit that holds the one
          * before it starts before it (fuzz/corpus/cmatcher/found-unordered-spans): count back */
-        for (; k->cb < start; k->cb++)
-            k->cc += (B->b[k->cb] & 0xC0) != 0x80;
-        while (k->cb > start) {
-            k->cb--;
-            k->cc -= (B->b[k->cb] & 0xC0) != 0x80;
-        }
+        if (k->cb < start)
+            k->cc += count_lead_bytes(B->b, k->cb, start);
+        else
+            k->cc -= count_lead_bytes(B->b, start, k->cb);
+        k->cb = start;
         at = k->cc;
         to = at;
         for (Py_ssize_t i = start; i < end; i++)
