@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from enum import StrEnum
 
 
@@ -47,4 +48,10 @@ def forms_mask(forms: set[str] | set[Form]) -> int:
 
 def forms_of(mask: int) -> list[str]:
     """The sorted names of the display forms in a bit mask."""
-    return sorted(f.value for i, f in enumerate(FORMS) if mask >> i & 1)
+    return list(_forms_of(mask))
+
+
+@functools.lru_cache(maxsize=4096)
+def _forms_of(mask: int) -> tuple[str, ...]:
+    # each merge names the distinct masks of its rows: hundreds a bucket, the same ones each time
+    return tuple(sorted(f.value for i, f in enumerate(FORMS) if mask >> i & 1))

@@ -6,7 +6,7 @@ in one process's memory is deduplicated bucket by bucket (datatrove's exact-dedu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -41,13 +41,13 @@ def merge_bucket(
     # Sources and records as codes into their distinct values: a bucket holds few sources and a
     # record id per document, and every copy below (the sort, the filters, the final order) then
     # moves four bytes a row instead of a path (the merge's memory is its copies).
-    sources = pc.unique(table["source"])
-    records = pc.unique(table["record"])
+    sources, src_codes = _codes(table["source"])
+    records, rec_codes = _codes(table["record"])
     place = pc.add(pc.shift_left(table["shard"], 32), table["doc"])
     t = pa.table(
         {
-            "_src": pc.index_in(table["source"], value_set=sources),
-            "_rec": pc.index_in(table["record"], value_set=records, skip_nulls=False),
+            "_src": src_codes,
+            "_rec": rec_codes,
             "doi": table["doi"],
             "count": table["count"],
             "_place": place,
@@ -57,31 +57,35 @@ def merge_bucket(
     del place
     # In C the rows are grouped as they stand, each group's first row the one of its least first
     # offset (no sort of the rows, no copy of their DOIs in that order: a third of the merge).
-    g = _group_native(t, table["first_offset"])
-    if g is not None:
-        first = g["_row"]  # the row of the table with each group's first offset
-    else:
+    grouped = _group_native(t, table["first_offset"])
+    if grouped is None:
         # Sorted by offset, a group's least row number is its first offset and raw text: "min"
         # of a row number and one take cost less than hash "first" aggregations.
         order = pc.sort_indices(table["first_offset"])
         g = _group_arrow(t.take(order))
-        first = order.take(g["_row"])
-        del order
-    del t
+        grouped = order.take(g["_row"]), g["count"], g["_place"], g["forms"]
+        del order, g
+    first, count, place, mask = grouped  # first: the row of `table` with each group's first offset
+    del grouped, t
+    # The groups in output order, found on their numbers alone; each column is then taken once,
+    # through `first`, from the rows (a group's source, record and DOI are its first row's).
+    first_offset = table["first_offset"].take(first)
+    order = _place_order(place, first_offset, lambda: table["doi"].take(first))
+    first = first.take(order)
     g = pa.table(
         {
-            "_place": g["_place"],
-            "first_offset": table["first_offset"].take(first),
+            "_place": place.take(order),
+            "first_offset": first_offset.take(order),
             "first_line": table["first_line"].take(first),
-            "doi": g["doi"],
+            "doi": table["doi"].take(first),
             "_first": first,
-            "_src": g["_src"],
-            "_rec": g["_rec"],
-            "count": g["count"],
-            "_mask": g["forms"],
+            "_src": src_codes.take(first),
+            "_rec": rec_codes.take(first),
+            "count": count.take(order),
+            "_mask": mask.take(order),
         }
-    ).sort_by([("_place", "ascending"), ("first_offset", "ascending"), ("doi", "ascending")])
-    del first
+    )
+    del first, count, place, mask, first_offset, order, src_codes, rec_codes
     masks = pc.unique(g["_mask"])
     names = pa.array([forms_of(m) for m in masks.to_pylist()], pa.list_(pa.string()))
     citing = CITING_COLUMN in meta
@@ -120,6 +124,32 @@ def merge_bucket(
         schema=DOIS_SCHEMA,
     ).sort_by([("doi", "ascending")])
     return mentions, dois
+
+
+def _place_order(place: pa.Array, first_offset: pa.Array, dois: Callable[[], pa.Array]) -> pa.Array:
+    """The order of groups by (place, first offset, DOI). Two groups share a place and a first
+    offset only where two DOIs start at one place of one document, which the matcher never
+    reports: the DOIs (`dois()`, a copy of every group's) are read only when some do."""
+    import pyarrow.compute as pc
+
+    keys = [("_place", "ascending"), ("first_offset", "ascending")]
+    order = pc.sort_indices(pa.table({"_place": place, "first_offset": first_offset}), sort_keys=keys)
+    if len(order) > 1:
+        p, o = place.take(order), first_offset.take(order)
+        tie = pc.and_(pc.equal(p[1:], p[:-1]), pc.equal(o[1:], o[:-1]))
+        if pc.any(tie).as_py():
+            both = pa.table({"_place": place, "first_offset": first_offset, "doi": dois()})
+            order = pc.sort_indices(both, sort_keys=[*keys, ("doi", "ascending")])
+    return order
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """A column's distinct values (null among them) and each row's int32 code into them, in one
+    hash pass (distinct values, then a lookup of every row, took twice as long)."""
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
+    return encoded.dictionary, encoded.indices
 
 
 def parent_dois(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
@@ -165,12 +195,13 @@ def _per_doi_native(mentions: pa.Table) -> tuple[Any, Any, Any, Any] | None:
     return doi.take(first), count, rows, first
 
 
-def _group_native(t: pa.Table, first_offsets: Any = None) -> pa.Table | None:
-    """The groups of rows `t` by (source, record, DOI), one row each: its codes and DOI, counts
-    summed, its first row (`_row`, into t), least place, forms OR-ed. The rows come in
-    first-offset order, or in any order with their `first_offsets` (a group's first row is then
-    its least offset's, the earliest on a tie). One hash pass in C over the columns' buffers;
-    None without the C part."""
+def _group_native(
+    t: pa.Table, first_offsets: Any = None
+) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array] | None:
+    """The groups of rows `t` by (source, record, DOI): each group's first row (into t), counts
+    summed, least place and forms OR-ed. The rows come in first-offset order, or in any order
+    with their `first_offsets` (a group's first row is then its least offset's, the earliest on
+    a tie). One hash pass in C over the columns' buffers; None without the C part."""
     cols = {name: t[name].combine_chunks() for name in ("_src", "_rec", "doi", "count", "_place", "forms")}
     offsets = None if first_offsets is None else first_offsets.combine_chunks()
     grouped = _hash_groups(
@@ -179,17 +210,7 @@ def _group_native(t: pa.Table, first_offsets: Any = None) -> pa.Table | None:
     if grouped is None:
         return None
     first, count, place, forms, _rows = grouped
-    return pa.table(
-        {
-            "_src": cols["_src"].take(first),
-            "_rec": cols["_rec"].take(first),
-            "doi": cols["doi"].take(first),
-            "count": count,
-            "_row": first,
-            "_place": place,
-            "forms": forms,
-        }
-    )
+    return first, count, place, forms
 
 
 def _hash_groups(
@@ -240,7 +261,8 @@ def _values(a: pa.Array, width: int) -> pa.Buffer:
 
 def _group_arrow(t: pa.Table) -> pa.Table:
     """The groups of rows `t` (in first-offset order) by (source, record, DOI) with Arrow's
-    kernels, as _group_native makes them (the package without its C part)."""
+    kernels (the package without its C part): each group with its first row `_row`, as
+    _group_native gives them."""
     import pyarrow.compute as pc
 
     t = t.append_column("_row", _row_numbers(t.num_rows))
