@@ -6,7 +6,10 @@ Layers, data flowing one way: `cli` → `engines` → `pipeline` → `match` (AR
 
 from __future__ import annotations
 
-from .match import FindStats, Form, Hit, canonicalize, find_dois, is_equivalent, to_uri, to_url
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .match import FindStats, Form, Hit, canonicalize, find_dois, is_equivalent, to_uri, to_url
 
 __version__ = "0.1.0"
 
@@ -21,3 +24,13 @@ __all__ = [
     "to_uri",
     "to_url",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The API from match, loaded when first asked for (PEP 562): `doi-extract scan` starts its
+    # workers' server before it loads the matcher, and `--version` never loads it.
+    if name in __all__ and name != "__version__":
+        from . import match
+
+        return getattr(match, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

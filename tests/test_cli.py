@@ -12,6 +12,8 @@ import pytest
 
 from extractor.pipeline.decode import detect_kind
 
+from .helpers import run_json
+
 SAMPLE = Path(__file__).resolve().parent.parent / "corpora" / "sample"
 
 
@@ -403,6 +405,35 @@ def test_a_scan_does_not_load_pandas_yet_pyarrow_still_reaches_it(tmp_path: Path
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["0 False", "DataFrame ['10.1000/182', '10.1000/183']"]
+
+
+def test_scan_starts_its_workers_server_before_it_loads_the_matcher(tmp_path: Path) -> None:
+    """The workers' server loads the pipeline, the matcher and pyarrow (0.4-0.5 s), and the
+    shards wait for it: it starts first thing, while this process loads its own. So the console
+    script's import of the CLI loads neither the matcher nor pyarrow (the matcher was 85 ms of it,
+    every worker ready that much later)."""
+    (tmp_path / "a.txt").write_text("doi:10.1000/182\n")
+    code = (
+        "import sys; import extractor.cli\n"
+        "from multiprocessing import forkserver\n"
+        "loaded = sorted(m for m in ('extractor.match', 'pyarrow') if m in sys.modules)\n"
+        "started = []\n"
+        "real = forkserver.ensure_running\n"
+        "def ensure_running():\n"
+        "    started.append(sorted(m for m in ('extractor.match', 'pyarrow') if m in sys.modules))\n"
+        "    real()\n"
+        "forkserver.ensure_running = ensure_running\n"
+        "rc = extractor.cli.main(['scan', sys.argv[1], '-o', sys.argv[2], '--workers', '2', '--quiet'])\n"
+        "print(rc, loaded, started[:1], file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stderr.splitlines()[-1] == "0 [] [[]]", done.stderr
+    assert run_json(tmp_path / "out")["distinct_dois"] == 1
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,6 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from ..match import KINDS
-from ..match.syntaxes import SYNTAX_CHOICES
 
 
 class _Help(argparse.RawDescriptionHelpFormatter):
@@ -110,6 +108,11 @@ def _epilog(*parts: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # the matcher's tables, loaded here and not with this module: `scan` starts its workers'
+    # server before anything else is loaded (main)
+    from ..match import KINDS
+    from ..match.syntaxes import SYNTAX_CHOICES
+
     common = _common()
     ap = argparse.ArgumentParser(
         prog="doi-extract",
