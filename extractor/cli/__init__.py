@@ -6,10 +6,12 @@ A thin shell: argument parsing and output formatting around the pipeline and the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import __version__
 
@@ -394,5 +396,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
+def run() -> NoReturn:
+    """The console script and `python -m extractor`: main(), the process's exit status. A scan
+    ends without the interpreter's teardown of all that it loaded (pyarrow, the matcher: 40 ms
+    of a 1 s scan of 210 MB), its output written and closed, its engine shut down, and stdout,
+    stderr and the log flushed first."""
+    rc = main()
+    if sys.argv[1:2] == ["scan"]:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass  # the reader has gone: quiet, as grep is
+        except (OSError, ValueError):
+            rc = rc or 120  # the interpreter's own status when its final flush fails
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        logging.shutdown()
+        os._exit(rc)
+    sys.exit(rc)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
