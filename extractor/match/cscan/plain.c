@@ -99,48 +99,35 @@ static int add_by_method(PyObject *table, const Buf *B, Py_ssize_t start, Py_ssi
 
 static int collect_hit(struct PFound *f, Py_ssize_t start, Py_ssize_t end, int form, const cp_t *name, Py_ssize_t nn);
 
-/* How many newlines bytes [a, b) of the data hold: 16 bytes a step where SSE2 is (this runs
- * over every byte of a text file, for its line numbers). */
-static Py_ssize_t count_newlines(const unsigned char *d, Py_ssize_t a, Py_ssize_t b)
+/* How many bytes of d[a:b) are newlines (lead = 0), or are no UTF-8 continuation byte (lead = 1:
+ * the characters of valid UTF-8, 0x80-0xBF being -128..-65 as signed bytes): 16 bytes a step
+ * where SSE2 is (this runs over every byte of a text file, for its line numbers, and of a
+ * record's text, for its character offsets). Called with a constant `lead`, as the two below. */
+static inline Py_ssize_t count_bytes(const unsigned char *d, Py_ssize_t a, Py_ssize_t b, int lead)
 {
     Py_ssize_t n = 0;
 #ifdef __SSE2__
-    /* Each step subtracts the compare's -1 per newline from byte counters; after at most 255
-     * steps (a counter's limit) their sum is taken by one SAD against zero. No popcount, which
-     * the baseline x86-64 target makes a library call. */
-    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    /* Each step subtracts the compare's -1 per byte counted from byte counters; after at most
+     * 255 steps (a counter's limit) their sum is taken by one SAD against zero. No popcount,
+     * which the baseline x86-64 target makes a library call. */
+    const __m128i nl = _mm_set1_epi8('\n'), last_cont = _mm_set1_epi8(-65), zero = _mm_setzero_si128();
     while (a + 16 <= b) {
         __m128i acc = zero;
-        for (int k = 0; k < 255 && a + 16 <= b; k++, a += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(d + a)), nl));
+        for (int k = 0; k < 255 && a + 16 <= b; k++, a += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(d + a));
+            acc = _mm_sub_epi8(acc, lead ? _mm_cmpgt_epi8(v, last_cont) : _mm_cmpeq_epi8(v, nl));
+        }
         __m128i sums = _mm_sad_epu8(acc, zero);
         n += (Py_ssize_t)_mm_cvtsi128_si64(sums) + (Py_ssize_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
     }
 #endif
     for (; a < b; a++)
-        n += d[a] == '\n';
+        n += lead ? (d[a] & 0xC0) != 0x80 : d[a] == '\n';
     return n;
 }
 
-/* The characters of valid UTF-8 d[a:b): its bytes that are no continuation byte (0x80-0xBF, as a
- * signed byte -128..-65), counted as count_newlines counts. */
-static Py_ssize_t count_lead_bytes(const unsigned char *d, Py_ssize_t a, Py_ssize_t b)
-{
-    Py_ssize_t n = 0;
-#ifdef __SSE2__
-    const __m128i last_cont = _mm_set1_epi8(-65), zero = _mm_setzero_si128();
-    while (a + 16 <= b) {
-        __m128i acc = zero;
-        for (int k = 0; k < 255 && a + 16 <= b; k++, a += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(d + a)), last_cont));
-        __m128i sums = _mm_sad_epu8(acc, zero);
-        n += (Py_ssize_t)_mm_cvtsi128_si64(sums) + (Py_ssize_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
-    }
-#endif
-    for (; a < b; a++)
-        n += (d[a] & 0xC0) != 0x80;
-    return n;
-}
+static Py_ssize_t count_newlines(const unsigned char *d, Py_ssize_t a, Py_ssize_t b) { return count_bytes(d, a, b, 0); }
+static Py_ssize_t count_lead_bytes(const unsigned char *d, Py_ssize_t a, Py_ssize_t b) { return count_bytes(d, a, b, 1); }
 
 /* Decode the run (characters up to whitespace, '"' or a control) from byte q into s[a:],
  * until it has `want` characters; returns how many it has. The cut classes of the characters
