@@ -23,6 +23,13 @@ def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[b
     )
 
 
+def run_code(code: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -c code args…` in a child process: what a fresh process loads and does."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
 def test_find_prints_one_canonical_doi_per_hit(tmp_path: Path) -> None:
     f = tmp_path / "a.txt"
     f.write_text("doi:10.1000/182 and https://doi.org/10.1000/182. Also 10.1038/NATURE12373.\n")
@@ -340,13 +347,7 @@ def _scan_in_a_child(tmp_path: Path, after: str, variable: str, chosen: str | No
     env = {k: v for k, v in os.environ.items() if k != variable}
     if chosen:
         env[variable] = chosen
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    done = run_code(code, str(tmp_path / "a.txt"), str(tmp_path / "out"), env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -397,12 +398,7 @@ def test_a_scan_does_not_load_pandas_yet_pyarrow_still_reaches_it(tmp_path: Path
         " import pyarrow.parquet as pq; df = pq.read_table(sys.argv[2] + '/dois').to_pandas();"
         " print(type(df).__name__, sorted(df['doi']))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_code(code, str(tmp_path / "a.txt"), str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["0 False", "DataFrame ['10.1000/182', '10.1000/183']"]
 
@@ -426,12 +422,7 @@ def test_scan_starts_its_workers_server_before_it_loads_the_matcher(tmp_path: Pa
         "rc = extractor.cli.main(['scan', sys.argv[1], '-o', sys.argv[2], '--workers', '2', '--quiet'])\n"
         "print(rc, loaded, started[:1], file=sys.stderr)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "a.txt"), str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_code(code, str(tmp_path / "a.txt"), str(tmp_path / "out"))
     assert done.stderr.splitlines()[-1] == "0 [] [[]]", done.stderr
     assert run_json(tmp_path / "out")["distinct_dois"] == 1
 
@@ -448,21 +439,14 @@ def test_a_scan_ends_without_the_interpreters_teardown_its_output_whole(tmp_path
         "extractor.cli.run()"
     )
 
-    def scan(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-c", code, "scan", *args], capture_output=True, text=True, timeout=120
-        )
-
-    done = scan(str(tmp_path / "a.txt"), "-o", str(tmp_path / "out"), "--json")
+    done = run_code(code, "scan", str(tmp_path / "a.txt"), "-o", str(tmp_path / "out"), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["distinct_dois"] == 2
     assert "teardown" not in done.stderr
-    failed = scan(str(tmp_path / "missing.txt"), "-o", str(tmp_path / "out2"), "--json")
+    failed = run_code(code, "scan", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "out2"), "--json")
     assert failed.returncode not in (0, None) and "teardown" not in failed.stderr
     # every other command ends as Python does
-    version = subprocess.run(
-        [sys.executable, "-c", code, "--version"], capture_output=True, text=True, timeout=120
-    )
+    version = run_code(code, "--version")
     assert version.returncode == 0 and "teardown" in version.stderr
 
 
@@ -486,12 +470,7 @@ def test_find_and_the_parser_load_no_pyarrow(
         "print(rc, sorted(m for m in ('pyarrow', 'numpy') if m in sys.modules), file=sys.stderr)"
     )
     file = str(tmp_path / "a.txt")
-    done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps([w.replace("{file}", file) for w in argv])],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_code(code, json.dumps([w.replace("{file}", file) for w in argv]))
     assert done.stderr.splitlines()[-1] == "0 []", done.stderr
     if printed is not None:
         assert done.stdout.splitlines() == [w.replace("{file}", file) for w in printed]
