@@ -74,7 +74,6 @@ def merge_bucket(
     first = first.take(order)
     g = pa.table(
         {
-            "_place": place.take(order),
             "first_offset": first_offset.take(order),
             "first_line": table["first_line"].take(first),
             "doi": table["doi"].take(first),

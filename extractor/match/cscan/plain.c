@@ -233,9 +233,7 @@ static int emit_key(Sink *k, const Buf *B, Py_ssize_t start, Py_ssize_t end, int
             k->cc -= count_lead_bytes(B->b, start, k->cb);
         k->cb = start;
         at = k->cc;
-        to = at;
-        for (Py_ssize_t i = start; i < end; i++)
-            to += (B->b[i] & 0xC0) != 0x80;
+        to = at + count_lead_bytes(B->b, start, end);
     }
     int64_t line = -1;
     if (k->line_base >= 0) {
