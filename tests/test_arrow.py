@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor import canonicalize, find_dois
@@ -55,7 +55,6 @@ def test_extract_batch_equals_find_dois(kind: str | None) -> None:
 
 
 @given(st.lists(st.lists(st.sampled_from(PIECES), max_size=12), min_size=1, max_size=6))
-@settings(max_examples=300, deadline=None)
 def test_extract_batch_equals_find_dois_on_generated_texts(texts: list[list[str]]) -> None:
     # Arrow strings are UTF-8: lone surrogates (invalid bytes in a file) cannot be in them.
     values = [clean("".join(t))[0] for t in texts]
@@ -276,7 +275,6 @@ ID_PIECES = [
 @given(
     st.lists(st.one_of(st.none(), st.lists(st.sampled_from(ID_PIECES), max_size=6).map("".join)), max_size=30)
 )
-@settings(max_examples=1500, deadline=None)
 def test_canonicalize_array_is_canonicalize_element_wise(values: list[str | None]) -> None:
     want = [canonicalize(v) for v in values]
     for string_type in (pa.string(), pa.large_string()):

@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.match import native
@@ -109,7 +109,6 @@ _PIECES = [
 
 
 @needs_c
-@settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=8))
 def test_a_text_read_in_c_as_prose_is_prose_to_every_sniff(pieces: list[str]) -> None:
     text = "".join(pieces)

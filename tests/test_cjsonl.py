@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.pipeline.formats import jsonl
@@ -140,7 +140,6 @@ def _lines(draw: st.DrawFn) -> bytes:
     return junk + raw if where == "start" else raw + junk if where == "end" else raw
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.lists(_lines(), min_size=1, max_size=6))
 def test_any_line_read_in_c_reads_as_python_reads_it(lines: list[bytes]) -> None:
     """Lines drawn from valid and invalid pieces: each line the C reader reads gives the id and
@@ -177,7 +176,6 @@ def _read(data: bytes, fields: tuple[tuple[str, str], ...], c: bool) -> list[jso
         jsonl._cjsonl = saved
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(_lines(), min_size=1, max_size=8), st.sampled_from(_FIELDS))
 def test_any_stream_reads_as_python_reads_it_provenance_too(
     lines: list[bytes], fields: tuple[tuple[str, str], ...]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from extractor.match import FORMS, find_spans, kind_of, native
@@ -71,7 +71,6 @@ def test_c_matcher_agrees_on_corpora(path: Path) -> None:
 
 
 @given(st.lists(st.sampled_from(PIECES), max_size=30))
-@settings(max_examples=3000, deadline=None)
 def test_c_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
     agree("".join(pieces).encode("utf-8", "surrogateescape"))
 
@@ -111,7 +110,6 @@ def long_tokens(draw: st.DrawFn) -> str:
 
 
 @given(long_tokens())
-@settings(max_examples=1500, deadline=None)
 def test_c_left_context_of_long_tokens_agrees(text: str) -> None:
     """The left context read from what the scan learnt of the text before (LeftCache), for
     anchors in a token longer than 64 characters, as find.py reads it back whole."""
@@ -133,14 +131,12 @@ def close_anchors(draw: st.DrawFn) -> str:
 
 
 @given(close_anchors())
-@settings(max_examples=1500, deadline=None)
 def test_c_left_context_of_close_anchors_agrees(text: str) -> None:
     for kind in ("plain", "pdf"):
         agree(text.encode("utf-8", "surrogateescape"), kind)
 
 
 @given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=10))
-@settings(max_examples=300, deadline=None)
 def test_c_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
     # Pieces repeated hundreds of times: anchors, runs and brackets near every window's bound.
     agree("".join(p * k for p, k in pieces).encode("utf-8", "surrogateescape"))
@@ -185,7 +181,6 @@ def test_c_matcher_agrees_on_long_runs(text: str) -> None:
     st.sampled_from(["", " ", ">", "/", "!", "?x=1", ",10.1234/x", "(", ")", "é"]),
     st.sampled_from(["", "https://doi.org/", "doi:", "urn:doi:", "x.org/"]),
 )
-@settings(max_examples=1500, deadline=None)
 def test_c_matcher_agrees_on_cuts_near_its_first_window(
     filler: int, cut: str, tag: str, name: int, stop: str, prefix: str
 ) -> None:
@@ -203,7 +198,6 @@ def test_c_matcher_agrees_on_cuts_near_its_first_window(
     st.sampled_from(["cd", "(1)", "123", "10.1234/y", "Next"]),
     st.sampled_from(["", " and 10.1234/x123\n456 z", " and 10.1234/x99\n9999 z and 10.1234/x12345 w"]),
 )
-@settings(max_examples=1500, deadline=None)
 def test_c_pdf_matcher_agrees_on_a_cut_before_a_break(
     run: int, cut: str, last: str, brk: str, nxt: str, evidence: str
 ) -> None:
@@ -241,13 +235,11 @@ def test_c_pdf_matcher_agrees_on_pdf_corpora(path: Path) -> None:
 
 
 @given(st.lists(st.sampled_from(PDF_PIECES + PIECES), max_size=40))
-@settings(max_examples=3000, deadline=None)
 def test_c_pdf_matcher_agrees_on_generated_text(pieces: list[str]) -> None:
     agree("".join(pieces).encode("utf-8", "surrogateescape"), "pdf")
 
 
 @given(st.lists(st.tuples(st.sampled_from(PDF_PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=8))
-@settings(max_examples=200, deadline=None)
 def test_c_pdf_matcher_agrees_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
     # joins of long pieces: logical names past every window, the evidence keys of such names
     agree("".join(p * k for p, k in pieces).encode("utf-8", "surrogateescape"), "pdf")
@@ -334,7 +326,6 @@ def _layout(draw: st.DrawFn) -> str:
 
 
 @given(_layout())
-@settings(max_examples=1500, deadline=None)
 def test_c_pdf_matcher_agrees_on_generated_layouts(text: str) -> None:
     agree(text.encode(), "pdf")
 
@@ -350,7 +341,6 @@ def test_c_pdf_matcher_agrees_on_generated_layouts(text: str) -> None:
 )
 # a URL hit holding the one before it, not ASCII: its byte offset was read in order of start
 @example(["https:////doi.org/", "10.1000/182", ")", "10.1000/182", "154 A. Sundström"], 0, 1, 0, 0, False, 0)
-@settings(max_examples=1000, deadline=None)
 def test_c_pdf_matcher_reads_windows_as_the_python_matcher(
     pieces: list[str], lo: int, cut: int, rlo: int, rhi: int, chars: bool, line_base: int
 ) -> None:
@@ -696,7 +686,6 @@ def test_c_syntax_matcher_agrees_on_the_spec_table(name: str, row: Row) -> None:
 
 @pytest.mark.parametrize("syntax", sorted(SYNTAX_PIECES))
 @given(data=st.data())
-@settings(max_examples=2000, deadline=None)
 def test_c_syntax_matcher_agrees_on_generated_text(syntax: str, data: st.DataObject) -> None:
     pieces = data.draw(st.lists(st.sampled_from(SYNTAX_PIECES[syntax]), max_size=40))
     text = "".join(pieces).encode("utf-8", "surrogateescape")
@@ -705,7 +694,6 @@ def test_c_syntax_matcher_agrees_on_generated_text(syntax: str, data: st.DataObj
 
 @pytest.mark.parametrize("syntax", sorted(SYNTAX_PIECES))
 @given(data=st.data())
-@settings(max_examples=500, deadline=None)
 def test_c_syntax_matcher_reads_windows_as_the_python_matcher(syntax: str, data: st.DataObject) -> None:
     """As the window loop calls it (hits chosen by start in [lo, cut), offsets, the end of the
     last hit): the same table rows, hits and returns as the Python matcher in the syntax."""

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import extractor.match.find as F
@@ -42,7 +42,6 @@ def test_fast_path_agrees_on_corpora(path: Path) -> None:
 
 
 @given(st.lists(st.sampled_from(FAST_PIECES), max_size=25))
-@settings(max_examples=1500)
 def test_fast_path_agrees_on_generated_text(pieces: list[str]) -> None:
     text = "".join(pieces)
     for kind in ("plain", "html"):
@@ -79,7 +78,6 @@ def full_pdf_rules(text: str, monkeypatch: pytest.MonkeyPatch) -> list[F.Hit]:
 
 
 @given(st.lists(st.sampled_from(PDF_PIECES), max_size=30))
-@settings(max_examples=1500, deadline=None)
 def test_pdf_shortcuts_agree_with_the_full_rules(pieces: list[str]) -> None:
     """Issue 15: a DOI at a line end whose next line starts something new is decided without
     the column search, and a name with no character any cut rule reacts to is whole at once;
@@ -172,7 +170,6 @@ def with_and_without_the_shortcut(text: str, kind: str) -> tuple[tuple[object, .
 
 
 @given(st.lists(st.sampled_from(EMPTY_PIECES), max_size=20))
-@settings(max_examples=1500, deadline=None)
 def test_an_empty_suffix_told_early_agrees_with_the_full_reading(pieces: list[str]) -> None:
     """An anchor whose suffix opens with an unbalanced closing bracket, or with a comma or
     semicolon before the next DOI, is passed over before its left context is read: the hits and
@@ -222,7 +219,6 @@ URL_PIECES = [
 
 
 @given(st.lists(st.sampled_from(URL_PIECES), max_size=12))
-@settings(max_examples=2000, deadline=None)
 def test_urlish_shortcut_is_the_full_search(pieces: list[str]) -> None:
     token = "".join(pieces)
     assert F._urlish(token) == (F.URLISH.search(token) is not None), token

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor import find_dois
@@ -42,7 +42,6 @@ def test_runs_of_10_dot_are_read_once_on_every_path(tmp_path: Path) -> None:
         st.sampled_from(["10.", "10", "1", "0", ".", "/", "%2F", ":", " ", "\n", "\t", "x"]), max_size=60
     )
 )
-@settings(max_examples=1500, deadline=None)
 def test_anchor_scan_finds_what_the_single_pattern_found(pieces: list[str]) -> None:
     text = "".join(pieces)
     for pdf, old in ((False, _OLD_ANCHOR), (True, _OLD_ANCHOR_PDF)):

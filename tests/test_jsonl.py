@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.match import find_spans
@@ -252,7 +252,6 @@ _JSON_PIECES = [
     st.lists(st.sampled_from(_JSON_PIECES), max_size=40),
     st.lists(st.integers(1, 30), min_size=1, max_size=10),
 )
-@settings(max_examples=500, deadline=None)
 def test_streamed_json_string_decodes_like_json_loads(pieces: list[str], cuts: list[int]) -> None:
     body = "".join(pieces)
     raw = body + '"' + ', "id": 1}'
@@ -272,7 +271,6 @@ def test_streamed_json_string_decodes_like_json_loads(pieces: list[str], cuts: l
 
 
 @given(st.lists(st.sampled_from(_JSON_PIECES), max_size=30))
-@settings(max_examples=300, deadline=None)
 def test_html_json_view_decodes_like_the_streamed_decoder(pieces: list[str]) -> None:
     """One decoder for both: what the JSON-LD view reads equals what the JSONL reader reads."""
     from extractor.match.html import html_views

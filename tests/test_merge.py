@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.pipeline import ScanConfig
@@ -87,7 +87,6 @@ _RECORDS = [None, "r1", "r\x00x", "r", "r\x00"]  # NULs: joined keys that could 
         max_size=120,
     )
 )
-@settings(max_examples=300, deadline=None)
 @pytest.mark.parametrize("grouping", ["C", "Arrow"])
 def test_merge_bucket_equals_a_plain_merge(
     grouping: str, rows: list[tuple[int, int, int, int, int, int]]

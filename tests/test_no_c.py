@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.match import native
@@ -116,7 +116,6 @@ def test_import_find_and_version_without_the_extension() -> None:
 
 @needs_c
 @given(st.binary(max_size=64), st.integers(0, 70), st.integers(-1, 70))
-@settings(max_examples=2000, deadline=None)
 def test_invalid_bytes_in_python_equals_c(data: bytes, start: int, stop: int) -> None:
     assert native._invalid_bytes(data, start, stop) == native.invalid_bytes(data, start, stop)
 
@@ -125,14 +124,12 @@ def test_invalid_bytes_in_python_equals_c(data: bytes, start: int, stop: int) ->
 @given(
     st.binary(max_size=80).map(lambda b: b.replace(b"\x01", b"\n")), st.integers(-2, 90), st.integers(-1, 90)
 )
-@settings(max_examples=1000, deadline=None)
 def test_newlines_in_python_equals_c(data: bytes, start: int, stop: int) -> None:
     assert native._newlines(data, start, stop) == native.newlines(data, start, stop)
 
 
 @needs_c
 @given(st.lists(st.sampled_from([*_TEXT_PIECES, "é", "😀", "x"]), max_size=8), st.integers(1, 40))
-@settings(max_examples=500, deadline=None)
 def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
     doi = "10.1000/" + "".join(pieces)
     assert mention_table._bucket_of(doi, buckets) == mention_table.bucket_of(doi, buckets)
@@ -155,7 +152,6 @@ def test_buckets_in_python_equal_c(pieces: list[str], buckets: int) -> None:
     ),
     st.integers(1, 5),
 )
-@settings(max_examples=500, deadline=None)
 def test_the_python_mention_table_equals_c(adds: list[tuple[str, int, int, int]], buckets: int) -> None:
     Mentions, PyMentions = mention_table.Mentions, mention_table.PyMentions
     c, py, c2, py2 = Mentions(), PyMentions(), Mentions(), PyMentions()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor import canonicalize, find_dois, to_uri, to_url
@@ -68,7 +68,6 @@ FORMS = [
 
 
 @given(doi_names())
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 def test_canonicalize_is_idempotent(name: str) -> None:
     c = canonicalize(name)
     assert c == fold_ascii(name)
@@ -76,7 +75,6 @@ def test_canonicalize_is_idempotent(name: str) -> None:
 
 
 @given(doi_names(), st.sampled_from(range(len(FORMS))))
-@settings(max_examples=400)
 def test_every_display_form_canonicalizes_to_the_same_key(name: str, form: int) -> None:
     shown = FORMS[form](name)
     assert canonicalize(shown) == fold_ascii(name), shown
@@ -93,7 +91,6 @@ _AFTER = ["", " ", ".", ",", ";", ")", "]", "”", "»", "'", ").", "], and", ":
     st.sampled_from(_AFTER),
     st.sampled_from(["plain", "pdf"]),
 )
-@settings(max_examples=600)
 def test_doi_in_random_sentence_context_found_once(
     name: str, form: int, before: str, after: str, kind: str
 ) -> None:
@@ -106,7 +103,6 @@ def test_doi_in_random_sentence_context_found_once(
 
 
 @given(st.text(max_size=200))
-@settings(max_examples=300)
 def test_any_text_never_raises_and_offsets_are_exact(text: str) -> None:
     for kind in ("plain", "html", "pdf"):
         for h in find_dois(text, kind):
@@ -157,7 +153,6 @@ _MARKUP = [
 
 
 @given(st.lists(st.sampled_from(_MARKUP), max_size=60))
-@settings(max_examples=800)
 def test_markup_shaped_garbage_never_raises_and_offsets_are_exact(pieces: list[str]) -> None:
     text = "".join(pieces)
     for kind in ("html", "pdf", "plain"):
@@ -167,7 +162,6 @@ def test_markup_shaped_garbage_never_raises_and_offsets_are_exact(pieces: list[s
 
 
 @given(st.lists(st.sampled_from(PIECES), max_size=30))
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 def test_each_hit_read_alone_is_the_same_doi(pieces: list[str]) -> None:
     """What find_dois reports as one DOI, canonicalize reads as that DOI (issue 15: `urn:eidr:`
     hits, labels followed by a line break). URL forms are left out: where a URL ends in text

@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
@@ -206,7 +206,6 @@ def _search(path: Path, fmt: str, config: ScanConfig, out: Path) -> tuple[Any, .
 
 
 @given(st.lists(st.sampled_from(_BYTES), max_size=60), st.sampled_from([".txt", ".html", ".pdf.txt"]))
-@settings(max_examples=300, deadline=None)
 def test_a_file_read_whole_is_searched_as_its_stream_is(pieces: list[bytes], suffix: str) -> None:
     """scan_whole (one window, no generators) against scan_windows over a stream of the same
     bytes: the same documents, rows, occurrences and counts (bytes, invalid bytes, lines)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.match import find_dois, find_spans
@@ -139,7 +139,6 @@ _LONG_PIECES = [p for p in PIECES if p not in ("\x1c", "\x85")]  # control bytes
 @given(
     st.lists(st.tuples(st.sampled_from(_LONG_PIECES), st.sampled_from([1, 2, 300, 1200, 2600])), max_size=8)
 )
-@settings(max_examples=60, deadline=None)
 def test_windows_agree_with_the_whole_text_on_long_tokens(pieces: list[tuple[str, int]]) -> None:
     """Spec §4: a candidate too long is dropped with the rest of its token. Issue 15: read in
     windows, a token that ran past a window's end was searched again from the next window on
