@@ -28,7 +28,7 @@ SCAN = [sys.executable, "-m", "extractor.cli", "scan"]
 def scan_here(inputs: Sequence[Path | str], out: Path, force: bool = False, **config: Any) -> RunReport:
     """A whole scan through the in-process engine: the pipeline's public entry, real tracebacks."""
     with output_folder(str(out), force), InProcessEngine(retry_sleep=0) as engine:
-        return run_scan([str(i) for i in inputs], ScanConfig(out=str(out), **config), engine)
+        return run_scan([str(i) for i in inputs], ScanConfig(out=str(out), **config), engine, replace=force)
 
 
 def table(out: Path, name: str) -> list[dict[str, Any]]:
@@ -300,3 +300,13 @@ REHYPHENATION_EXAMPLES = [
 def occurrence_sink(tmp_path: Path) -> OccurrenceSink:
     """An occurrence sink writing under tmp_path, for a unit's documents read by a test."""
     return OccurrenceSink(shard_paths(str(tmp_path), ShardSpec(0, "", "", "text", None)), 1 << 30)
+
+
+def corrupt_gzip(data: bytes) -> bytes:
+    """`data` gzipped with its CRC-32 broken: a corrupt stream (rejected whole once read to its
+    end), where one cut short is read up to the cut (tests/test_messy.py)."""
+    import gzip
+
+    blob = bytearray(gzip.compress(data))
+    blob[-8] ^= 0xFF
+    return bytes(blob)

@@ -263,8 +263,8 @@ def test_a_cut_tar_keeps_the_members_before_the_cut_and_names_it(tmp_path: Path)
         assert got == [f"m{i:02d}.txt" for i in range(len(got))], ext
         run = run_json(out)
         assert run["rejected"] == []
-        (first,) = run["skipped_records"][0]["first"]
-        assert "cut short" in first["reason"], (ext, first)
+        (cut,) = run["partial"]  # a partial download: what was read is kept, the cut named
+        assert cut["at"].startswith("member ") and cut["reason"], (ext, cut)
 
 
 def test_a_zip_cut_before_its_directory_is_read_by_its_local_headers(tmp_path: Path) -> None:
@@ -297,8 +297,8 @@ def test_a_zip_cut_before_its_directory_is_read_by_its_local_headers(tmp_path: P
             assert got == [], got
         else:
             assert got == [f"m{i}.txt" for i in range(9)], (method, got)
-        (first,) = run_json(out)["skipped_records"][0]["first"]
-        assert "no readable central directory" in first["reason"], first
+        (cut,) = run_json(out)["partial"]
+        assert "no readable central directory" in cut["reason"], cut
 
 
 def test_odd_member_names_are_only_names(tmp_path: Path) -> None:
@@ -412,7 +412,8 @@ def test_the_tar_walk_reads_each_header_format_as_tarfile_does(fmt: int) -> None
     assert [(n.rstrip("/"), *rest) for n, *rest in got] == want
 
 
-def test_a_tar_header_with_a_bad_checksum_stops_the_walk_with_the_reason(tmp_path: Path) -> None:
+def test_a_tar_header_with_a_bad_checksum_rejects_the_archive_with_the_reason(tmp_path: Path) -> None:
+    """A corrupt archive (not one cut short) is rejected whole, as a corrupt compressed file is."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as t:
         for i in range(3):
@@ -424,9 +425,9 @@ def test_a_tar_header_with_a_bad_checksum_stops_the_walk_with_the_reason(tmp_pat
     data[second + 1] ^= 1  # the second member's name: its checksum no longer holds
     (tmp_path / "bad.tar").write_bytes(bytes(data))
     scan_here([tmp_path / "bad.tar"], tmp_path / "out")
-    assert pairs(tmp_path / "out", by_record=True) == {("m0.txt", "10.1000/m0")}
-    (first,) = run_json(tmp_path / "out")["skipped_records"][0]["first"]
-    assert "bad checksum" in first["reason"] and "cut short or corrupt" in first["reason"]
+    assert pairs(tmp_path / "out", by_record=True) == set()
+    (rej,) = run_json(tmp_path / "out")["rejected"]
+    assert "bad checksum" in rej["reason"] and "corrupt archive at member 2" in rej["reason"], rej
 
 
 def test_containers_nested_deeper_than_the_bound_are_named_not_read(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from extractor import find_dois
 
-from .helpers import run_json, scan_here, table
+from .helpers import SCAN, run_json, scan_here, table
 from .wikidump import MARKUP_DEV
 
 IEEE = Path(MARKUP_DEV) / "docs" / "plain" / "csv__litstudy__resources_ieee.csv"
@@ -148,3 +148,133 @@ def test_find_reads_csv_records_by_the_fields_named(tmp_path: Path) -> None:
         text=True,
     )
     assert proc.stdout.split() == ["10.1000/x1", "10.1038/nphys1170", "10.5555/a", "10.5555/b"]
+
+
+# A Scopus export's shape: its header, then rows of which two hold an unquoted comma inside a
+# field (one field more than the header), so that every cell after it moves one place right.
+SCOPUS = (
+    "\ufeffAuthors,Title,Year,Source title,DOI,Link,Abstract,Document Type,Source,EID\n"
+    'A. One,"Paper one",2020,J. Chem,10.1016/j.one.2020.01.001,https://www.scopus.com/x?eid=2-s2.0-1,"Cites 10.1000/c1.",Article,Scopus,2-s2.0-1\n'
+    'B. Two,Paper two, with a comma,2021,J. Bio,10.1038/two.2021.2,https://www.scopus.com/x?eid=2-s2.0-2,"Cites doi:10.1000/c2.",Article,Scopus,2-s2.0-2\n'
+    'C. Three,"Paper three",2022,J. Phys,10.1103/three.3,https://www.scopus.com/x?eid=2-s2.0-3,"None.",Article,Scopus,2-s2.0-3\n'
+    "D. Four,Paper four, also cut,2022,J. Four,10.1002/four.4,https://www.scopus.com/x?eid=2-s2.0-4,Cites 10.1000/c4.,Review,Scopus,2-s2.0-4\n"
+)
+
+
+def test_a_row_whose_field_count_differs_from_the_header_is_a_record_of_its_own(tmp_path: Path) -> None:
+    """A ragged row gives no id or field value by position (its EID column holds `Scopus`): it
+    is named by its row, searched whole, counted in _run.json; its neighbours are not merged."""
+    (tmp_path / "scopus.csv").write_text(SCOPUS, encoding="utf-8")
+    scan_here([tmp_path / "scopus.csv"], tmp_path / "out", id_field="EID", meta_fields=(("year", "Year"),))
+    got = {(r["record"], r["doi"], r["year"]) for r in rows(tmp_path / "out")}
+    assert got == {
+        ("2-s2.0-1", "10.1016/j.one.2020.01.001", "2020"),
+        ("2-s2.0-1", "10.1000/c1", "2020"),
+        ("row 2", "10.1038/two.2021.2", None),
+        ("row 2", "10.1000/c2", None),
+        ("2-s2.0-3", "10.1103/three.3", "2022"),
+        ("row 4", "10.1002/four.4", None),
+        ("row 4", "10.1000/c4", None),
+    }
+    assert "Scopus" not in {r["record"] for r in rows(tmp_path / "out")}
+    (note,) = run_json(tmp_path / "out")["input_notes"]
+    assert note["rows"] == 2 and note["first"] == [2, 4] and note["what"].startswith("rows whose field count")
+    # with a text column, the ragged row's whole text is searched, not the cell at its place
+    scan_here([tmp_path / "scopus.csv"], tmp_path / "abs", id_field="EID", text_field="Abstract")
+    pairs = {(r["record"], r["doi"]) for r in rows(tmp_path / "abs")}
+    assert ("row 2", "10.1000/c2") in pairs and ("row 4", "10.1038/two.2021.2") not in pairs
+    assert ("2-s2.0-3", "10.1103/three.3") not in pairs  # a regular row: its text cell alone
+
+
+def test_ragged_rows_of_every_shape_are_never_read_by_position(tmp_path: Path) -> None:
+    """Where Python's csv and pandas part ways: fewer fields than the header, a trailing
+    separator, a quote opened inside an unquoted field, a TSV with a tab in a field."""
+    cases = {
+        "short.csv": ("id,doi,text\nA,10.1000/a,x\nB,10.1000/b\nC,10.1000/c,z\n", {"row 2"}),
+        "trailing.csv": ("id,doi,text\nA,10.1000/a,x,\nB,10.1000/b,y\n", {"row 1"}),
+        "inner-quote.csv": ('id,doi,text\nA,10.1000/a,say "a, b" here\nB,10.1000/b,y\n', {"row 1"}),
+        "tab.tsv": ("id\tdoi\ttext\nA\t10.1000/a\tx\ty\nB\t10.1000/b\tz\n", {"row 1"}),
+    }
+    for name, (text, ragged) in cases.items():
+        (tmp_path / name).write_text(text)
+        out = tmp_path / f"out-{name}"
+        scan_here([tmp_path / name], out)
+        records = {r["record"] for r in rows(out)}
+        assert ragged <= records, name
+        # every DOI is found once, under a record that is the row's own id or its number
+        dois = [str(r["doi"]) for r in rows(out)]
+        assert sorted(dois) == sorted(set(dois)), name
+        assert records <= {"A", "B", "C", "row 1", "row 2", "row 3"}, name
+        (note,) = run_json(out)["input_notes"]
+        assert note["rows"] == len(ragged), name
+
+
+def test_an_id_held_by_two_rows_is_said(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text(
+        "id,text\nA,10.1000/a\nB,10.1000/b\nA,10.1000/c\n,10.1000/d\n,10.1000/e\n"
+    )
+    scan_here([tmp_path / "d.csv"], tmp_path / "out")
+    assert {(r["record"], r["doi"]) for r in rows(tmp_path / "out")} == {
+        ("A", "10.1000/a"),
+        ("B", "10.1000/b"),
+        ("A", "10.1000/c"),
+        ("row 4", "10.1000/d"),  # an empty id names no record
+        ("row 5", "10.1000/e"),
+    }
+    (note,) = run_json(tmp_path / "out")["input_notes"]
+    assert (note["rows"], note["first"]) == (1, [3]) and "'id'" in note["what"]
+
+
+def test_scan_says_ragged_rows_once_per_input_and_exits_0(tmp_path: Path) -> None:
+    (tmp_path / "scopus.csv").write_text(SCOPUS, encoding="utf-8")
+    proc = subprocess.run(
+        [*SCAN, str(tmp_path / "scopus.csv"), "-o", str(tmp_path / "out"), "--id-field", "EID"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "field count" in line]
+    assert len(lines) == 1 and "scopus.csv" in lines[0] and ": 2 (rows 2, 4)" in lines[0], proc.stderr
+
+
+# Export shapes of other databases: Dimensions writes a line about the data before its header;
+# Springer's SearchResults.csv quotes every cell; Lens names its id "Lens ID".
+EXPORTS = {
+    "dimensions.csv": (
+        "\"About the data: Exported on Nov 28, 2026. Criteria: 'DOI extraction'.\"\n"
+        '"Rank","Publication ID","DOI","Title","Abstract"\n'
+        '"1","pub.1","10.1000/dim.1","One","Cites doi:10.1000/c1."\n'
+        '"2","pub.2","10.1000/dim.2","Two, ""quoted""","None."\n',
+        "Publication ID",
+        {("pub.1", "10.1000/dim.1"), ("pub.1", "10.1000/c1"), ("pub.2", "10.1000/dim.2")},
+    ),
+    "SearchResults.csv": (
+        '"Item Title","Publication Title","Book Series Title","Journal Volume","Journal Issue",'
+        '"Item DOI","Authors","Publication Year","URL","Content Type"\n'
+        '"A","J. One",,"1","2","10.1007/s00125-019-4859-x","X Y","2019",'
+        '"http://link.springer.com/article/10.1007/s00125-019-4859-x","Article"\n'
+        '"B","J. Two",,"3",,"10.1007/bf01406719","Z","1970","http://link.springer.com/10.1007/BF01406719","Article"\n',
+        "Item DOI",
+        {
+            ("10.1007/s00125-019-4859-x", "10.1007/s00125-019-4859-x"),
+            ("10.1007/bf01406719", "10.1007/bf01406719"),
+        },
+    ),
+    "lens-export.csv": (
+        "Lens ID,Title,DOI,Source Title\n"
+        "000-111-222,Paper one,10.1000/lens.1,J\n"
+        "000-111-333,Paper two,10.1000/lens.2,J\n",
+        "Lens ID",
+        {("000-111-222", "10.1000/lens.1"), ("000-111-333", "10.1000/lens.2")},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTS))
+def test_exports_of_other_databases_read_a_record_per_row(tmp_path: Path, name: str) -> None:
+    text, id_field, want = EXPORTS[name]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    scan_here([tmp_path / name], tmp_path / "out", id_field=id_field)
+    assert {(r["record"], r["doi"]) for r in rows(tmp_path / "out")} == want
+    run = run_json(tmp_path / "out")
+    assert run["input_notes"] == [] and run["rejected"] == []

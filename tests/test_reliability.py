@@ -62,9 +62,10 @@ def test_other_inputs_never_silently_replace_a_finished_result(tmp_path: Path) -
     assert [m["doi"] for m in table(tmp_path / "out", "mentions")] == ["10.5555/other"]
 
 
-def test_a_format_whose_extra_is_missing_stops_before_writing(tmp_path: Path) -> None:
-    """A WARC without FastWARC (a PDF without pypdfium2) is a run that cannot work, not a bad
-    input: exit 2 with what to install, the finished result kept."""
+def test_a_format_whose_extra_is_missing_stops_before_writing_when_named(tmp_path: Path) -> None:
+    """A WARC named outright without FastWARC (a PDF without pypdfium2) is a run that cannot
+    work, not a bad input: exit 2 with what to install, the finished result kept. Found by
+    walking a folder, it is a rejected input with that reason, and the rest is read (exit 1)."""
     make_corpus(tmp_path)
     scan("corpus", "-o", "out", "-q", check=0, cwd=tmp_path)
     rows = table(tmp_path / "out", "mentions")
@@ -72,9 +73,14 @@ def test_a_format_whose_extra_is_missing_stops_before_writing(tmp_path: Path) ->
         gzip.compress(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n\r\n")
     )
     blocked = "import sys; sys.modules['fastwarc'] = None; "
-    p = scan("corpus", "-o", "out", check=2, cwd=tmp_path, code=blocked)
-    assert "warc input needs fastwarc: pip install 'doi-extractor[warc]'" in p.stderr
+    hint = "warc input needs fastwarc: pip install 'doi-extractor[warc]'"
+    p = scan("corpus/crawl.warc.gz", "corpus/doc00.txt", "-o", "out", check=2, cwd=tmp_path, code=blocked)
+    assert hint in p.stderr
     assert table(tmp_path / "out", "mentions") == rows
+    p = scan("corpus", "-o", "walked", check=1, cwd=tmp_path, code=blocked)
+    assert f"rejected corpus/crawl.warc.gz: {hint}" in p.stderr, p.stderr
+    assert f"1 input rejected (most: {hint}" in p.stderr
+    assert sorted(r["doi"] for r in table(tmp_path / "walked", "mentions")) == sorted(r["doi"] for r in rows)
 
 
 def _truncate_while_scanning(tmp_path: Path, engine: list[str], delay: float, n: int) -> tuple[int, str]:

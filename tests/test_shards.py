@@ -26,7 +26,7 @@ from extractor.pipeline.search import unit_docs
 from extractor.pipeline.shard import run_shard, work
 from extractor.pipeline.units import no_progress
 
-from .helpers import make_corpus, occurrence_sink, run_json, scan_here, table
+from .helpers import corrupt_gzip, make_corpus, occurrence_sink, run_json, scan_here, table
 
 BLOCK = 1 << 20
 
@@ -69,8 +69,10 @@ def test_a_complete_run_leaves_only_its_result(tmp_path: Path) -> None:
 def test_rejected_inputs_reported_while_others_processed(tmp_path: Path) -> None:
     good = tmp_path / "good.txt"
     good.write_text("doi:10.1000/182\n")
-    truncated = tmp_path / "trunc.gz"
+    truncated = tmp_path / "trunc.gz"  # cut short: read up to the cut, named as partial
     truncated.write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 1000)[:-30])
+    corrupt = tmp_path / "corrupt.gz"
+    corrupt.write_bytes(corrupt_gzip(b"doi:10.1000/lost\n" * 1000))
     binary = tmp_path / "image.bin"
     binary.write_bytes(bytes(range(256)) * 64)
     pdf = tmp_path / "paper.pdf"
@@ -78,12 +80,13 @@ def test_rejected_inputs_reported_while_others_processed(tmp_path: Path) -> None
     bad_utf8 = tmp_path / "latin1.txt"
     bad_utf8.write_bytes("caf\xe9 doi:10.1000/latin\n".encode("latin-1"))
     out = tmp_path / "out"
-    report = scan_here([good, truncated, binary, pdf, bad_utf8, tmp_path / "missing.txt"], out)
+    report = scan_here([good, truncated, corrupt, binary, pdf, bad_utf8, tmp_path / "missing.txt"], out)
     run = run_json(out)
     reasons = {os.path.basename(r["source"]): r["reason"] for r in run["rejected"]}
     assert reasons == {os.path.basename(r["source"]): r["reason"] for r in report.rejected}
-    assert set(reasons) == {"trunc.gz", "image.bin", "paper.pdf", "missing.txt"}
-    assert "truncated" in reasons["trunc.gz"] or "EOF" in reasons["trunc.gz"]
+    assert set(reasons) == {"corrupt.gz", "image.bin", "paper.pdf", "missing.txt"}
+    assert "corrupt" in reasons["corrupt.gz"] or "CRC" in reasons["corrupt.gz"], reasons
+    assert [os.path.basename(p["source"]) for p in run["partial"]] == ["trunc.gz"]
     assert "PDF" in reasons["paper.pdf"]
     assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/182", "10.1000/latin"}
     assert run["invalid_bytes_replaced"] == 1
@@ -91,11 +94,12 @@ def test_rejected_inputs_reported_while_others_processed(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("flush_rows", [50_000, 1_000], ids=["buffered", "flushed-mid-input"])
 def test_an_input_rejected_part_way_contributes_no_rows(tmp_path: Path, flush_rows: int) -> None:
-    """Issue 9: a gzip cut at three quarters is rejected, and none of the rows read before the
-    cut reach the output, whether they were still buffered or already written to a part file."""
+    """Issue 9: a corrupt gzip (its CRC broken) is rejected, and none of the rows read before
+    the fault reach the output, whether they were still buffered or already written to a part
+    file."""
     data = b"".join(b"see doi:10.1000/line.%d here\n" % i for i in range(200_000))
     cut = tmp_path / "cut.txt.gz"
-    cut.write_bytes(gzip.compress(data)[: len(gzip.compress(data)) * 3 // 4])
+    cut.write_bytes(corrupt_gzip(data))
     group = tmp_path / "group"
     group.mkdir()
     (group / "a.txt").write_text("doi:10.1000/before\n")
@@ -169,7 +173,7 @@ def test_small_files_are_grouped_and_a_bad_one_rejected_alone(tmp_path: Path) ->
     src.mkdir()
     for i in range(300):
         (src / f"f{i:03d}.txt").write_text(f"see doi:10.1000/file.{i}\n")
-    (src / "f150.txt.gz").write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 500)[:-20])  # corrupt, mid-group
+    (src / "f150.txt.gz").write_bytes(corrupt_gzip(b"doi:10.1000/lost\n" * 500))  # corrupt, mid-group
     out = tmp_path / "out"
     scan_here([src], out, shard_size=4000)
     run = run_json(out)

@@ -4,7 +4,6 @@ a real headless browser where one is installed."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -18,7 +17,7 @@ import pytest
 
 from extractor.pipeline.summary import DOCUMENT_BINS, summarize
 
-from .helpers import make_corpus, scan_here, table
+from .helpers import corrupt_gzip, make_corpus, scan_here, table
 
 SICI = "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
 
@@ -32,13 +31,13 @@ def summary_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real scan: 12 documents of 300 distinct DOIs each plus one DOI cited by all, an HTML
-    page, a document citing a DOI with markup characters, and a truncated gzip (rejected)."""
+    page, a document citing a DOI with markup characters, and a corrupt gzip (rejected)."""
     tmp = tmp_path_factory.mktemp("summary")
     src = make_corpus(tmp)
     (src / "sici.txt").write_text(
         f"doi:{SICI} and again https://doi.org/10.1038/nature12373\n{SICI}; {SICI}\n"
     )
-    (src / "cut.txt.gz").write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 1000)[:-30])
+    (src / "cut.txt.gz").write_bytes(corrupt_gzip(b"doi:10.1000/lost\n" * 1000))
     out = tmp / "out"
     # small batches of rows: the summary's top list is merged across many
     scan_here([src], out, buckets=8)

@@ -183,8 +183,11 @@ def test_without_fastwarc_a_run_of_warcs_stops_with_the_install_hint(
     monkeypatch.setitem(sys.modules, "fastwarc.warc", None)
     out = tmp_path / "out"
     with pytest.raises(Fatal, match=r"warc input needs fastwarc: pip install 'doi-extractor\[warc\]'"):
-        scan_here([tmp_path], out)
+        scan_here([crawl, tmp_path / "note.txt"], out)
     assert not (out / "_run.json").exists()
+    # found by walking a folder, it is a rejected input with that reason; the rest is read
+    report = scan_here([tmp_path], out)
+    assert [r["reason"].split(":")[0] for r in report.rejected] == ["warc input needs fastwarc"]
 
 
 def test_a_deflate_stream_named_warc_is_not_read_as_one(tmp_path: Path) -> None:
@@ -210,8 +213,8 @@ def test_find_reads_a_warc_record_by_record(tmp_path: Path) -> None:
 @pytest.mark.parametrize("packing", ["gzip per record", "gzip whole", "uncompressed"])
 def test_a_truncated_warc_is_reported_whatever_the_cut(tmp_path: Path, packing: str) -> None:
     """A download cut short: FastWARC ends quietly inside a gzip member, gives a record whose
-    headers or body end early — each cut is named in skipped_records, the records before it
-    kept (issue 11: a truncated last gzip member was lost unreported)."""
+    headers or body end early — each cut is named in `partial`, the records before it kept
+    (issue 11: a truncated last gzip member was lost unreported)."""
     good = tmp_path / "good.warc.gz"
     write_crawl(good, gzip_records=packing == "gzip per record")
     data = good.read_bytes()
@@ -219,11 +222,7 @@ def test_a_truncated_warc_is_reported_whatever_the_cut(tmp_path: Path, packing: 
         data = gzip.compress(data)
     whole = tmp_path / "whole"
     scan_here([good if packing != "gzip whole" else _write(tmp_path / "w.warc.gz", data)], whole)
-    assert run_json(whole)["skipped_records"] == [] or all(
-        "cut" not in f["reason"] and "ends inside" not in f["reason"]
-        for s in run_json(whole)["skipped_records"]
-        for f in s["first"]
-    )
+    assert run_json(whole)["partial"] == []
     want = mentions(whole)
     first = want[0]  # the first page's DOI: in the first record, before most cuts
     seen = 0
@@ -233,7 +232,7 @@ def test_a_truncated_warc_is_reported_whatever_the_cut(tmp_path: Path, packing: 
         scan_here([bad], out)
         got = mentions(out)
         run = run_json(out)
-        reasons = [f["reason"] for s in run["skipped_records"] for f in s["first"]]
+        reasons = [p["reason"] for p in run["partial"]]
         assert set(got) <= set(want) and not run["rejected"], (cut, got, run["rejected"])
         seen += first in got
         rest = data[len(data) - cut :]

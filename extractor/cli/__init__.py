@@ -145,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
             epilog=_epilog(*epilog),
         )
 
+    # here, not at the top: the arguments name the matcher's kinds and syntaxes, and `scan`
+    # starts its workers' server before the matcher is loaded
+    from .scan_args import add_scan_arguments, add_walk_filters
+
     f = command(
         "find", "print the canonical DOIs found in files (like grep -o)", FIND_EXAMPLES, EXIT_CODES, EXTRAS
     )
@@ -176,20 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument(
         "--no-messages", "-s", action="store_true", help="no messages about missing or unreadable inputs"
     )
-    f.add_argument(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="read only the files of directories and patterns whose name matches GLOB (repeatable)",
-    )
-    f.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="skip the files of directories and patterns whose name matches GLOB (repeatable)",
-    )
+    add_walk_filters(f)
     f.add_argument(
         "--header",
         action="store_true",
@@ -257,8 +248,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accept prefixes other than 10. behind an explicit doi: label (spec §2)",
     )
-
-    from .scan_args import add_scan_arguments
 
     s = command(
         "scan",

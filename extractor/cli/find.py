@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fnmatch
 import glob
 import io
 import json
@@ -15,9 +14,9 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple, TextIO
 
 from ..match import Hit
-from ..pipeline.errors import Fatal, InputError
+from ..pipeline.errors import BinaryInput, Fatal, InputError
 from ..pipeline.inputs import expand_inputs
-from ..pipeline.read import lines_before, open_stream, usable_cpus
+from ..pipeline.read import UntilCut, lines_before, open_stream, usable_cpus
 from ..pipeline.search import (
     LineCounter,
     count_in_range,
@@ -30,41 +29,34 @@ from ..pipeline.search import (
     input_format,
     text_ranges,
 )
-from ..pipeline.units import ScanConfig
+from ..pipeline.units import ScanConfig, ShardResult
 
 log = logging.getLogger(__name__)
 
 
 def _inputs(
     items: list[str], include: list[str], exclude: list[str]
-) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(name as the user typed it, path) of the files to read — directories recursively, globs,
-    @lists, as scan expands them — and the items that name none, with why. The files found in
-    a directory or by a pattern are kept when their name matches an --include glob (if any) and
-    no --exclude glob, as grep's are; a file named outright is always read."""
-    paths: list[tuple[str, str]] = []
+) -> tuple[list[tuple[str, str, bool]], list[tuple[str, str]]]:
+    """(name as the user typed it, path, whether it was found by walking) of the files to read —
+    directories recursively, globs, @lists, as scan expands them — and the items that name none,
+    with why. The files found in a directory or by a pattern are kept when their name matches an
+    --include glob (if any) and no --exclude glob, as grep's are; a file named outright is
+    always read."""
+    paths: list[tuple[str, str, bool]] = []
     problems: list[tuple[str, str]] = []
     for item in items:
         if item == "-":
-            paths.append(("(standard input)", "-"))
+            paths.append(("(standard input)", "-", False))
             continue
+        walked: set[str] = set()
         try:
-            files, rejected = expand_inputs([item], spool_dir=os.devnull)
+            files, rejected = expand_inputs([item], os.devnull, None, walked, include, exclude)
         except Fatal as exc:  # a store that does not answer: this input, not the others
             problems.append((item, str(exc)))
             continue
-        for source, path in files:
-            if source != item and not _wanted(os.path.basename(source), include, exclude):
-                continue
-            paths.append((source, path))
+        paths += [(source, path, path in walked) for source, path in files]
         problems += [(r["source"], r["reason"]) for r in rejected]
     return paths, problems
-
-
-def _wanted(name: str, include: list[str], exclude: list[str]) -> bool:
-    if include and not any(fnmatch.fnmatch(name, g) for g in include):
-        return False
-    return not any(fnmatch.fnmatch(name, g) for g in exclude)
 
 
 def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
@@ -103,7 +95,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
     if args.header and args.format == "tsv" and not (args.count or args.files_with_matches or args.quiet):
         # with a header every row has the record column (empty for a text file): one table
         out.write("source\toffset\tdoi\tform\traw\trecord\n")
-    jobs = [(source, path, named, end_name) for source, path in paths]
+    jobs = [(source, path, named, end_name, walked) for source, path, walked in paths]
     for got in _found(jobs, args, out, complain):
         found = found or got.dois > 0
         error = error or got.error
@@ -124,29 +116,27 @@ def _workers(args: argparse.Namespace) -> int:
     return max(1, args.jobs) if args.jobs is not None else usable_cpus()
 
 
-def _input_bytes(jobs: list[tuple[str, str, bool, str]]) -> int:
+def _input_bytes(jobs: list[Job]) -> int:
     """About how many bytes the inputs hold (an object in a store counts as large)."""
     total = 0
-    for _source, path, _named, _end in jobs:
+    for _source, path, *_ in jobs:
         with contextlib.suppress(OSError):  # a file gone since: read (and named) as missing
             total += PARALLEL_MIN if "://" in path else os.path.getsize(path)
     return total
 
 
-def _found(
-    jobs: list[tuple[str, str, bool, str]], args: argparse.Namespace, out: TextIO, complain: Any
-) -> Iterator[Found]:
+def _found(jobs: list[Job], args: argparse.Namespace, out: TextIO, complain: Any) -> Iterator[Found]:
     """Each input's Found, in the inputs' order: read here one after the other, or by -j
     processes when there are enough bytes — several inputs, or a large text file cut into byte
     ranges as scan cuts it — their output printed in the inputs' order (as grep prints it)."""
     workers = _workers(args)
-    if workers > 1 and all(path != "-" for _s, path, _n, _e in jobs) and _input_bytes(jobs) >= PARALLEL_MIN:
-        parts = [_parts(path, source, args, workers) for source, path, _n, _e in jobs]
+    if workers > 1 and all(job[1] != "-" for job in jobs) and _input_bytes(jobs) >= PARALLEL_MIN:
+        parts = [_parts(path, source, args, workers) for source, path, *_ in jobs]
         if len(jobs) > 1 or len(parts[0]) > 1:
             yield from _in_pool(jobs, parts, args, out, min(workers, sum(map(len, parts))))
             return
-    for source, path, named, end_name in jobs:
-        yield find_one(source, path, named, end_name, args, out, complain)
+    for job in jobs:
+        yield find_one(*job, args, out, complain)
 
 
 # A range of a text file read by one worker (search.text_ranges): start, stop, kind, syntax;
@@ -187,7 +177,7 @@ SPLIT_MIN = 16 << 20
 
 
 def _in_pool(
-    jobs: list[tuple[str, str, bool, str]],
+    jobs: list[Job],
     parts: list[list[Part]],
     args: argparse.Namespace,
     out: TextIO,
@@ -212,7 +202,7 @@ def _in_pool(
             [pool.submit(_find_in_worker, job, plain, part) for part in ps]
             for job, ps in zip(jobs, parts, strict=True)
         ]
-        for (source, _path, named, end_name), fs in zip(jobs, futures, strict=True):
+        for (source, _path, named, end_name, _walked), fs in zip(jobs, futures, strict=True):
             got = Found(0, False)
             said: list[str] = []
             for fut in fs:
@@ -233,7 +223,7 @@ def _in_pool(
         pool.shutdown(wait=done, cancel_futures=True)
 
 
-def _find_in_worker(job: tuple[str, str, bool, str], options: dict[str, Any], part: Part = None) -> Found:
+def _find_in_worker(job: Job, options: dict[str, Any], part: Part = None) -> Found:
     """find_one in a worker process: what it prints and says, returned to be printed in order."""
     args = argparse.Namespace(**options)
     buf = io.StringIO()
@@ -244,6 +234,11 @@ def _find_in_worker(job: tuple[str, str, bool, str], options: dict[str, Any], pa
 
     got = find_one(*job, args, buf, complain, part)
     return got._replace(text=buf.getvalue(), messages=tuple(messages))
+
+
+# An input as find reads it: its name as typed, its path, whether its name is printed, what ends
+# the name, whether it was found by walking a folder or a pattern.
+Job = tuple[str, str, bool, str, bool]
 
 
 class Found(NamedTuple):
@@ -261,6 +256,7 @@ def find_one(
     path: str,
     named: bool,
     end_name: str,
+    walked: bool,
     args: argparse.Namespace,
     out: TextIO,
     complain: Any,
@@ -268,16 +264,21 @@ def find_one(
 ) -> Found:
     """The DOIs of one input, printed to `out` as they are found, grep's way (-c, -l, -m, -q);
     with `part`, those of that byte range of it only, its count not printed (the caller adds up
-    the ranges')."""
+    the ranges'). A binary file found by walking (`walked`) is passed over without a word, as
+    ripgrep passes over one (logged at INFO); named outright, it is said, as grep says it."""
     prefix = source + end_name if named else ""
     count = 0
     if args.max_count == 0:
         return Found(0, False)  # grep -m 0: nothing read
+    # where an input cut short (a partial download) stopped: its DOIs before are printed
+    read = ShardResult(0)
     try:
         # record files (JSONL, Parquet, WARC, raw PDFs) are read record by record, as scan
         # reads them; every other input as a stream of text
         fmt = "text" if path == "-" else input_format(path, args.text_field, args.id_field)
-        stream, _comp = open_stream(sys.stdin.buffer if path == "-" else path)
+        stream, comp = open_stream(sys.stdin.buffer if path == "-" else path)
+        if comp is not None:
+            stream = io.BufferedReader(UntilCut(stream, read.text_cut(source)), buffer_size=1 << 16)
         with stream:
             seen: set[str] = set()
             name = None if path == "-" else path
@@ -317,7 +318,7 @@ def find_one(
                     for line, h in hits_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
                 )
             else:
-                found_hits = _hits(path, fmt, name, args, lines, syntax, told, stream)
+                found_hits = _hits(path, fmt, name, args, lines, syntax, told, stream, read)
             for record, hit, line in found_hits:
                 doi, offset, raw = hit.doi, hit.start, hit.raw
                 if args.unique:
@@ -366,16 +367,25 @@ def find_one(
     except OSError as exc:
         complain(source, exc.strerror or exc)
         return Found(count, True)
+    except BinaryInput as exc:
+        if walked:
+            log.info("%s: passed over, %s", source, exc)
+            return Found(0, False)
+        complain(source, exc)
+        return Found(count, True)
     except (InputError, EOFError, ValueError) as exc:
         complain(source, exc)
         return Found(count, True)
+    for p in read.partial:
+        complain(source, f"cut short at {p['at']} ({p['reason']}); the DOIs before it are given")
+    cut = bool(read.partial)
     if args.quiet or part is not None:
-        return Found(count, False)
+        return Found(count, cut)
     if args.files_with_matches and count:
         out.write(source + ("\0" if args.null else "\n"))
     elif args.count:
         out.write(f"{prefix}{count}\n")
-    return Found(count, False)
+    return Found(count, cut)
 
 
 def _reads_on(args: argparse.Namespace) -> bool:
@@ -403,9 +413,11 @@ def _hits(
     syntax: str | None,
     told: dict[str, str | None],
     stream: Any,
+    read: ShardResult,
 ) -> Iterator[tuple[str | None, Hit, int | None]]:
     """(record, hit, line) of a whole input: a text stream's hits (lines, when asked, counted by
-    `lines`), or a record file's, record by record as scan reads them."""
+    `lines`), or a record file's, record by record as scan reads them (what was cut short of
+    it named in `read`)."""
     if fmt == "text":
         for h in hits_in_stream(
             stream, name or "", args.kind, args.other_prefixes, lines=lines, syntax=syntax, told=told
@@ -413,7 +425,15 @@ def _hits(
             yield None, h, None
         return
     for record, h in hits_in_records(
-        path, fmt, args.kind, args.other_prefixes, args.text_field, args.id_field, syntax=syntax, told=told
+        path,
+        fmt,
+        args.kind,
+        args.other_prefixes,
+        args.text_field,
+        args.id_field,
+        syntax=syntax,
+        told=told,
+        result=read,
     ):
         yield record, h, None
 

@@ -12,10 +12,11 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 from ..engines import make_engine
-from ..pipeline import Observer, OutputInUse, ScanConfig, ShardResult, output_folder, run_scan
+from ..pipeline import Observer, OutputInUse, RunReport, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.errors import Fatal, StoreError
 from ..pipeline.provenance import meta_fields
 from ..pipeline.publish import default_stage, preflight, publish
@@ -127,6 +128,13 @@ class ProgressDisplay(Observer):
             f"skipped {records} record{'s' if records > 1 else ''} of {source} with no text: {where}{more}"
         )
 
+    def noted(self, source: str, what: str, rows: int, first: list[int]) -> None:
+        where = ", ".join(map(str, first)) + (", …" if rows > len(first) else "")
+        self.input_line(f"{source}: {what}: {rows} (row{'s' if rows > 1 else ''} {where})")
+
+    def partial(self, source: str, at: str, reason: str) -> None:
+        self.input_line(f"partial {source}: cut short at {at} ({reason}); what was read before it is kept")
+
     def progress(self, nbytes: int, nhits: int) -> None:
         if self.interrupt is not None and self.interrupt.requested:
             raise KeyboardInterrupt
@@ -152,7 +160,8 @@ class ProgressDisplay(Observer):
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    """Run a scan; exit 0 when every input was read, 1 when any was rejected, 2 on a fatal error."""
+    """Run a scan; exit 0 when every input was read whole, 1 when any was rejected or cut short,
+    2 on a fatal error."""
     asked = args.workers is not None
     if not asked:
         args.workers = usable_cpus()
@@ -215,7 +224,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             link = getattr(engine, "dashboard_link", None)
             if link and not args.quiet:
                 say(f"doi-extract scan: Dask dashboard at {link}")
-            report = run_scan(args.inputs, config, engine, display)
+            report = run_scan(args.inputs, config, engine, display, args.force, args.include, args.exclude)
     except KeyboardInterrupt:
         display.close()
         say("doi-extract scan: interrupted; completed shards are kept, rerun the same command to resume")
@@ -257,6 +266,18 @@ def cmd_scan(args: argparse.Namespace) -> int:
         n = len({i["path"] for i in s["inputs"]})
         say(
             f"doi-extract scan: {n} input{'' if n == 1 else 's'}, {s['input_bytes'] / 1e6:.1f} MB{text}, {s['hits']} hits, "
-            f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}"
+            f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}{_left_out(report)}"
         )
-    return 1 if report.rejected else 0
+    return 1 if report.rejected or report.partial else 0
+
+
+def _left_out(report: RunReport) -> str:
+    """The end-of-run line's word on inputs not read whole: how many, and the commonest reason."""
+    said = []
+    if report.rejected:
+        (why, _n), *_ = Counter(r["reason"] for r in report.rejected).most_common(1)
+        n = len(report.rejected)
+        said.append(f"{n} input{'' if n == 1 else 's'} rejected (most: {why})")
+    if report.partial:
+        said.append(f"{len(report.partial)} cut short, read up to the cut")
+    return "; " + "; ".join(said) if said else ""

@@ -35,11 +35,31 @@ def size(value: str) -> int:
     return int(float(m.group(1)) * _UNITS[unit])
 
 
+def add_walk_filters(ap: argparse.ArgumentParser) -> None:
+    """--include and --exclude: which files found by walking a folder or a pattern are read
+    (`find` and `scan` alike; a file named outright always is)."""
+    ap.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="read only the files of directories and patterns whose name matches GLOB (repeatable)",
+    )
+    ap.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip the files of directories and patterns whose name matches GLOB (repeatable)",
+    )
+
+
 def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "inputs", nargs="+", help="files, directories, glob patterns, @LIST files, or - for stdin"
     )
     ap.add_argument("-o", "--out", required=True, help="output folder (created; rerunning resumes)")
+    add_walk_filters(ap)
     ap.add_argument(
         "--workers",
         "-j",
@@ -102,7 +122,12 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         "(0,118), or 'all' (default: 0, the articles; redirects are never read)",
     )
     ap.add_argument("--occurrences", action="store_true", help="also write every hit to occurrences/")
-    ap.add_argument("--force", action="store_true", help="start over: discard earlier results in OUT")
+    ap.add_argument(
+        "--force",
+        action="store_true",
+        help="start over: discard earlier work in OUT, and replace its result with this run's "
+        "(kept when this run can read none of its inputs)",
+    )
     ap.add_argument(
         "--keep-work",
         action="store_true",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # the module loads pyarrow.dataset (and pandas): not at every command's start
@@ -102,9 +103,16 @@ def render_text(s: Summary) -> str:
         lines += _table(s.documents_per_doi, ["dois", "documents"])
     rejected = run.get("rejected", [])
     lines += ["", f"Rejected inputs: {len(rejected) or 'none'}"]
+    lines += [f"  {n} × {why}" for why, n in Counter(r.get("reason") for r in rejected).most_common(5)]
     lines += [f"  {r.get('source')}: {r.get('reason')}" for r in rejected[:20]]
     if len(rejected) > 20:
         lines.append(f"  … and {len(rejected) - 20} more (in _run.json)")
+    partial = run.get("partial", [])
+    if partial:
+        lines += ["", f"Inputs cut short, read up to the cut: {len(partial)}"]
+        lines += [f"  {p.get('source')}: at {p.get('at')} ({p.get('reason')})" for p in partial[:20]]
+    for note in run.get("input_notes", [])[:20]:
+        lines.append(f"{note.get('source')}: {note.get('what')}: {note.get('rows')}")
     skipped = run.get("records_skipped", 0)
     if skipped:
         lines.append(f"Records skipped (no text): {skipped}")

@@ -7,7 +7,7 @@ import codecs
 import re
 
 from ..match.syntaxes import detect_syntax
-from .errors import InputError
+from .errors import BinaryInput
 
 # XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
 _HTML_EXT = (".html", ".htm", ".xhtml", ".shtml", ".xml", ".nxml")
@@ -172,7 +172,7 @@ def input_head(data: bytes, start: int) -> tuple[bytes, int]:
         return data, start
     why = is_binary(data)
     if why:
-        raise InputError(why)
+        raise BinaryInput(why)
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:], 3
     return data, 0

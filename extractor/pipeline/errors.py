@@ -15,6 +15,11 @@ class InputError(Exception):
     """An input that cannot be read: reported with its reason, the run goes on."""
 
 
+class BinaryInput(InputError):
+    """An input that is not text (control bytes, a PDF read as text): grep's binary file, which
+    `find` passes over without a word when it walked into it."""
+
+
 # Errors of the system that pass: the same read may succeed when tried again.
 _TRANSIENT_ERRNOS = frozenset(
     {errno.EINTR, errno.EAGAIN, errno.EBUSY, errno.ETIMEDOUT, errno.ESTALE, errno.EIO}

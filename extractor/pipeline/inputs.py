@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import hashlib
 import os
 import shutil
 import stat
 import sys
+from collections.abc import Sequence
 
 from . import remote
 from .errors import Fatal, InputError, StoreError, StoreUnreachable
@@ -37,11 +39,26 @@ class RealPaths:
         return os.path.join(real, name)
 
 
+def wanted(name: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Whether a file name matches an --include glob (when there are any) and no --exclude glob."""
+    if include and not any(fnmatch.fnmatch(name, g) for g in include):
+        return False
+    return not any(fnmatch.fnmatch(name, g) for g in exclude)
+
+
 def expand_inputs(
-    items: list[str], spool_dir: str, out: str | None = None
+    items: list[str],
+    spool_dir: str,
+    out: str | None = None,
+    walked: set[str] | None = None,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
 ) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
     """(source as given, absolute path or URL) for every input file, and the inputs rejected
-    with reasons.
+    with reasons; `walked`, when given, gets the paths found by walking a folder or matching a
+    pattern (not named outright). Those are kept when their name matches an `include` glob (if
+    any) and no `exclude` glob, as grep's --include and --exclude keep them; a file named
+    outright always is.
 
     Files inside the output folder `out` are never inputs (scanning "." into ./out)."""
     files: list[tuple[str, str]] = []
@@ -50,16 +67,20 @@ def expand_inputs(
     out_real = os.path.join(os.path.realpath(out), "") if out else None
     realpath = RealPaths()
 
-    def add(source: str, path: str) -> None:
+    def add(source: str, path: str, found: bool = False) -> None:
         url = remote.is_url(path)
         key = path if url else realpath(path)
         if out_real and key.startswith(out_real):
+            return
+        if found and not wanted(os.path.basename(path), include, exclude):
             return
         if key not in seen:
             seen.add(key)
             # absolute: a shard may be read by a process elsewhere (a Dask worker started in
             # another folder: a relative input was "no such file" there); shown as given
             files.append((display_name(source), path if url else os.path.abspath(path)))
+            if found and walked is not None:
+                walked.add(files[-1][1])
 
     def expand(item: str, depth: int = 0) -> None:
         if item == "-":
@@ -72,7 +93,7 @@ def expand_inputs(
         if remote.is_url(item):
             try:
                 for url in remote.expand(item):
-                    add(url, url)
+                    add(url, url, url != item)
             except StoreUnreachable as exc:  # no input of it can be read: the run cannot work
                 raise Fatal(f"{display_name(item)}: {exc}") from exc
             except StoreError as exc:
@@ -107,7 +128,7 @@ def expand_inputs(
                 for name in sorted(names):
                     if not name.startswith("."):
                         path = os.path.join(root, name)
-                        add(path, path)
+                        add(path, path, True)
             return
         if os.path.exists(item):
             add(item, item)
@@ -117,7 +138,7 @@ def expand_inputs(
             if not matches:
                 rejected.append({"source": display_name(item), "reason": "no file matches the pattern"})
             for path in matches:
-                expand(path, depth + 1) if os.path.isdir(path) else add(path, path)
+                expand(path, depth + 1) if os.path.isdir(path) else add(path, path, True)
             return
         rejected.append({"source": display_name(item), "reason": "no such file or directory"})
 

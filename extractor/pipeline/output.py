@@ -23,8 +23,12 @@ from .errors import Fatal
 
 MARKER = ".doi-extract"
 LOCK = ".doi-extract.lock"
-# What a scan writes at the top of OUT; --force removes these names and nothing else.
-OURS = ("_work", "_shards", "mentions", "dois", "occurrences", "_run.json", "_spool")
+# What a scan writes at the top of OUT: its work, cleared by --force when the run starts, and its
+# result, which --force replaces only once the new run has read an input (clear_result); no
+# other name is ever removed.
+WORK = ("_work", "_shards", "_spool")
+RESULT = ("mentions", "dois", "occurrences", "_run.json")
+OURS = WORK + RESULT
 
 
 class OutputInUse(Fatal):
@@ -70,8 +74,9 @@ def _remove(path: str, ignore_errors: bool = False) -> None:
 @contextmanager
 def output_folder(out: str, force: bool = False) -> Iterator[str]:
     """Claim OUT for one scan: checked to be ours (or empty), locked, marked, and cleared of
-    an earlier run's results (`force`) and of what an interrupted run left under temporary
-    names. Raises OutputInUse, or OSError when OUT cannot be used at all."""
+    an earlier run's work (`force`: its result stays until the new one replaces it) and of what
+    an interrupted run left under temporary names. Raises OutputInUse, or OSError when OUT
+    cannot be used at all."""
     os.makedirs(out, exist_ok=True)
     names = set(os.listdir(out))
     if names and not _is_ours(names):
@@ -84,7 +89,7 @@ def output_folder(out: str, force: bool = False) -> Iterator[str]:
         with open(os.path.join(out, MARKER), "w", encoding="utf-8") as f:
             f.write(marker_text())
         if force:
-            for name in OURS:
+            for name in WORK:
                 _remove(os.path.join(out, name))
         for pattern in (
             ".*.tmp-*",
@@ -99,3 +104,10 @@ def output_folder(out: str, force: bool = False) -> Iterator[str]:
     finally:
         if lock is not None:
             lock.close()
+
+
+def clear_result(out: str) -> None:
+    """Remove a finished scan's result from OUT (--force, once the new run has read an input):
+    `_run.json` first, so that what is left is never taken for a finished result."""
+    for name in reversed(RESULT):
+        _remove(os.path.join(out, name))

@@ -106,17 +106,82 @@ class DiskProgress:
         self._done = max(pos, self._done)
 
 
-def open_counted(path: str, progress: Progress) -> tuple[BinaryIO, BinaryIO, str | None, Progress]:
+def open_counted(
+    path: str, progress: Progress, cut: Callable[[str, int], None] | None = None
+) -> tuple[BinaryIO, BinaryIO, str | None, Progress]:
     """An input's file, its decompressed stream, the compression found, and `progress` counting
     bytes of the file (DiskProgress when compressed); the caller closes both streams. A large
-    gzip file is decompressed ahead (open_stream's read_ahead)."""
+    gzip file is decompressed ahead (open_stream's read_ahead). With `cut`, a compressed stream
+    cut short ends where it was cut (UntilCut) and `cut(why, bytes given)` is told so."""
     raw = open_input(path)
     try:
         stream, comp = open_stream(raw, read_ahead=True)
     except BaseException:
         raw.close()
         raise
+    if comp is not None and cut is not None:
+        stream = io.BufferedReader(UntilCut(stream, cut), buffer_size=1 << 16)
     return raw, stream, comp, (progress if comp is None else DiskProgress(raw, progress))
+
+
+class UntilCut(io.RawIOBase):
+    """A decompressed stream that ends where its compressed file was cut short (a partial
+    download: EOFError from every decompressor) instead of raising, so that the text before the
+    cut is read as any text is; a corrupt stream still raises.
+
+    The bytes after the last white space read are held until more follow: at a cut they are
+    dropped, since they may be the start of a DOI the cut ended early (a DOI holds no white
+    space, spec §2). `cut(why, n)` is told the reason and the `n` bytes given before it.
+    """
+
+    HOLD_MAX = 1 << 16  # a run this long without white space is given on, not held
+    # bytes asked of the decompressor at a time: at most this is lost at a cut (python-isal gives
+    # nothing of a step that meets it; with the read-ahead thread, its blocks in flight are lost)
+    STEP = 1 << 14
+
+    def __init__(self, stream: BinaryIO, cut: Callable[[str, int], None]) -> None:
+        self._stream = stream
+        self._cut = cut
+        self._held = b""
+        self._ready = b""
+        self._done = False
+        self._read = getattr(stream, "read1", stream.read)
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._ready and not self._done:
+            self._fill()
+        n = min(len(b), len(self._ready))
+        b[:n] = self._ready[:n]
+        self._ready = self._ready[n:]
+        self.given += n
+        return n
+
+    def _fill(self) -> None:
+        try:
+            # one step of the decompressor (read1): a read of many steps that meets the cut
+            # raises, and what its earlier steps gave is lost with it
+            data = self._read(self.STEP)
+        except EOFError as exc:
+            self._done = True
+            self._cut(str(exc) or "the compressed data ends early", self.given + len(self._ready))
+            return
+        if not data:
+            self._done = True
+            self._ready, self._held = self._held, b""
+            return
+        data = self._held + data
+        end = max(data.rfind(c) for c in (b" ", b"\n", b"\r", b"\t", b"\f", b"\v")) + 1
+        if len(data) - end > self.HOLD_MAX:
+            end = len(data)
+        self._ready, self._held = data[:end], data[end:]
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 # Below this a file decompresses in about the time a thread takes to start and stop.

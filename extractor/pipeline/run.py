@@ -24,7 +24,7 @@ from .errors import Fatal
 from .finalize import finalize
 from .formats import SkippedRecords, format_by_name, missing_extras
 from .inputs import expand_inputs, plan_shards, shard_bytes
-from .output import OutputInUse
+from .output import OutputInUse, clear_result
 from .parts import completed_result
 from .read import display_name
 from .remote import is_url
@@ -78,6 +78,13 @@ class Observer:
         """Records of an input that had no text to search: how many, and the first few (line or
         row, and why)."""
 
+    def noted(self, source: str, what: str, rows: int, first: list[int]) -> None:
+        """Rows of an input read in a way the user must know of (a CSV row whose field count is
+        not its header's, an id held twice): what, how many, the first few row numbers."""
+
+    def partial(self, source: str, at: str, reason: str) -> None:
+        """An input cut short: what was read before `at` is kept."""
+
 
 @dataclass(slots=True)
 class RunReport:
@@ -88,6 +95,8 @@ class RunReport:
     counts: dict[str, int] = field(default_factory=dict)
     rejected: list[dict[str, str]] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    # inputs cut short, read up to the cut (ShardResult.partial)
+    partial: list[dict[str, str]] = field(default_factory=list)
 
 
 class FinishedOutput(OutputInUse):
@@ -114,6 +123,23 @@ def _finished(out: str) -> dict[str, Any] | None:
             return run
     except (OSError, ValueError):
         return None
+
+
+def _readable(
+    files: list[tuple[str, str]], walked: set[str]
+) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
+    """The files a run can read, and those found by walking whose format's extra is missing
+    (told by name, as the preflight tells a small file's), rejected with what to install."""
+    keep: list[tuple[str, str]] = []
+    out: list[dict[str, str]] = []
+    for source, path in files:
+        fmt = format_by_name(path) if path in walked else None
+        missing = missing_extras([fmt]) if fmt else []
+        if missing:
+            out.append({"source": source, "reason": missing[0]})
+        else:
+            keep.append((source, path))
+    return keep, out
 
 
 def _formats(specs: list[ShardSpec]) -> set[str]:
@@ -146,23 +172,39 @@ def _inputs(specs: list[ShardSpec], done: dict[int, ShardResult]) -> list[dict[s
 
 
 def run_scan(
-    inputs: list[str], config: ScanConfig, engine: Engine, observer: Observer | None = None
+    inputs: list[str],
+    config: ScanConfig,
+    engine: Engine,
+    observer: Observer | None = None,
+    replace: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
 ) -> RunReport:
     """Scan `inputs` into config.out (claimed with output.output_folder) with `engine`. KeyboardInterrupt and
     errors.Fatal propagate: completed shards are kept, nothing half-written is published, and
-    the same call resumes."""
+    the same call resumes. A finished result in OUT is replaced by a run of the same inputs, or
+    of any with `replace` (--force), and never by a run that could read none of its inputs.
+    `include` and `exclude` choose among the files found by walking (expand_inputs)."""
     t0 = time.monotonic()
     started = process_age()
     obs = observer or Observer()
     out = config.out
     named = named_inputs(inputs)
     finished = _finished(out)
-    files, rejected = expand_inputs(inputs, os.path.join(out, "_spool"), out)
+    walked: set[str] = set()
+    files, rejected = expand_inputs(inputs, os.path.join(out, "_spool"), out, walked, include, exclude)
+    # A file found by walking a folder or a pattern whose reader needs an extra that is not
+    # installed (a logo PDF in a source tree) is a rejected input, the extra named; one named
+    # outright, or a run with no other input, stops before anything is written.
+    files, left_out = _readable(files, walked)
+    if left_out and not files:
+        raise Fatal("; ".join(sorted({r["reason"] for r in left_out})))
+    rejected += left_out
     specs, rej2, total = plan_shards(files, config)
     rejected += rej2
     # Before anything is written: a run that cannot read its formats stops; a finished result
     # is replaced only by a run of the same inputs (a resume, an incremental rerun) — other
-    # inputs, or none readable, leave it as it is (output_folder's force clears it first).
+    # inputs, or none readable, leave it as it is (and so with --force: see `replace`).
     missing = missing_extras(_formats(specs))
     if missing:
         raise Fatal("; ".join(missing))
@@ -171,7 +213,7 @@ def run_scan(
             why = "; ".join(f"{r['source']}: {r['reason']}" for r in rejected[:3])
             raise FinishedOutput(f"no input could be read ({why}); the finished scan in {out} was kept")
         before = finished.get("named_inputs")
-        if before is not None and sorted(before) != sorted(named):
+        if not replace and before is not None and sorted(before) != sorted(named):
             shown = ", ".join(before[:3]) + (", …" if len(before) > 3 else "")
             raise FinishedOutput(
                 f"{out} holds a finished scan of other inputs ({shown}); nothing was touched. "
@@ -189,6 +231,8 @@ def run_scan(
         else:
             done[s.index] = prior
             rejected.extend(prior.rejected)
+            for p in prior.partial:
+                obs.partial(p["source"], p["at"], p["reason"])
     resumed = len(done)
     log.info(
         "%d input files, %d rejected; %d shards of %.1f MB (%d done before) on %s with %d workers",
@@ -220,6 +264,10 @@ def run_scan(
             obs.rejected(r["source"], r["reason"])
         for sk in res.skipped:
             obs.skipped(sk["source"], sk["records"], sk["first"])
+        for note in res.notes:
+            obs.noted(note["source"], note["what"], note["rows"], note["first"])
+        for p in res.partial:
+            obs.partial(p["source"], p["at"], p["reason"])
         log.debug(
             "shard %d (%s): %d bytes, %d documents, %d hits in %.3f s%s",
             res.index,
@@ -236,11 +284,19 @@ def run_scan(
             inputs_read += left[src] == 0
         obs.inputs_done(inputs_read, len(left))
     t_shards = time.monotonic()
+    if finished is not None:
+        read_any = any(r.error is None and len(r.rejected) < len(specs[i].units()) for i, r in done.items())
+        if not read_any:
+            why = "; ".join(f"{r['source']}: {r['reason']}" for r in rejected[:3])
+            raise FinishedOutput(f"no input could be read ({why}); the finished scan in {out} was kept")
+        if replace:
+            clear_result(out)
     log.info("shards read in %.3f s; merging", t_shards - t_plan)
     counts = finalize(out, specs, done, config, engine)
     log.info("merged: %d mentions of %d distinct DOIs", counts["mentions"], counts["dois"])
     writing = counts.pop("write_seconds")
     ok = [r for r in done.values() if r.error is None]
+    partial = [p for r in sorted(ok, key=lambda r: r.index) for p in r.partial]
     options = {k: v for k, v in asdict(config).items() if k != "out"}
     summary = {
         "version": __version__,
@@ -268,9 +324,13 @@ def run_scan(
         # what the formats counted of their own: archive members, wiki pages passed over
         "tallies": _summed(r.tallies for r in ok),
         "skipped_records": _skipped_by_input(ok),
+        # per input, rows read in a way the user must know of (formats.base.FlaggedRows)
+        "input_notes": [n for r in sorted(ok, key=lambda r: r.index) for n in r.notes],
         "shards": len(specs),
         "shards_resumed": resumed,
         "rejected": rejected,
+        # inputs cut short (a partial download): read up to the cut, which is named
+        "partial": partial,
         "timings": {
             "startup_seconds": started,
             "wall_seconds": round(time.monotonic() - t0, 3),
@@ -293,7 +353,7 @@ def run_scan(
         # stopped half-way through this leaves shards to redo, never a marker without its part.
         for name in ("_shards", "_work", "_spool"):
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)
-    return RunReport(len(specs), resumed, counts, rejected, summary)
+    return RunReport(len(specs), resumed, counts, rejected, summary, partial)
 
 
 def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:

@@ -21,6 +21,7 @@ from .errors import InputError, input_errors
 from .formats import (
     FORMAT_HEAD,
     FORMATS,
+    FileText,
     PlanInput,
     Planned,
     Records,
@@ -208,7 +209,7 @@ def _text_chunks(
     """
     range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
-    raw, stream, comp, progress = open_counted(spec.path, progress)
+    raw, stream, comp, progress = open_counted(spec.path, progress, result.text_cut(spec.source))
     with raw, stream:
         blocks = _transcoded(stream, config.block_size) if range_lo == 0 else None
         if blocks is not None:
@@ -327,6 +328,31 @@ def _streamed_record_chunks(
     yield from _chunks(
         source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True, syntax=syntax
     )
+
+
+def _file_text_chunks(
+    text: FileText,
+    rid: str | None,
+    kind: str | None,
+    name: str | None,
+    unit: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    result: ShardResult,
+    occ: OccurrenceSink,
+) -> Iterator[Chunk]:
+    """A file's bytes that are not a file on disk (an archive member), read as a text file's
+    stream is (_stream_reading): offsets in bytes, lines counted. Its bytes were counted as the
+    container's, in progress (hits only here)."""
+    src, k, syntax = _stream_reading(
+        text.stream, name or "", kind or unit.kind, config.block_size, None, None, None
+    )
+    syntax = document_syntax(None, config.syntax, name, src.head, result)
+
+    def hits_only(nbytes: int, nhits: int) -> None:
+        progress(0, nhits)
+
+    yield from _chunks(src, k, config, hits_only, result, occ, (unit.source, rid), syntax=syntax)
 
 
 def _streamed_source(text: StreamedText) -> StreamSource:
@@ -553,6 +579,10 @@ def unit_docs(
                     continue
                 if batch.count:  # the records before this one, handed on first
                     yield from _batch_docs(batch, unit, config, progress, result, table)
+            if isinstance(text, FileText):
+                for chunk in _file_text_chunks(text, rid, kind, name, unit, config, progress, result, occ):
+                    yield Doc(unit.source, rid, n, chunk, _citing(meta, config, result))
+                continue
             if isinstance(text, StreamedText):
                 since = len(occ)
                 chunks: Iterable[Chunk] = _streamed_record_chunks(
@@ -607,12 +637,14 @@ def hits_in_records(
     id_field: str = "id",
     syntax: str | None = None,
     told: dict[str, str | None] | None = None,
+    result: ShardResult | None = None,
 ) -> Iterator[tuple[str | None, Hit]]:
     """(record id, hit) for every DOI of a record file (a format with records: JSONL, Parquet,
     WARC, a raw PDF), read as a scan reads it; a hit's offsets count characters of its record's
     text (bytes of it for a record too large to hold). `syntax`: forced as --syntax forces it
     (None: each record's told by its head), the one a record is read in put in
-    `told["syntax"]` before its hits. Raises InputError for an input that cannot be read."""
+    `told["syntax"]` before its hits. Raises InputError for an input that cannot be read; one cut
+    short is read to the cut, named in `result.partial`."""
     told = {} if told is None else told
     config = ScanConfig(
         out="",
@@ -624,8 +656,14 @@ def hits_in_records(
     )
     with input_errors():
         for rid, text, rkind, _meta, name, preface in each_record(
-            records(ShardSpec(0, path, path, fmt, kind), config, ShardResult(0), no_progress)
+            records(ShardSpec(0, path, path, fmt, kind), config, result or ShardResult(0), no_progress)
         ):
+            if isinstance(text, FileText):  # a member of an archive: a file's bytes
+                for h in hits_in_stream(
+                    text.stream, name or "", rkind or kind, allow_other_prefix, syntax=syntax, told=told
+                ):
+                    yield rid, h
+                continue
             if isinstance(text, StreamedText):
                 # read in windows; its id may stand after its text, so its hits wait for it
                 src = _streamed_source(text)

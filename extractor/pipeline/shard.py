@@ -61,6 +61,7 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
             if not (parts.rollback(part_mark) and occ.rollback(occ_mark)):
                 raise _Redo(i, str(exc)) from exc
             result.rejected.append({"source": unit.source, "reason": str(exc)})
+            result.partial = [p for p in result.partial if p["source"] != unit.source]
             result.documents, result.hits = counts
             continue
         doc_base += n_docs

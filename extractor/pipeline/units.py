@@ -161,6 +161,20 @@ class ShardResult:
     citing_without_doi: int = 0  # records whose citing field held no DOI (--citing-field)
     # what a format counts of its own (archive members read and skipped, wiki pages passed over)
     tallies: dict[str, int] = field(default_factory=dict)
+    # per input, rows read in a way the user must know of (formats.base.FlaggedRows): what, how
+    # many, the first few row numbers
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    # inputs cut short (a partial download): what was read before the cut is kept; per input,
+    # where the reading stopped (a byte of its text, a member, a record) and why
+    partial: list[dict[str, str]] = field(default_factory=list)
+
+    def cut_short(self, source: str, at: str, reason: str) -> None:
+        """Name an input whose reading stopped early at `at`, what was read before kept."""
+        self.partial.append({"source": source, "at": at, "reason": reason})
+
+    def text_cut(self, source: str) -> Callable[[str, int], None]:
+        """What a compressed input's stream tells when it is cut short (read.UntilCut)."""
+        return lambda why, n: self.cut_short(source, f"byte {n} of its decompressed text", why)
 
     def tally(self, what: str, n: int = 1) -> None:
         """Count `n` more of a format's own tally."""

@@ -18,7 +18,17 @@ from ..errors import InputError
 from ..read import detect_compression, format_head
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
-from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText, each_record
+from .base import (
+    FileText,
+    Format,
+    PlanInput,
+    Planned,
+    Record,
+    Records,
+    SkippedRecords,
+    StreamedText,
+    each_record,
+)
 
 # Told in this order (magic bytes before names, names before contents, text last).
 FORMATS: dict[str, Format] = {
@@ -47,6 +57,7 @@ __all__ = [
     "FORMATS",
     "FORMAT_HEAD",
     "SPLIT_NAMES",
+    "FileText",
     "Format",
     "PlanInput",
     "Planned",

@@ -31,12 +31,12 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple
 
-from ..decode import HEAD_BYTES, declared_encoding, is_binary
+from ..decode import HEAD_BYTES, is_binary
 from ..errors import InputError
 from ..provenance import Meta, from_headers
 from ..read import ReadTap, detect_compression, display_name, open_input, open_stream
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
-from .base import Format, PlanInput, Planned, Record, SkippedRecords, StreamedText
+from .base import FileText, Format, PlanInput, Planned, Record, SkippedRecords
 
 # Containers within containers (a gzip, a tar, a zip: one level each) read at most this deep.
 MAX_DEPTH = 4
@@ -193,6 +193,18 @@ class Reader:
 
     # -- containers -------------------------------------------------------------------------
 
+    def cut_short(self, where: str, exc: BaseException, why: str = "") -> None:
+        """The archive (or an archive in it) ends early: the members before are kept and the
+        input named as partial, at `where` (the member the reading stopped in); a corrupt one (a
+        checksum or data error) is rejected whole (InputError)."""
+        if not is_cut(exc):
+            raise InputError(f"corrupt archive at {where}: {why + '; ' if why else ''}{_why(exc)}") from exc
+        self.result.cut_short(self.skipped.source, where, f"{why + '; ' if why else ''}{_why(exc)}")
+
+    def next_member(self, prefix: str) -> str:
+        """The place of the member the reading would have come to next."""
+        return f"member {self.members + 1}" + (f" (in {prefix.removesuffix('!/')})" if prefix else "")
+
     def tar(self, stream: Any, prefix: str, depth: int, stop: int = -1) -> Iterator[Record]:
         """The members of a tar stream read in order (stop: no member whose header starts at or
         past this offset of the stream)."""
@@ -201,14 +213,10 @@ class Reader:
             try:
                 entry = next(entries, None)
             except READ_ERRORS as exc:
-                what = (
-                    "not a readable tar"
-                    if self.members == 0 and not prefix
-                    else "the archive is cut short or corrupt here"
-                )
-                self.skip(
-                    prefix + "…", f"{what} ({_why(exc)}): the members after it were not read", member=False
-                )
+                if self.members == 0 and not prefix and not is_cut(exc):
+                    self.skip("…", f"not a readable tar ({_why(exc)})", member=False)
+                else:
+                    self.cut_short(self.next_member(prefix), exc)
                 return
             if entry is None or (stop >= 0 and entry.offset >= stop):
                 return
@@ -220,9 +228,7 @@ class Reader:
             try:
                 yield from self.member(entry.body, entry.name, rid, entry.size, depth, meta)
             except READ_ERRORS as exc:
-                self.skip(
-                    rid, f"the archive is cut short or corrupt in this member ({_why(exc)})", member=False
-                )
+                self.cut_short(f"member {self.members} ({rid})", exc)
                 return
             self.moved()
 
@@ -259,8 +265,13 @@ class Reader:
                 try:
                     with zf.open(info) as mf:
                         yield from self.member(mf, info.filename, rid, info.file_size, depth, meta)
-                except (*READ_ERRORS, NotImplementedError) as exc:
+                except NotImplementedError as exc:  # a compression method zipfile does not read
                     self.skip(rid, f"not read ({_why(exc)})")
+                except READ_ERRORS as exc:
+                    # a member whose data fail their CRC or end early, though the directory is whole
+                    raise InputError(
+                        f"corrupt archive at member {self.members} ({rid}): {_why(exc)}"
+                    ) from exc
                 self.moved()
 
     def zip_by_headers(self, f: Any, prefix: str, depth: int, why: str) -> Iterator[Record]:
@@ -270,12 +281,16 @@ class Reader:
         while True:
             sig = f.read(4)
             if sig != b"PK\x03\x04":
-                if sig[:2] != b"PK" or not sig:
-                    self.skip(prefix + "…", f"{why}; read by its local headers up to here", member=False)
+                if self.members == 0 and not prefix:
+                    self.skip("…", f"{why}; no member's local header at its start", member=False)
+                elif sig[:2] != b"PK" or not sig:
+                    self.cut_short(self.next_member(prefix), EOFError("no local header follows"), why)
                 return
             fixed = f.read(26)
             if len(fixed) < 26:
-                self.skip(prefix + "…", f"{why}; the archive ends inside a member's header", member=False)
+                self.cut_short(
+                    self.next_member(prefix), EOFError("the archive ends inside a member's header"), why
+                )
                 return
             _v, flags, method, _t, _d, _crc, csize, usize, nlen, xlen = struct.unpack("<HHHHHIIIHH", fixed)
             raw_name = f.read(nlen)
@@ -287,6 +302,11 @@ class Reader:
             if flags & 1 or (method == 0 and flags & 8) or method not in (0, 8, 12):
                 reason = "an encrypted member" if flags & 1 else f"compression method {method}"
                 self.skip(rid, f"{why}; not read past this member ({reason})")
+                self.cut_short(
+                    f"member {self.members} ({rid})",
+                    EOFError(f"no member after it can be found ({reason})"),
+                    why,
+                )
                 return
             body = _ZipBody(f, method, csize if not flags & 8 else -1)
             if name.endswith("/"):
@@ -295,14 +315,12 @@ class Reader:
                 try:
                     yield from self.member(body, name, rid, usize if not flags & 8 else -1, depth, ())
                 except READ_ERRORS as exc:
-                    self.skip(
-                        rid, f"{why}; the archive is cut short in this member ({_why(exc)})", member=False
-                    )
+                    self.cut_short(f"member {self.members} ({rid})", exc, why)
                     return
             try:
                 body.read_all()
             except READ_ERRORS as exc:
-                self.skip(rid, f"{why}; the archive is cut short in this member ({_why(exc)})", member=False)
+                self.cut_short(f"member {self.members} ({rid})", exc, why)
                 return
             if flags & 8:  # the data descriptor: optional signature, CRC, sizes (64-bit in zip64)
                 desc = f.read(4)
@@ -347,27 +365,16 @@ class Reader:
         if why:
             self.skip(rid, "not text: " + why.split(" (")[0])
             return
-        codec = declared_encoding(first[:HEAD_BYTES]) or "utf-8"
-        errors = "surrogateescape" if codec == "utf-8" else "replace"
-        if whole:
-            self.result.bytes_read += len(first)
-            text = first[3:] if first.startswith(b"\xef\xbb\xbf") else first
-            yield self.read(Record(rid, text.decode(codec, errors), None, meta, name))
-            return
+        # A member is a file: read as the same bytes on disk are (FileText), in the same units.
         state: dict[str, str] = {}
-        chunks = (
-            _utf8(first, f, guard, state, self.result)
-            if codec == "utf-8"
-            else _decoded(first, f, codec, errors, guard, state)
-        )
-        rec = StreamedText(rid, chunks, meta)
-        yield self.read(Record(rid, rec, None, meta, name))
-        for _ in rec.chunks:  # read to its end whatever the consumer did
+        stream = io.BufferedReader(_Joined(first, _Guarded(None if whole else f, guard, state)), 1 << 16)
+        yield self.read(Record(rid, FileText(stream), None, meta, name))
+        while stream.read(1 << 20):  # read to its end whatever the consumer did
             pass
         if "bomb" in state:
             self.skip(rid, state["bomb"] + "; read no further", member=False)
         if "cut" in state:  # the container names it, and reads no further
-            raise EOFError(state["cut"])
+            raise (EOFError if "corrupt" not in state else OSError)(state["cut"])
 
     def container(
         self, first: bytes, f: Any, comp: str | None, name: str, rid: str, depth: int, guard: Guard
@@ -422,6 +429,24 @@ class Reader:
         yield self.read(Record(rid, got.text, "pdf", meta, name))
         if got.links:
             yield Record(rid, "\n".join(got.links), "pdf-link", meta, name)
+
+
+class _Guarded:
+    """A member's stream past its first bytes, fed to its bomb guard (None: it had no more). A
+    bomb or a cut ends it quietly, said in `state`: raised in the consumer's window loop, it
+    would end the whole input."""
+
+    def __init__(self, f: Any, guard: Guard, state: dict[str, str]) -> None:
+        self._f = f
+        self._guard = guard
+        self._state = state
+
+    def read(self, n: int) -> bytes:
+        data = None if self._f is None else _read_block(self._f, self._guard, self._state, min(n, 1 << 20))
+        if not data:
+            self._f = None
+            return b""
+        return data
 
 
 class _ZipBody(io.RawIOBase):
@@ -652,77 +677,27 @@ def _read(f: Any, n: int, guard: Guard) -> bytes:
     return bytes(out)
 
 
-def _decoded(
-    first: bytes, f: Any, codec: str, errors: str, guard: Guard, state: dict[str, str]
-) -> Iterator[str]:
-    """A large member's text, decoded block by block; a bomb ends it quietly, said in `state`."""
-    import codecs
-
-    dec = codecs.getincrementaldecoder(codec)(errors)
-    yield dec.decode(first[3:] if first.startswith(b"\xef\xbb\xbf") else first)
-    while True:
-        data = _read_block(f, guard, state)
-        if data is None:
-            return
-        text = dec.decode(data, final=not data)
-        if text:
-            yield text
-        if not data:
-            return
-
-
-def _utf8(
-    first: bytes, f: Any, guard: Guard, state: dict[str, str], result: ShardResult
-) -> Iterator[str | bytes]:
-    """A large UTF-8 member's blocks as they are, cut at character boundaries, where they are
-    valid UTF-8 (checked in C, not decoded: decoding to text and encoding back for the matcher
-    was a third of such a member's time); a block with invalid bytes as text, decoded with them
-    kept as lone surrogates (U+FFFD where it is searched). A bomb or a cut ends it quietly,
-    said in `state`; invalid bytes are counted in `result`, as a record held whole counts them."""
-    from ...match import native
-
-    def block(data: bytes) -> str | bytes:
-        bad, _ = native.invalid_bytes(data, 0, len(data))
-        result.invalid_bytes += bad
-        return data.decode("utf-8", "surrogateescape") if bad else data
-
-    pending = first[3:] if first.startswith(b"\xef\xbb\xbf") else first
-    while True:
-        data = _read_block(f, guard, state) or b""
-        if not data:  # the member's last bytes, a character they do not finish included
-            if pending:
-                yield block(pending)
-            return
-        cut = len(pending) - _unfinished(pending)
-        if cut:
-            yield block(pending[:cut])
-        pending = pending[cut:] + data
-
-
-def _read_block(f: Any, guard: Guard, state: dict[str, str]) -> bytes | None:
+def _read_block(f: Any, guard: Guard, state: dict[str, str], size: int = 1 << 20) -> bytes | None:
     """A large member's next block (b"" at its end), fed to its bomb guard; None when a bomb or a
     cut ends it, said in `state` (raised in the consumer's loop it would end the whole input)."""
     try:
-        data: bytes = f.read(1 << 20)
+        data: bytes = f.read(size)
         guard.feed(len(data))
     except Bomb as exc:
         state["bomb"] = str(exc)
         return None
     except READ_ERRORS as exc:
         state["cut"] = _why(exc)
+        if not is_cut(exc):
+            state["corrupt"] = "yes"
         return None
     return data
 
 
-def _unfinished(data: bytes) -> int:
-    """How many bytes at the end of `data` begin a UTF-8 character it does not finish (0–3)."""
-    for k in range(1, min(4, len(data)) + 1):
-        b = data[-k]
-        if b & 0xC0 == 0x80:
-            continue  # a continuation byte: its lead is further back
-        need = 2 if 0xC0 <= b < 0xE0 else 3 if 0xE0 <= b < 0xF0 else 4 if 0xF0 <= b < 0xF8 else 1
-        return k if need > k else 0
-    return 0
+def is_cut(exc: BaseException) -> bool:
+    """Whether a read error says the data end early (a partial download), not that they are
+    corrupt: every decompressor and the tar and zip walks raise EOFError for that."""
+    return isinstance(exc, EOFError) or "unexpected end of data" in str(exc)
 
 
 def _why(exc: BaseException) -> str:

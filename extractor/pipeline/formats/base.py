@@ -25,11 +25,21 @@ class StreamedText:
         self.meta = meta  # provenance fields found before the text (JSONL: after it, see jsonl.py)
 
 
+class FileText:
+    """A document that is a file's bytes though it is not a file on disk (an archive member):
+    read as a text file is — transcoded where it declares another encoding, offsets in bytes,
+    lines counted — so that its rows are those the same bytes give as a file. `stream` is
+    binary with `peek`, read by the consumer before the next record."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+
 class Record(NamedTuple):
     """One document of a record format."""
 
     rid: str | None  # its record id (None: named by the shard, or the file's only document)
-    text: str | StreamedText
+    text: str | StreamedText | FileText
     kind: str | None  # None: decided on its text (and `name`), or by --kind
     meta: Meta = ()  # its provenance values, in ScanConfig.record_fields' order
     # the file name it had (an archive member's): its kind and source syntax are told by it as
@@ -148,3 +158,28 @@ class SkippedRecords:
         if self.count:
             self.result.skipped_records += self.count
             self.result.skipped.append({"source": self.source, "records": self.count, "first": self.first})
+
+
+class FlaggedRows:
+    """Rows of one input read in a way its user must know of — a field count not its header's, an
+    id another row holds too —: counted, the first few row numbers kept, said once per input
+    (ShardResult.notes, _run.json's `input_notes`)."""
+
+    SHOWN = 5
+
+    def __init__(self, source: str, what: str) -> None:
+        self.source = source
+        self.what = what
+        self.count = 0
+        self.first: list[int] = []
+
+    def add(self, row: int) -> None:
+        self.count += 1
+        if len(self.first) < self.SHOWN:
+            self.first.append(row)
+
+    def close(self, result: ShardResult) -> None:
+        if self.count:
+            result.notes.append(
+                {"source": self.source, "what": self.what, "rows": self.count, "first": self.first}
+            )

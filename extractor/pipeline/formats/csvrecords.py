@@ -22,17 +22,35 @@ from ..errors import InputError
 from ..provenance import from_record
 from ..read import display_name, open_counted
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
-from .base import Format, Record, SkippedRecords
+from .base import FlaggedRows, Format, Record, SkippedRecords
 
 NAMES = (".csv", ".tsv", ".tab")
 
+# What a run says of a CSV's rows that are not read as their header says (FlaggedRows).
+RAGGED = (
+    "rows whose field count differs from the header's (each read as a record of its own, named "
+    "by its row, its whole text searched, no id or field value taken by position)"
+)
+DUPLICATE_ID = "rows whose id another row before them holds too"
+# Ids remembered per file to find a repeated one (8-byte hashes); past this many, no more are.
+MAX_IDS = 4_000_000
 
-def _header(head: str, sep: str) -> list[str]:
-    """The cells of a CSV text's first row."""
+
+# Rows an export may write before its header (Dimensions: `"About the data: Exported on …"`).
+PREAMBLE_ROWS = 3
+
+
+def _first_rows(head: str, sep: str) -> list[list[str]]:
+    """The cells of a CSV text's first rows, where its header may be."""
+    out: list[list[str]] = []
     try:
-        return next(csv.reader(iter(head.splitlines(keepends=True)), delimiter=sep, strict=False), [])
-    except csv.Error:  # a NUL byte, or a first row longer than the head
-        return []
+        for row in csv.reader(iter(head.splitlines(keepends=True)), delimiter=sep, strict=False):
+            out.append(row)
+            if len(out) > PREAMBLE_ROWS:
+                break
+    except csv.Error:  # a NUL byte, or a row longer than the head
+        pass
+    return out
 
 
 def _separator(name: str, head: str) -> str:
@@ -44,8 +62,9 @@ def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     if not name.endswith(NAMES):
         return False
     text = head[:HEAD_BYTES].decode("utf-8-sig", "replace")
-    cells = _header(text, _separator(name, text))
-    return text_field in cells or id_field in cells
+    return any(
+        text_field in cells or id_field in cells for cells in _first_rows(text, _separator(name, text))
+    )
 
 
 class _Lines:
@@ -100,7 +119,7 @@ def records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
 ) -> Iterator[Record]:
     """The rows of a CSV file as records."""
-    raw, stream, _comp, disk = open_counted(spec.path, progress)
+    raw, stream, _comp, disk = open_counted(spec.path, progress, result.text_cut(spec.source))
     with raw, stream:
         head = stream.peek(HEAD_BYTES)[:HEAD_BYTES] if hasattr(stream, "peek") else b""
         codec = declared_encoding(head) or "utf-8-sig"
@@ -113,18 +132,28 @@ def records(
             name = name.removesuffix(suffix)
         sep = _separator(name, head.decode("utf-8-sig", "replace"))
         rows = _rows(lines, sep, config.max_record_bytes)
-        first = next(rows, None)
-        if first is None:
-            return
-        _n, header, header_raw = first
-        if isinstance(header, str):
-            raise InputError(f"its header row is {header}")
+        # the header: the first row naming a field asked for, after a preamble of a few rows
+        for _ in range(PREAMBLE_ROWS + 1):
+            first = next(rows, None)
+            if first is None:
+                return
+            n0, header, header_raw = first
+            if isinstance(header, str):
+                raise InputError(f"its header row is {header}")
+            if config.text_field in header or config.id_field in header:
+                break
+        else:
+            raise InputError(f"no column {config.text_field!r} or {config.id_field!r} in the header")
         text_col = header.index(config.text_field) if config.text_field in header else None
         id_col = header.index(config.id_field) if config.id_field in header else None
-        if text_col is None and id_col is None:
-            raise InputError(f"no column {config.text_field!r} or {config.id_field!r} in the header")
+        row_name = "row.tsv" if sep == "\t" else "row.csv"
+        preface = header_raw if header_raw.endswith("\n") else header_raw + "\n"
+        ragged = FlaggedRows(spec.source, RAGGED)
+        repeated = FlaggedRows(spec.source, f"{DUPLICATE_ID} (column {config.id_field!r})")
+        ids: set[int] = set()
         done = 0
         for n, cells, row in rows:
+            n -= n0  # rows count from the header
             nbytes = len(row.encode("utf-8", "surrogateescape"))
             result.bytes_read += nbytes
             done += nbytes
@@ -136,21 +165,36 @@ def records(
                 continue
             if not cells:
                 continue  # a blank line
-            rid = display_name(cells[id_col]) if id_col is not None and id_col < len(cells) else f"row {n}"
+            if len(cells) != len(header):
+                # An unquoted separator inside a field (Scopus writes them) moves every cell after
+                # it: no cell is known to be the id, a field or the text, so none is taken by
+                # position; the row is a record of its own, searched whole in the CSV syntax.
+                # Nor is its header read before it: a cell under the DOI heading may be another's.
+                ragged.add(n)
+                meta = from_record({}, config.record_fields) if config.record_fields else ()
+                yield Record(f"row {n}", row, None, meta, row_name)
+                continue
+            # an empty id cell names no record: the row is named by its number, as without the column
+            cell = cells[id_col] if id_col is not None else ""
+            rid = display_name(cell) if cell else f"row {n}"
+            if cell and len(ids) < MAX_IDS:
+                key = hash(cell)
+                if key in ids:
+                    repeated.add(n)
+                ids.add(key)
             meta = (
-                from_record(dict(zip(header, cells, strict=False)), config.record_fields)
+                from_record(dict(zip(header, cells, strict=True)), config.record_fields)
                 if config.record_fields
                 else ()
             )
             if text_col is None:
                 # read in the CSV syntax (a name that tells it), behind its header
-                preface = header_raw if header_raw.endswith("\n") else header_raw + "\n"
-                yield Record(rid, row, None, meta, "row.tsv" if sep == "\t" else "row.csv", preface)
-            elif text_col < len(cells):
-                yield Record(rid, cells[text_col], None, meta)
+                yield Record(rid, row, None, meta, row_name, preface)
             else:
-                skipped.add("row", n, f"{len(cells)} cells: no {config.text_field!r} cell")
+                yield Record(rid, cells[text_col], None, meta)
         disk(done, 0)
+        ragged.close(result)
+        repeated.close(result)
 
 
 FORMAT = Format("csv", tell, None, records, suffixes=NAMES)

@@ -463,7 +463,7 @@ def records(
         raw = stream = byte_range(spec.path, spec.start, spec.stop)
         disk = progress
     else:
-        raw, stream, _comp, disk = open_counted(spec.path, progress)
+        raw, stream, _comp, disk = open_counted(spec.path, progress, result.text_cut(spec.source))
     with raw, stream:
 
         def counted(data: bytes) -> None:

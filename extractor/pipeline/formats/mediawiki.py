@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from queue import Empty, Queue
 from typing import Any, NamedTuple
 
+from ..errors import InputError
 from ..provenance import from_record
 from ..read import (
     Limited,
@@ -152,6 +153,9 @@ class Skip(NamedTuple):
     reason: str
 
 
+CUT_PAGE = "the dump ends inside this page (a truncated file)"
+
+
 def _skip(page: dict[str, Any], why: str) -> Skip:
     return Skip(page.get("page_id"), f"{display_name(page.get('title', '?'))}: {why}")
 
@@ -169,7 +173,7 @@ def iter_pages(stream: Any, max_text: int) -> Iterator[Page | Skip]:
             r.pos = keep if keep >= 0 else len(r.buf)
             if not r.more():
                 if page is not None:
-                    yield _skip(page, "the dump ends inside this page (a truncated file)")
+                    yield _skip(page, CUT_PAGE)
                 return
             continue
         tag, attrs = m.group(1), m.group(2)
@@ -178,7 +182,7 @@ def iter_pages(stream: Any, max_text: int) -> Iterator[Page | Skip]:
             value = r.content(m.end(), b"</" + tag + b">", max_text)
             if value is None:
                 if page is not None:
-                    yield _skip(page, "the dump ends inside this page (a truncated file)")
+                    yield _skip(page, CUT_PAGE)
                 return
             if page is None or isinstance(value, bool):
                 if page is not None and tag == b"text" and where == "revision":
@@ -397,6 +401,9 @@ def records(
                     progress(pos - shown, 0)
                     shown = pos
                 # pages are named by id: a shard of a multistream dump knows no page numbers
+                if isinstance(page, Skip) and page.reason.endswith(CUT_PAGE):
+                    result.cut_short(spec.source, f"page id {page.page_id or 0}", page.reason)
+                    continue
                 if isinstance(page, Skip):
                     skipped.add("page id", page.page_id or 0, page.reason)
                     continue
@@ -412,10 +419,12 @@ def records(
                 result.bytes_read += len(page.text)
                 meta = from_record(page._asdict(), config.record_fields) if config.record_fields else ()
                 yield Record(page.title, page.text, None, meta, "page.wikitext")
-        except (OSError, EOFError) as exc:  # a corrupt or cut compressed stream
-            skipped.add(
-                "page id", 0, f"the dump is cut short or corrupt ({exc}): the pages after it were not read"
+        except EOFError as exc:  # a compressed stream cut short: the pages before it are kept
+            result.cut_short(
+                spec.source, "its last page read", f"cut short ({exc}): the pages after it were not read"
             )
+        except OSError as exc:  # a corrupt one: rejected whole
+            raise InputError(f"the dump is corrupt ({exc})") from exc
         finally:
             reading.close()
 

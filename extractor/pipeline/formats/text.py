@@ -5,7 +5,7 @@ document, read in windows by search.py. The format of every file that is no othe
 from __future__ import annotations
 
 from ..decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary, syntax_for
-from ..errors import InputError
+from ..errors import BinaryInput
 from ..read import line_ranges
 from .base import Format, PlanInput, Planned
 
@@ -26,7 +26,7 @@ def plan(inp: PlanInput) -> Planned:
     first = inp.f.read(HEAD_BYTES)
     why = is_binary(first)
     if why:
-        raise InputError(why)
+        raise BinaryInput(why)
     kind = inp.config.kind or detect_kind(inp.source, first)
     syntax = syntax_for(inp.config.syntax, inp.source, first) or ""
     return Planned(line_ranges(inp.f, inp.size, inp.config.shard_size), kind=kind, syntax=syntax)

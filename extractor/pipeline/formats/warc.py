@@ -226,7 +226,10 @@ def records(
                 result.bytes_read += pos - done
                 progress(pos - done, 0)
                 done = pos
-            if text is None:
+            if text is None and str(kind).startswith((CUT_RECORD, CUT_END, CUT_GZIP)):
+                # a partial download: the records before are kept, the input named as partial
+                result.cut_short(spec.source, f"record {n}" + (f" ({uri})" if uri else ""), str(kind))
+            elif text is None:
                 skipped.add("record", n, f"{uri}: {kind}" if uri else str(kind))
             else:
                 meta = from_headers(*headers, fields=config.record_fields)
