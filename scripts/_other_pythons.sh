@@ -16,10 +16,10 @@ core_run() {  # core_run NAME PYTHON [pip args…]
   log="$(mktemp)"
   if [ ! -x "$venv/bin/python" ]; then
     "$py" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1
   fi
-  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" -e "$ROOT" \
-      "pytest>=7" "hypothesis>=6" >"$log" 2>&1; then
+  local INSTALL
+  venv_installer "$venv"  # scripts/_venv.sh's: uv, or pip
+  if ! "${INSTALL[@]}" "$@" -e "$ROOT" "pytest>=7" "hypothesis>=6" "pytest-timeout>=2.2" >"$log" 2>&1; then
     cat "$log" >&2
     rm -f "$log"
     return 1
@@ -30,7 +30,7 @@ core_run() {  # core_run NAME PYTHON [pip args…]
   local tmp rc=0
   tmp="$(mktemp -d)"
   (cd "$ROOT" && PATH="$venv/bin:$PATH" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-    --basetemp "$tmp/t" "${CORE[@]}") || rc=$?
+    --basetemp "$tmp/t" "${MARK[@]}" "${CORE[@]}") || rc=$?
   rm -rf "$tmp"
   return "$rc"
 }

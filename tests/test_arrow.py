@@ -170,6 +170,7 @@ def test_from_duckdb_and_polars() -> None:
     assert sorted(from_polars.rows()) == sorted(tuple(r.values()) for r in hits.to_pylist())
 
 
+@pytest.mark.slow
 def test_from_ray_data(monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's Ray Data line, as written: map_batches hands each block to extract_batch as
     an Arrow table. A one-CPU Ray started here on 127.0.0.1, its usage report off."""
@@ -187,6 +188,7 @@ def test_from_ray_data(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sorted(got, key=key) == sorted(expected(list(texts), list(ids), None), key=key)
 
 
+@pytest.mark.slow
 def test_from_spark(monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's Spark line, as written: mapInArrow hands each partition to the function as
     an iterator of record batches, and takes back the batches it yields. A local Spark of one

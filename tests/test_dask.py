@@ -124,6 +124,7 @@ def test_a_scan_on_a_dask_cluster_equals_the_local_engine(tmp_path: Path, cluste
     assert run_json(dask)["shards"] > 10
 
 
+@pytest.mark.slow
 def test_relative_inputs_are_read_by_workers_started_elsewhere(tmp_path: Path, cluster: Cluster) -> None:
     """A relative input named to the scan is read by workers whose working folder is another
     (before: every input rejected as "no such file or directory" on the workers)."""
@@ -147,6 +148,7 @@ def test_relative_inputs_are_read_by_workers_started_elsewhere(tmp_path: Path, c
     } == {f"corpus/doc{i:02d}.txt" for i in range(12)} | {"corpus/page.html"}
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_is_survived(tmp_path: Path, cluster: Cluster) -> None:
     """Dask reschedules a lost worker's shards; shard outputs are atomic, so the result equals
     a clean run's."""
@@ -166,6 +168,7 @@ def test_a_worker_killed_mid_run_is_survived(tmp_path: Path, cluster: Cluster) -
     _same_output(clean, killed)
 
 
+@pytest.mark.slow
 def test_dask_local_starts_its_own_cluster(tmp_path: Path) -> None:
     src = make_corpus(tmp_path)
     local, dask = tmp_path / "local", tmp_path / "dask"
@@ -187,6 +190,7 @@ def test_without_distributed_dask_says_how_to_install_it(tmp_path: Path) -> None
     assert "pip install 'doi-extractor[dask]'" in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
     src = make_corpus(tmp_path)
     t0 = time.monotonic()

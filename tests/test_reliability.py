@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .helpers import SCAN, make_corpus, run_json, table
 
 
@@ -41,6 +43,7 @@ def test_a_mistyped_input_keeps_the_finished_result(tmp_path: Path) -> None:
     assert table(tmp_path / "out", "mentions") == rows and run_json(tmp_path / "out") == run
 
 
+@pytest.mark.slow
 def test_other_inputs_never_silently_replace_a_finished_result(tmp_path: Path) -> None:
     make_corpus(tmp_path)
     (tmp_path / "other").mkdir()
@@ -103,6 +106,7 @@ def _truncate_while_scanning(tmp_path: Path, engine: list[str], delay: float, n:
     return p.returncode, err
 
 
+@pytest.mark.slow
 def test_a_file_cut_while_it_is_read_is_rejected_in_every_engine(tmp_path: Path) -> None:
     """The in-process engine (a job under 128 MiB, the default) died of SIGBUS when a memory-
     mapped file was cut under it; now every engine rejects the file with the reason and goes
@@ -118,6 +122,7 @@ def test_a_file_cut_while_it_is_read_is_rejected_in_every_engine(tmp_path: Path)
                 assert "shrank while it was read" in err, err
 
 
+@pytest.mark.slow
 def test_ctrl_c_says_so_at_once_and_a_running_unit_stops_at_its_next_window(tmp_path: Path) -> None:
     """Ctrl-C on one large unit used to print nothing and stop only when the unit ended. The
     unit here takes many seconds (text that is slow to match, read in windows); after Ctrl-C

@@ -161,6 +161,7 @@ def test_missing_objects_and_buckets_are_rejected_with_a_reason(tmp_path: Path, 
     assert [m["doi"] for m in table(out, "mentions")] == ["10.1000/182"]
 
 
+@pytest.mark.slow
 def test_a_store_that_cannot_be_read_stops_the_run_and_keeps_a_finished_result(
     tmp_path: Path, s3: dict[str, str]
 ) -> None:
@@ -190,6 +191,7 @@ def _store(env: dict[str, str]) -> Any:
     )
 
 
+@pytest.mark.slow
 def test_output_in_object_storage_is_staged_then_published(tmp_path: Path, s3: dict[str, str]) -> None:
     """-o s3://…: the run is staged in a folder, then its datasets are published; read back from
     the store they equal a local run's; a later run leaves none of the earlier run's objects."""
@@ -226,6 +228,7 @@ def test_output_in_object_storage_is_staged_then_published(tmp_path: Path, s3: d
     assert got.column("doi").to_pylist() == ["10.1000/182"]
 
 
+@pytest.mark.slow
 def test_a_run_to_the_store_killed_and_resumed_equals_a_clean_one(tmp_path: Path, s3: dict[str, str]) -> None:
     """Killed (SIGKILL, the whole process group) after some shards completed: the same command
     resumes from the stage's completion markers and publishes the clean run's result."""
@@ -329,6 +332,7 @@ def test_an_output_bucket_that_does_not_exist_stops_the_run_at_once(
     assert not stage.exists()
 
 
+@pytest.mark.slow
 def test_the_default_stage_is_removed_once_published(tmp_path: Path, s3: dict[str, str]) -> None:
     """A run to the store leaves no full local copy in the user's cache (at 10 TB of input,
     ~90 GB), unless --keep-work asks for an incremental rerun's parts."""

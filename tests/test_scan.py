@@ -82,6 +82,7 @@ def test_a_small_job_with_the_default_workers_runs_in_process(tmp_path: Path) ->
         assert table(tmp_path / "default", name) == table(tmp_path / "two", name), name
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
     """Killed (SIGKILL, the whole process group) once some shards are complete and others not:
     the rerun resumes from the completion markers and gives the clean run's output."""
@@ -192,6 +193,7 @@ def test_demo_script_scans_the_sample(tmp_path: Path) -> None:
     assert len(table(tmp_path / "out", "dois")) == 27
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"], ids=["in-process", "pool"])
 def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path, workers: str) -> None:
     src = make_corpus(tmp_path)
@@ -373,6 +375,7 @@ def test_find_ends_quietly_when_its_reader_goes(tmp_path: Path) -> None:
     assert p.wait(timeout=120) == 0 and err == b""
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_worker_killed_by_the_system_is_replaced_and_its_shard_redone(tmp_path: Path) -> None:
     """Issue 15: a worker killed by the OS (OOM) aborted the run (BrokenProcessPool, exit 2)."""
@@ -434,6 +437,7 @@ def _footprint(path: Path) -> int:
         ((1.0, 0.75), "cannot write the output"),
     ],
 )
+@pytest.mark.slow
 def test_a_full_disk_fails_the_run_keeps_nothing_half_written_and_resumes(
     tmp_path: Path, small_disk: Path, room: tuple[float, float], where: str
 ) -> None:

@@ -82,6 +82,7 @@ def test_summary_prints_the_run_as_text_and_json(out: Path) -> None:
     assert data["run"]["distinct_dois"] == 3603
 
 
+@pytest.mark.slow
 def test_summary_of_a_folder_that_is_no_scan_output_is_a_clear_error(tmp_path: Path) -> None:
     for target in (tmp_path / "missing", tmp_path):
         p = summary_cli(str(target))
@@ -122,6 +123,7 @@ def test_html_report_is_one_offline_page_with_a_chart_per_section(out: Path, tmp
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (Debian: apt-get install chromium)")
 def test_html_report_renders_its_charts_in_a_real_browser(out: Path, tmp_path: Path) -> None:
     """The page opened by headless Chromium from the file: the charts are drawn (the bars'
