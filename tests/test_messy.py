@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,6 +77,9 @@ def test_a_compressed_input_cut_short_keeps_what_was_read_and_is_named_partial(
     assert run["rejected"] == [] and report.partial == run["partial"]
     (cut,) = run["partial"]
     assert cut["source"] == str(path) and cut["at"].startswith("byte ") and cut["reason"]
+    if comp == "gz":  # every DOI that zlib decodes whole before the cut (python-isal drops its last step)
+        text = zlib.decompressobj(31).decompress(path.read_bytes())
+        assert len(numbers) == text.count(b" here"), (kind, len(numbers))
 
 
 def test_a_compressed_input_corrupt_in_the_middle_is_rejected_whole(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import SCAN, make_corpus, run_json, table
+from .helpers import SCAN, corrupt_gzip, make_corpus, run_json, table
 
 
 def start_scan(*args: str, **popen: Any) -> subprocess.Popen[Any]:
@@ -120,12 +120,15 @@ def test_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
 def test_rejected_inputs_exit_1_and_are_named_on_stderr(tmp_path: Path) -> None:
     good = tmp_path / "good.txt"
     good.write_text("doi:10.1000/182\n")
-    truncated = tmp_path / "trunc.gz"
+    truncated = tmp_path / "trunc.gz"  # cut short: read up to the cut, and named (exit 1)
     truncated.write_bytes(gzip.compress(b"doi:10.1000/lost\n" * 1000)[:-30])
+    corrupt = tmp_path / "corrupt.gz"  # rejected whole
+    corrupt.write_bytes(corrupt_gzip(b"doi:10.1000/corrupt\n" * 1000))
     out = tmp_path / "out"
     p = scan(
         str(good),
         str(truncated),
+        str(corrupt),
         str(tmp_path / "missing.txt"),
         "-o",
         str(out),
@@ -134,8 +137,9 @@ def test_rejected_inputs_exit_1_and_are_named_on_stderr(tmp_path: Path) -> None:
         "2",
         check=1,
     )
-    assert "trunc.gz" in p.stderr and "missing.txt" in p.stderr and "Traceback" not in p.stderr
-    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/182"}
+    assert "partial " in p.stderr and "trunc.gz" in p.stderr and "Traceback" not in p.stderr
+    assert "rejected " in p.stderr and "corrupt.gz" in p.stderr and "missing.txt" in p.stderr
+    assert {m["doi"] for m in table(out, "mentions")} == {"10.1000/182", "10.1000/lost"}
     f = subprocess.run(
         [sys.executable, "-m", "extractor.cli", "find", str(truncated)],
         capture_output=True,

@@ -110,10 +110,9 @@ def _epilog(*parts: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # the matcher's tables, loaded here and not with this module: `scan` starts its workers'
-    # server before anything else is loaded (main)
-    from ..match import KINDS
-    from ..match.syntaxes import SYNTAX_CHOICES
+    # the arguments name the matcher's kinds and syntaxes: loaded here and not with this module,
+    # since `scan` starts its workers' server before anything else is loaded (main)
+    from .scan_args import add_reading_arguments, add_scan_arguments, add_walk_filters
 
     common = _common()
     ap = argparse.ArgumentParser(
@@ -144,10 +143,6 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=_Help,
             epilog=_epilog(*epilog),
         )
-
-    # here, not at the top: the arguments name the matcher's kinds and syntaxes, and `scan`
-    # starts its workers' server before the matcher is loaded
-    from .scan_args import add_scan_arguments, add_walk_filters
 
     f = command(
         "find", "print the canonical DOIs found in files (like grep -o)", FIND_EXAMPLES, EXIT_CODES, EXTRAS
@@ -226,23 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start each line with the line number of the hit (a record's id for record files)",
     )
-    f.add_argument("--kind", choices=KINDS, help="input kind (default: detected by name and content)")
-    f.add_argument(
-        "--syntax",
-        choices=SYNTAX_CHOICES,
-        default="auto",
-        help="source syntax of spec §7 (wikitext, latex, bibtex, csv, json, markdown), none for prose (default: auto, told by name and content)",
-    )
-    f.add_argument(
-        "--text-field",
-        default="text",
-        help="JSONL/Parquet field or CSV column holding the text (dotted: meta.text)",
-    )
-    f.add_argument(
-        "--id-field",
-        default="id",
-        help="JSONL/Parquet field or CSV column holding the record id (dotted path)",
-    )
+    add_reading_arguments(f)
     f.add_argument(
         "--other-prefixes",
         action="store_true",

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, TextIO
 from ..match import Hit
 from ..pipeline.errors import BinaryInput, Fatal, InputError
 from ..pipeline.inputs import expand_inputs
-from ..pipeline.read import UntilCut, lines_before, open_stream, usable_cpus
+from ..pipeline.read import lines_before, open_stream, until_cut, usable_cpus
 from ..pipeline.search import (
     LineCounter,
     count_in_range,
@@ -125,8 +125,8 @@ def _input_bytes(jobs: list[Job]) -> int:
     return total
 
 
-def _found(jobs: list[Job], args: argparse.Namespace, out: TextIO, complain: Any) -> Iterator[Found]:
-    """Each input's Found, in the inputs' order: read here one after the other, or by -j
+def _found(jobs: list[Job], args: argparse.Namespace, out: TextIO, complain: Any) -> Iterator[FindResult]:
+    """Each input's FindResult, in the inputs' order: read here one after the other, or by -j
     processes when there are enough bytes — several inputs, or a large text file cut into byte
     ranges as scan cuts it — their output printed in the inputs' order (as grep prints it)."""
     workers = _workers(args)
@@ -182,7 +182,7 @@ def _in_pool(
     args: argparse.Namespace,
     out: TextIO,
     workers: int,
-) -> Iterator[Found]:
+) -> Iterator[FindResult]:
     """The inputs (and the ranges of a large one) read by `workers` processes, each input's
     output printed whole in turn; a ranged input's count added up, a message about it said once."""
     import multiprocessing
@@ -203,13 +203,13 @@ def _in_pool(
             for job, ps in zip(jobs, parts, strict=True)
         ]
         for (source, _path, named, end_name, _walked), fs in zip(jobs, futures, strict=True):
-            got = Found(0, False)
+            got = FindResult(0, False)
             said: list[str] = []
             for fut in fs:
                 one = fut.result()
                 out.write(one.text)
                 said += [m for m in one.messages if m not in said]
-                got = Found(got.dois + one.dois, got.error or one.error)
+                got = FindResult(got.dois + one.dois, got.error or one.error)
             if not args.no_messages:
                 for message in said:
                     print(message, file=sys.stderr)
@@ -223,7 +223,7 @@ def _in_pool(
         pool.shutdown(wait=done, cancel_futures=True)
 
 
-def _find_in_worker(job: Job, options: dict[str, Any], part: Part = None) -> Found:
+def _find_in_worker(job: Job, options: dict[str, Any], part: Part = None) -> FindResult:
     """find_one in a worker process: what it prints and says, returned to be printed in order."""
     args = argparse.Namespace(**options)
     buf = io.StringIO()
@@ -241,7 +241,7 @@ def _find_in_worker(job: Job, options: dict[str, Any], part: Part = None) -> Fou
 Job = tuple[str, str, bool, str, bool]
 
 
-class Found(NamedTuple):
+class FindResult(NamedTuple):
     """What reading one input gave: its DOIs counted, whether it could not be read, and (read in
     another process) what it printed and the messages about it."""
 
@@ -261,7 +261,7 @@ def find_one(
     out: TextIO,
     complain: Any,
     part: Part = None,
-) -> Found:
+) -> FindResult:
     """The DOIs of one input, printed to `out` as they are found, grep's way (-c, -l, -m, -q);
     with `part`, those of that byte range of it only, its count not printed (the caller adds up
     the ranges'). A binary file found by walking (`walked`) is passed over without a word, as
@@ -269,7 +269,7 @@ def find_one(
     prefix = source + end_name if named else ""
     count = 0
     if args.max_count == 0:
-        return Found(0, False)  # grep -m 0: nothing read
+        return FindResult(0, False)  # grep -m 0: nothing read
     # where an input cut short (a partial download) stopped: its DOIs before are printed
     read = ShardResult(0)
     try:
@@ -277,8 +277,7 @@ def find_one(
         # reads them; every other input as a stream of text
         fmt = "text" if path == "-" else input_format(path, args.text_field, args.id_field)
         stream, comp = open_stream(sys.stdin.buffer if path == "-" else path)
-        if comp is not None:
-            stream = io.BufferedReader(UntilCut(stream, read.text_cut(source)), buffer_size=1 << 16)
+        stream = until_cut(stream, comp, path, read.text_cut(source))
         with stream:
             seen: set[str] = set()
             name = None if path == "-" else path
@@ -328,7 +327,7 @@ def find_one(
                 count += 1
                 log.debug("%s: %s at %d", source, doi, offset)
                 if args.quiet:
-                    return Found(count, False)  # grep -q: the first DOI decides
+                    return FindResult(count, False)  # grep -q: the first DOI decides
                 if args.files_with_matches:
                     break
                 if args.count:
@@ -366,26 +365,26 @@ def find_one(
         raise  # our reader has gone: not an error of this input (cli.main ends quietly)
     except OSError as exc:
         complain(source, exc.strerror or exc)
-        return Found(count, True)
+        return FindResult(count, True)
     except BinaryInput as exc:
         if walked:
             log.info("%s: passed over, %s", source, exc)
-            return Found(0, False)
+            return FindResult(0, False)
         complain(source, exc)
-        return Found(count, True)
+        return FindResult(count, True)
     except (InputError, EOFError, ValueError) as exc:
         complain(source, exc)
-        return Found(count, True)
+        return FindResult(count, True)
     for p in read.partial:
         complain(source, f"cut short at {p['at']} ({p['reason']}); the DOIs before it are given")
     cut = bool(read.partial)
     if args.quiet or part is not None:
-        return Found(count, cut)
+        return FindResult(count, cut)
     if args.files_with_matches and count:
         out.write(source + ("\0" if args.null else "\n"))
     elif args.count:
         out.write(f"{prefix}{count}\n")
-    return Found(count, cut)
+    return FindResult(count, cut)
 
 
 def _reads_on(args: argparse.Namespace) -> bool:

@@ -35,6 +35,36 @@ def size(value: str) -> int:
     return int(float(m.group(1)) * _UNITS[unit])
 
 
+def add_syntax_argument(ap: argparse.ArgumentParser, scope: str = "") -> None:
+    """--syntax, its choices and their names from the registry of syntaxes (spec §7)."""
+    names = ", ".join(c for c in SYNTAX_CHOICES if c not in ("auto", "none"))
+    ap.add_argument(
+        "--syntax",
+        choices=SYNTAX_CHOICES,
+        default="auto",
+        help=f"source syntax of spec §7 ({names}){scope}, none for prose (default: auto, told by name and content)",
+    )
+
+
+def add_reading_arguments(ap: argparse.ArgumentParser) -> None:
+    """How `find` and `scan` read their inputs: --kind, --syntax, --text-field, --id-field."""
+    ap.add_argument(
+        "--kind", choices=KINDS, help="input kind of every text input (default: detected by name and content)"
+    )
+    add_syntax_argument(ap)
+    ap.add_argument(
+        "--text-field",
+        default="text",
+        help="record field or CSV/TSV column holding the text (JSONL, Parquet; dotted: meta.text)",
+    )
+    ap.add_argument(
+        "--id-field",
+        default="id",
+        help="record field or CSV/TSV column holding the record id (dotted path; a CSV/TSV naming it "
+        "is read a row a record)",
+    )
+
+
 def add_walk_filters(ap: argparse.ArgumentParser) -> None:
     """--include and --exclude: which files found by walking a folder or a pattern are read
     (`find` and `scan` alike; a file named outright always is)."""
@@ -79,23 +109,7 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         help="with -o in object storage: the folder the run is staged in before it is published "
         "(default: one per output URL under ~/.cache/doi-extractor/stage)",
     )
-    ap.add_argument("--kind", choices=KINDS, help="input kind for every text input (default: detected)")
-    ap.add_argument(
-        "--syntax",
-        choices=SYNTAX_CHOICES,
-        default="auto",
-        help="source syntax of spec §7 (wikitext, latex, bibtex, csv, json, markdown), none for prose (default: auto, told by name and content)",
-    )
-    ap.add_argument(
-        "--text-field",
-        default="text",
-        help="record field/column holding the text (JSONL, Parquet, CSV/TSV by header)",
-    )
-    ap.add_argument(
-        "--id-field",
-        default="id",
-        help="record field/column holding the record id (a CSV/TSV naming it is read a row a record)",
-    )
+    add_reading_arguments(ap)
     ap.add_argument(
         "--meta-field",
         action="append",

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..match import KINDS, find_dois
-from ..match.syntaxes import SYNTAX_CHOICES
 from ..pipeline.decode import decode_bytes, detect_kind, syntax_for
 from ..pipeline.errors import InputError
 from ..pipeline.read import read_all
 from ..pipeline.search import hits_in_records, input_format
+from .scan_args import add_syntax_argument
 
 
 @dataclass(slots=True)
@@ -184,12 +184,7 @@ def add_score_arguments(ap: argparse.ArgumentParser) -> None:
         "--errors", type=int, default=50, help="list misses and false positives of up to N documents"
     )
     ap.add_argument("--genre", action="append", help="only these genres")
-    ap.add_argument(
-        "--syntax",
-        choices=SYNTAX_CHOICES,
-        default="auto",
-        help="source syntax of spec §7 for every document, none for prose (default: auto, told by name and content)",
-    )
+    add_syntax_argument(ap, " for every document")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 

@@ -21,7 +21,9 @@
  *   cscan/pdf.c     PDF text: joins across lines, columns and spaces (spec §5)
  *   cscan/html.c    HTML: the three views built and searched (spec §3, §5)
  *   cscan/wikitext.c  wikitext: its view built and searched as HTML's are (spec §7)
+ *   cscan/tex.c     LaTeX and BibTeX: likewise
  *   cscan/csv.c     CSV and TSV: likewise
+ *   cscan/column.c  canonicalize over an Arrow string column's buffers
  *   cscan/ported.h  the Python rules the port follows, as text, for the check at import
  *   cscan/module.c  the module's glue and tables()
  * No state outside a call: scratch storage lives in each call's frame or heap.

@@ -13,7 +13,8 @@ import gzip
 import io
 import lzma
 import os
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from . import remote
@@ -112,16 +113,45 @@ def open_counted(
     """An input's file, its decompressed stream, the compression found, and `progress` counting
     bytes of the file (DiskProgress when compressed); the caller closes both streams. A large
     gzip file is decompressed ahead (open_stream's read_ahead). With `cut`, a compressed stream
-    cut short ends where it was cut (UntilCut) and `cut(why, bytes given)` is told so."""
+    cut short ends where it was cut (until_cut) and `cut(why, bytes given)` is told so."""
     raw = open_input(path)
     try:
         stream, comp = open_stream(raw, read_ahead=True)
     except BaseException:
         raw.close()
         raise
-    if comp is not None and cut is not None:
-        stream = io.BufferedReader(UntilCut(stream, cut), buffer_size=1 << 16)
+    if cut is not None:
+        stream = until_cut(stream, comp, path, cut)
     return raw, stream, comp, (progress if comp is None else DiskProgress(raw, progress))
+
+
+def until_cut(
+    stream: BinaryIO, comp: str | None, path: str | None, cut: Callable[[str, int], None]
+) -> BinaryIO:
+    """A decompressed stream read up to where its file was cut short (UntilCut); the stream as it
+    is when it is not compressed. A gzip file's last bytes before the cut are had again from
+    `path` by zlib (gzip_after), which python-isal and its read-ahead thread drop."""
+    if comp is None:
+        return stream
+    rest = (lambda skip: gzip_after(path, skip)) if comp == "gzip" and path not in (None, "-") else None
+    return io.BufferedReader(UntilCut(stream, cut, rest), buffer_size=1 << 16)
+
+
+def gzip_after(path: str, skip: int) -> Iterator[bytes]:
+    """A gzip file's decompressed bytes from `skip` on, member after member, as far as they can
+    be had: up to the cut of a file cut short (zlib gives what it decoded before it)."""
+    with open_input(path) as f:
+        dec = zlib.decompressobj(31)
+        pos = 0
+        while block := f.read(1 << 20):
+            while block:
+                data = dec.decompress(block)
+                if pos + len(data) > skip:
+                    yield data[max(0, skip - pos) :]
+                pos += len(data)
+                block = b""
+                if dec.eof:  # the next member, if any
+                    block, dec = dec.unused_data, zlib.decompressobj(31)
 
 
 class UntilCut(io.RawIOBase):
@@ -131,21 +161,31 @@ class UntilCut(io.RawIOBase):
 
     The bytes after the last white space read are held until more follow: at a cut they are
     dropped, since they may be the start of a DOI the cut ended early (a DOI holds no white
-    space, spec §2). `cut(why, n)` is told the reason and the `n` bytes given before it.
+    space, spec §2). `cut(why, n)` is told the reason and the `n` bytes given before it. A
+    decompressor may drop what it decoded in the step that met the cut; `rest(n)`, when given,
+    yields the bytes from the `n`th on, up to the cut, decoded again.
     """
 
     HOLD_MAX = 1 << 16  # a run this long without white space is given on, not held
-    # bytes asked of the decompressor at a time: at most this is lost at a cut (python-isal gives
-    # nothing of a step that meets it; with the read-ahead thread, its blocks in flight are lost)
-    STEP = 1 << 14
+    STEP = 1 << 16  # bytes asked of the decompressor at a time
 
-    def __init__(self, stream: BinaryIO, cut: Callable[[str, int], None]) -> None:
+    def __init__(
+        self,
+        stream: BinaryIO,
+        cut: Callable[[str, int], None],
+        rest: Callable[[int], Iterator[bytes]] | None = None,
+    ) -> None:
         self._stream = stream
         self._cut = cut
+        self._rest = rest
         self._held = b""
         self._ready = b""
         self._done = False
-        self._read = getattr(stream, "read1", stream.read)
+        self._why: str | None = None
+        # one step of the decompressor (read1): a read of many steps that meets the cut raises,
+        # and what its earlier steps gave is lost with it
+        self._read: Callable[[int], bytes] = getattr(stream, "read1", stream.read)
+        self._taken = 0  # bytes had from the stream (or from `rest`)
         self.given = 0
 
     def readable(self) -> bool:
@@ -162,22 +202,33 @@ class UntilCut(io.RawIOBase):
 
     def _fill(self) -> None:
         try:
-            # one step of the decompressor (read1): a read of many steps that meets the cut
-            # raises, and what its earlier steps gave is lost with it
             data = self._read(self.STEP)
         except EOFError as exc:
-            self._done = True
-            self._cut(str(exc) or "the compressed data ends early", self.given + len(self._ready))
-            return
+            self._why = str(exc) or "the compressed data ends early"
+            if self._rest is None:
+                return self._end()
+            pieces = self._rest(self._taken)
+            self._rest = None
+            self._read = lambda n: next(pieces, b"")
+            return None
         if not data:
-            self._done = True
-            self._ready, self._held = self._held, b""
-            return
+            return self._end()
+        self._taken += len(data)
         data = self._held + data
         end = max(data.rfind(c) for c in (b" ", b"\n", b"\r", b"\t", b"\f", b"\v")) + 1
         if len(data) - end > self.HOLD_MAX:
             end = len(data)
         self._ready, self._held = data[:end], data[end:]
+        return None
+
+    def _end(self) -> None:
+        """The stream's end: its held bytes given, or, at a cut, dropped and the cut told."""
+        self._done = True
+        if self._why is None:
+            self._ready, self._held = self._held, b""
+        else:
+            self._held = b""
+            self._cut(self._why, self.given + len(self._ready))
 
     def close(self) -> None:
         self._stream.close()

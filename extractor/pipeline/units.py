@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .. import __version__
-from .table import Columns
+from .table import Columns, Rows
 
 # The layout of a shard's partial results (part files, marker, bucket hash): a shard completed
 # under another layout is not reused, it is redone.
@@ -192,8 +192,7 @@ def no_progress(nbytes: int, nhits: int) -> None:
 # text, display forms (a bit mask of match.FORMS indices), first line (None for a record's
 # text) — grouped by the hash bucket of the DOI: bucket b's rows are [bounds[b], bounds[b + 1]).
 # As lists for a few rows; as Arrow buffers (Columns) for many, with no Python object per row.
-RowChunk = tuple[list[str], list[int], list[int], list[str], list[int], list[int | None], list[int]]
-Chunk = RowChunk | Columns
+Chunk = Rows | Columns
 
 COLUMNS_FROM = 1024  # distinct DOIs from which a document's rows are taken as Columns
 
@@ -202,7 +201,7 @@ def take_chunk(table: Any, buckets: int) -> Chunk:
     """A mention table's rows, emptying it: as Columns when they are many."""
     if len(table) >= COLUMNS_FROM:
         return Columns(*table.take_columns(buckets))
-    return cast(RowChunk, table.take(buckets))
+    return cast(Rows, table.take(buckets))
 
 
 def chunk_counts(chunk: Chunk) -> list[int]:
