@@ -399,8 +399,8 @@ def pages_tables(html_dir: Path, tmp: Path, say: Any) -> None:
     pages as the records of a WARC (when warcio is installed to write one)."""
     from extractor.match.native import html_scan
     from extractor.pipeline.arrow_setup import skip_pandas
-    from extractor.pipeline.inputs import expand_inputs, plan_shards
-    from extractor.pipeline.read import read_upto
+    from extractor.pipeline.io.inputs import expand_inputs, plan_shards
+    from extractor.pipeline.io.read import read_upto
     from extractor.pipeline.shard import run_shard
     from extractor.pipeline.table import Mentions
     from extractor.pipeline.units import ScanConfig, no_progress

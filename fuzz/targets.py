@@ -45,11 +45,12 @@ from extractor import canonicalize, find_dois, to_url
 from extractor.match import FORMS, Form, find_spans, native
 from extractor.match.html import html_views
 from extractor.match.syntaxes import SYNTAX_TABLE
-from extractor.pipeline.decode import byte_offsets, clean
 from extractor.pipeline.errors import InputError
-from extractor.pipeline.parts import shard_paths
-from extractor.pipeline.search import hits_in_records, hits_in_stream, unit_docs
-from extractor.pipeline.sinks import OccurrenceSink
+from extractor.pipeline.find import hits_in_records, hits_in_stream
+from extractor.pipeline.io.decode import byte_offsets, clean
+from extractor.pipeline.out.parts import shard_paths
+from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.sinks import OccurrenceSink
 from extractor.pipeline.units import ScanConfig, ShardResult, ShardSpec, no_progress
 
 KINDS = ("plain", "html", "pdf")
@@ -228,9 +229,9 @@ def _alone(name: str, body: bytes) -> list[str] | None:
     """What a member's text gives read alone (None: a member read otherwise — a container, a
     PDF, binary data or a declared encoding — which this target does not predict)."""
     from extractor.match.syntaxes import detect_syntax
-    from extractor.pipeline.decode import declared_encoding, detect_kind, is_binary
     from extractor.pipeline.formats.archive import _NOT_TEXT, is_tar, is_zip
-    from extractor.pipeline.read import detect_compression
+    from extractor.pipeline.io.decode import declared_encoding, detect_kind, is_binary
+    from extractor.pipeline.io.read import detect_compression
 
     if name.endswith(".gz"):
         name = name[:-3]
@@ -412,7 +413,7 @@ def jsonl(data: bytes) -> None:
 def _mention_rows(tmp: str, path: str, fmt: str, alone: bool, limit: int) -> list[tuple[Any, ...]]:
     """(record, DOI, count, first offset, first raw, forms) of each mention row of a record file as
     a shard reads it: in batches, or each record alone (as with occurrences)."""
-    from extractor.pipeline.sinks import columns_arrays
+    from extractor.pipeline.scan.sinks import columns_arrays
     from extractor.pipeline.table import Columns
     from extractor.pipeline.units import DocBatch
 

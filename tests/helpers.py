@@ -12,8 +12,8 @@ import pyarrow.dataset as ds
 
 from extractor.engines import InProcessEngine
 from extractor.pipeline import RunReport, ScanConfig, ShardSpec, output_folder, run_scan
-from extractor.pipeline.parts import shard_paths
-from extractor.pipeline.sinks import OccurrenceSink
+from extractor.pipeline.out.parts import shard_paths
+from extractor.pipeline.scan.sinks import OccurrenceSink
 
 TEXT = (
     "Intro. See doi:10.1000/182 and https://doi.org/10.1038/nature12373.\n"

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from extractor import canonicalize, find_dois
 from extractor.arrow import batch_schema, canonicalize_array, extract_batch
 from extractor.match import native
-from extractor.pipeline.decode import clean, detect_kind
+from extractor.pipeline.io.decode import clean, detect_kind
 
 from .helpers import PIECES, scan_here, table
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from extractor.match import native
 from extractor.match.syntaxes import detect_syntax
-from extractor.pipeline import search
-from extractor.pipeline.decode import HEAD_BYTES, detect_kind
+from extractor.pipeline.io.decode import HEAD_BYTES, detect_kind
+from extractor.pipeline.scan import search
 from extractor.pipeline.table import HAVE_C as TABLE_IN_C
 from extractor.pipeline.table import Columns, Mentions, PyMentions
 

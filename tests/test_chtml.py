@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from extractor.match import FORMS, find_spans, native
 from extractor.match.html import html_views
-from extractor.pipeline.decode import byte_offsets, clean
+from extractor.pipeline.io.decode import byte_offsets, clean
 
 from .helpers import PIECES
 from .spec_table import ALL_TABLES, Row
@@ -233,7 +233,7 @@ def test_a_scan_reads_html_in_c_as_in_python(tmp_path: Path, monkeypatch: pytest
     (hits across their cuts), invalid bytes and character references."""
     import json
 
-    from extractor.pipeline import search
+    from extractor.pipeline.scan import search
 
     from .helpers import scan_here, table
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.pipeline.decode import detect_kind
+from extractor.pipeline.io.decode import detect_kind
 
 from .helpers import run_json
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.match import COMPONENT_RULES, parent_doi
-from extractor.pipeline.dedupe import parent_dois
+from extractor.pipeline.out.dedupe import parent_dois
 
 EXAMPLES = [
     # PLOS: figures, tables, equations, supporting information (corpora-dev's JATS and PDFs)

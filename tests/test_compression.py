@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from extractor.pipeline import read
+from extractor.pipeline.io import read
 
 from .helpers import TEXT, run_json, scan_here, table
 
@@ -223,7 +223,7 @@ def test_a_zstd_bomb_is_read_in_bounded_memory(tmp_path: Path) -> None:
     assert bomb.stat().st_size < 100_000
     code = (
         "import resource, sys\n"
-        "from extractor.pipeline.read import open_stream\n"
+        "from extractor.pipeline.io.read import open_stream\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "s, _ = open_stream(sys.argv[1])\n"
         "n = 0\n"
@@ -242,8 +242,8 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
     every input to the same records as the stdlib — orjson's refusals (lone surrogate escapes,
     NaN, integers over 64 bits, invalid UTF-8) are read by the stdlib — and a corrupt member is
     the same rejected input."""
-    from extractor.pipeline import read
     from extractor.pipeline.formats import jsonl
+    from extractor.pipeline.io import read
 
     assert jsonl._orjson is not None and read._GzipFile is not gzip.GzipFile  # the fast path is on
     lines = [

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from extractor.match import FORMS, find_spans, kind_of, native
 from extractor.match.native import find_spans_utf8
 from extractor.match.syntaxes import syntax_of
-from extractor.pipeline.decode import clean
+from extractor.pipeline.io.decode import clean
+from extractor.pipeline.scan.windows import CMatcher, PythonMatcher, Window
 from extractor.pipeline.table import Mentions
-from extractor.pipeline.windows import CMatcher, PythonMatcher, Window
 
 from .helpers import PDF_PIECES, PIECES, REHYPHENATION_EXAMPLES
 from .spec_table import SYNTAX, Row

@@ -16,8 +16,8 @@ import extractor
 import extractor.arrow
 import extractor.engines
 import extractor.pipeline
-from extractor.pipeline.summary import summarize
-from extractor.pipeline.write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA
+from extractor.pipeline.out.summary import summarize
+from extractor.pipeline.out.write import DOIS_SCHEMA, MENTIONS_SCHEMA, OCCURRENCES_SCHEMA
 
 from .helpers import make_corpus, scan_here
 

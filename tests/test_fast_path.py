@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import extractor.match.find as F
-from extractor.pipeline.decode import decode_bytes, detect_kind
+from extractor.pipeline.io.decode import decode_bytes, detect_kind
 
 from .helpers import FAST_PIECES, PDF_PIECES, REHYPHENATION_EXAMPLES
 

@@ -141,7 +141,7 @@ def test_line_numbers_of_offsets_asked_in_any_order() -> None:
     when asked for one behind it (a URL hit that holds the DOI before it starts before it)."""
     import random
 
-    from extractor.pipeline.search import LineCounter
+    from extractor.pipeline.find import LineCounter
 
     rng = random.Random(7)
     data = bytes(rng.choice(b"ab\n") for _ in range(20_000))
@@ -188,3 +188,30 @@ def test_dois_a_line_written_a_window_at_a_time_are_those_read_hit_by_hit(
             assert main(["find", "-j", jobs, *names, "-m", "1000000000", path]) == 0
             assert capsys.readouterr().out == fast, path
             assert fast.count("\n") > 40
+
+
+def _slow_square(n: int, delay: float) -> int:
+    import time
+
+    time.sleep(delay)
+    return n * n
+
+
+def test_the_engines_ordered_map_gives_results_in_the_jobs_order_and_stops_when_asked() -> None:
+    """find's processes (engines/pool.py): a later job done first waits for the ones before it;
+    a reader that stops early leaves no worker behind."""
+    import multiprocessing
+    import time
+
+    from extractor.engines.pool import ordered_map
+
+    jobs = [(n, 0.2 if n == 0 else 0.0) for n in range(6)]
+    assert list(ordered_map(_slow_square, jobs, 2)) == [n * n for n in range(6)]
+    results = ordered_map(_slow_square, [(n, 0.05) for n in range(50)], 2)
+    assert next(results) == 0
+    results.close()  # the pool is told to stop at once: its workers end with their running job
+    for _ in range(100):
+        if not multiprocessing.active_children():
+            break
+        time.sleep(0.1)
+    assert multiprocessing.active_children() == []

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from extractor.match import find_spans
 from extractor.match.jsonstr import JsonStringDecoder
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
-from extractor.pipeline.decode import clean
 from extractor.pipeline.formats import jsonl
 from extractor.pipeline.formats.base import PlanInput
-from extractor.pipeline.parts import shard_paths
-from extractor.pipeline.search import unit_docs
+from extractor.pipeline.io.decode import clean
+from extractor.pipeline.out.parts import shard_paths
+from extractor.pipeline.scan.search import unit_docs
 from extractor.pipeline.shard import run_shard
 from extractor.pipeline.units import no_progress
 

@@ -51,8 +51,8 @@ def test_small_buckets_are_merged_as_one_and_large_ones_alone() -> None:
     buckets holding together at most a quarter of merge_rows are one job; a larger bucket is a
     job alone. The jobs depend on the rows only (never on the workers), so the output does not
     either."""
-    from extractor.pipeline.finalize import _merge_groups
-    from extractor.pipeline.parts import PartRef
+    from extractor.pipeline.out.finalize import _merge_groups
+    from extractor.pipeline.out.parts import PartRef
 
     def part(rows_by_bucket: dict[int, int]) -> tuple[dict[int, list[PartRef]], list[str]]:
         return {b: [PartRef(f"p{b}", b, 1, r)] for b, r in rows_by_bucket.items()}, []
@@ -98,7 +98,7 @@ def test_merge_bucket_equals_a_plain_merge(
     in (place, offset, DOI) order."""
     from unittest import mock
 
-    from extractor.pipeline import dedupe
+    from extractor.pipeline.out import dedupe
 
     if grouping == "C" and not HAVE_C:
         pytest.skip("the package was built without its C part")
@@ -147,8 +147,8 @@ def test_group_mentions_refuses_buffers_that_do_not_hold_its_rows() -> None:
 
 def _check_merge_bucket(rows: list[tuple[int, int, int, int, int, int]]) -> None:
     from extractor.match import forms_of
-    from extractor.pipeline.dedupe import merge_bucket
-    from extractor.pipeline.write import PARTIAL_SCHEMA
+    from extractor.pipeline.out.dedupe import merge_bucket
+    from extractor.pipeline.out.write import PARTIAL_SCHEMA
 
     cols: dict[str, list[Any]] = {k: [] for k in PARTIAL_SCHEMA.names}
     for i, (shard, doc, d, count, offset, form) in enumerate(rows):
@@ -204,7 +204,7 @@ def _check_merge_bucket(rows: list[tuple[int, int, int, int, int, int]]) -> None
 
 
 def _partial(n: int, first: int, meta: list[str]) -> pa.RecordBatch:
-    from extractor.pipeline.write import PARTIAL_SCHEMA, with_meta
+    from extractor.pipeline.out.write import PARTIAL_SCHEMA, with_meta
 
     cols: dict[str, list[Any]] = {
         "shard": [0] * n,
@@ -229,8 +229,8 @@ def test_a_buckets_rows_are_read_from_their_place_in_the_part_file(
     """The layout a part file's writing returns holds each bucket's byte range; the merge reads
     the bucket's messages there, the first bucket's behind the file's magic and schema, with no
     footer to open and parse. Where the schema is not the file's, the footer is read."""
-    from extractor.pipeline import parts
-    from extractor.pipeline.write import PARTIAL_SCHEMA, with_meta
+    from extractor.pipeline.out import parts
+    from extractor.pipeline.out.write import PARTIAL_SCHEMA, with_meta
 
     schema = with_meta(PARTIAL_SCHEMA, ["url"])
     path = str(tmp_path / "p.arrow")

@@ -15,9 +15,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from extractor.pipeline.out.write import MENTIONS_SCHEMA, PARTIAL_SCHEMA
 from extractor.pipeline.provenance import RESERVED, column_types, meta_fields, meta_text, meta_value
 from extractor.pipeline.units import CITING_COLUMN, SELF_CITATION
-from extractor.pipeline.write import MENTIONS_SCHEMA, PARTIAL_SCHEMA
 
 from .helpers import SCAN, run_json, scan_here, table
 

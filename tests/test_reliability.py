@@ -159,7 +159,7 @@ def test_ctrl_c_says_so_at_once_and_a_running_unit_stops_at_its_next_window(tmp_
 def test_a_stop_file_left_by_a_killed_run_is_cleared(tmp_path: Path) -> None:
     """A run killed while its pool was stopping leaves its stop file; the next run into OUT
     clears it, so that its own workers never read it."""
-    from extractor.pipeline.output import output_folder
+    from extractor.pipeline.out.output import output_folder
 
     make_corpus(tmp_path)
     scan("corpus", "-o", "out", "-q", check=0, cwd=tmp_path)

@@ -479,7 +479,7 @@ def test_a_full_disk_during_the_merge_is_a_failed_run_not_a_traceback(
     (test_a_full_disk_fails_the_run_keeps_nothing_half_written_and_resumes fills a real one)."""
     import errno
 
-    import extractor.pipeline.finalize as finalize
+    import extractor.pipeline.out.finalize as finalize
     from extractor.cli import main
 
     (tmp_path / "in.txt").write_text("doi:10.1000/182\n")

@@ -20,9 +20,9 @@ import zstandard
 from extractor.engines.inprocess import InProcessEngine
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
 from extractor.pipeline.errors import InputError
-from extractor.pipeline.output import output_folder
+from extractor.pipeline.out.output import output_folder
 from extractor.pipeline.run import FinishedOutput, Observer, run_scan
-from extractor.pipeline.search import unit_docs
+from extractor.pipeline.scan.search import unit_docs
 from extractor.pipeline.shard import run_shard, work
 from extractor.pipeline.units import no_progress
 
@@ -393,7 +393,7 @@ def test_real_paths_resolve_as_os_path_realpath(tmp_path: Path) -> None:
     through a linked folder, for a linked file, with .. and for a relative name."""
     import os
 
-    from extractor.pipeline.inputs import RealPaths
+    from extractor.pipeline.io.inputs import RealPaths
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "b" / "f").write_text("x")

@@ -17,11 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
-from extractor.pipeline.inputs import expand_inputs, plan_shards
-from extractor.pipeline.parts import shard_paths
-from extractor.pipeline.read import read_upto
-from extractor.pipeline.search import unit_docs
-from extractor.pipeline.sinks import OccurrenceSink
+from extractor.pipeline.io.inputs import expand_inputs, plan_shards
+from extractor.pipeline.io.read import read_upto
+from extractor.pipeline.out.parts import shard_paths
+from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.sinks import OccurrenceSink
 from extractor.pipeline.units import Doc, DocBatch, chunk_counts, no_progress
 
 from .helpers import PIECES, TEXT, run_json, scan_here, table

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.pipeline.summary import DOCUMENT_BINS, summarize
+from extractor.pipeline.out.summary import DOCUMENT_BINS, summarize
 
 from .helpers import corrupt_gzip, make_corpus, scan_here, table
 

@@ -43,7 +43,7 @@ def _columns_as_lists(c: Columns) -> tuple[list[Any], ...]:
     """take_columns' buffers read back through Arrow, as take() gives its rows."""
     import pyarrow as pa
 
-    from extractor.pipeline.sinks import columns_arrays
+    from extractor.pipeline.scan.sinks import columns_arrays
 
     doi, count, offset, line, raw, mask = (a.to_pylist() for a in columns_arrays(c))
     for a in columns_arrays(c):

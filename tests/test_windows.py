@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 from extractor.match import find_dois, find_spans
 from extractor.match.pdf import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
-from extractor.pipeline.decode import byte_offsets, clean
-from extractor.pipeline.search import hits_in_stream, unit_docs
+from extractor.pipeline.find import hits_in_stream
+from extractor.pipeline.io.decode import byte_offsets, clean
+from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.windows import FileSource, regular_file
 from extractor.pipeline.units import chunk_counts, no_progress
-from extractor.pipeline.windows import FileSource, regular_file
 
 from .helpers import PIECES, occurrence_sink, run_json, scan_here, table
 
@@ -251,7 +252,7 @@ def test_python_matcher_windows_agree_with_the_whole_text(tmp_path: Path, kind: 
 
 
 def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import extractor.pipeline.windows as windows
+    import extractor.pipeline.scan.windows as windows
 
     calls: list[int] = []
     # HTML is read by the C port where it is built, else by find_spans

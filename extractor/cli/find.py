@@ -14,10 +14,9 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple, TextIO
 
 from ..match import Hit
+from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import BinaryInput, Fatal, InputError
-from ..pipeline.inputs import expand_inputs
-from ..pipeline.read import lines_before, open_stream, until_cut, usable_cpus
-from ..pipeline.search import (
+from ..pipeline.find import (
     LineCounter,
     count_in_range,
     count_in_stream,
@@ -29,6 +28,8 @@ from ..pipeline.search import (
     input_format,
     text_ranges,
 )
+from ..pipeline.io.inputs import expand_inputs
+from ..pipeline.io.read import lines_before, open_stream, until_cut
 from ..pipeline.units import ScanConfig, ShardResult
 
 log = logging.getLogger(__name__)
@@ -183,44 +184,37 @@ def _in_pool(
     out: TextIO,
     workers: int,
 ) -> Iterator[FindResult]:
-    """The inputs (and the ranges of a large one) read by `workers` processes, each input's
-    output printed whole in turn; a ranged input's count added up, a message about it said once."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """The inputs (and the ranges of a large one) read by `workers` processes (the engines'
+    ordered_map), each input's output printed whole in turn; a ranged input's count added up,
+    a message about it said once."""
+    from ..engines.pool import ordered_map
 
-    # fork: this process holds no thread here, and a worker then starts at once
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pool = ProcessPoolExecutor(workers, mp_context=ctx)
-    done = False
+    # the options as plain values (the namespace holds the parser's functions too)
+    plain = {k: v for k, v in vars(args).items() if isinstance(v, str | int | float | list | tuple | None)}
+    results = ordered_map(
+        _find_in_worker,
+        [(job, plain, part) for job, ps in zip(jobs, parts, strict=True) for part in ps],
+        workers,
+    )
     try:
-        # the options as plain values (the namespace holds the parser's functions too)
-        plain = {
-            k: v for k, v in vars(args).items() if isinstance(v, str | int | float | list | tuple | None)
-        }
-        futures = [
-            [pool.submit(_find_in_worker, job, plain, part) for part in ps]
-            for job, ps in zip(jobs, parts, strict=True)
-        ]
-        for (source, _path, named, end_name, _walked), fs in zip(jobs, futures, strict=True):
+        for (source, _path, named, end_name, _walked), ps in zip(jobs, parts, strict=True):
             got = FindResult(0, False)
             said: list[str] = []
-            for fut in fs:
-                one = fut.result()
+            for _part in ps:
+                one = next(results)
                 out.write(one.text)
                 said += [m for m in one.messages if m not in said]
                 got = FindResult(got.dois + one.dois, got.error or one.error)
             if not args.no_messages:
                 for message in said:
                     print(message, file=sys.stderr)
-            if len(fs) > 1 and args.count and not got.error:
+            if len(ps) > 1 and args.count and not got.error:
                 out.write(f"{source + end_name if named else ''}{got.dois}\n")
             yield got
-        done = True
+        for _ in results:  # none left: the pool's end, waited for
+            pass
     finally:
-        # at once when the reading stopped early (-q); else after the workers, all idle now: a
-        # pool left to end by itself at exit may find its wake-up pipe closed, and say so
-        pool.shutdown(wait=done, cancel_futures=True)
+        results.close()
 
 
 def _find_in_worker(job: Job, options: dict[str, Any], part: Part = None) -> FindResult:

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ..match import to_url
-from ..pipeline.summary import Summary, run_line, size_text
+from ..pipeline.out.summary import Summary, run_line, size_text
 
 BAR = "#2a6f97"  # the bars' colour (tests/test_summary.py looks for it in a screenshot)
 

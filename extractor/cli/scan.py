@@ -17,11 +17,11 @@ from typing import Any
 
 from ..engines import make_engine
 from ..pipeline import Observer, OutputInUse, RunReport, ScanConfig, ShardResult, output_folder, run_scan
+from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import Fatal, StoreError
+from ..pipeline.io.remote import is_url
+from ..pipeline.out.publish import default_stage, preflight, publish
 from ..pipeline.provenance import meta_fields
-from ..pipeline.publish import default_stage, preflight, publish
-from ..pipeline.read import usable_cpus
-from ..pipeline.remote import is_url
 
 
 def say(message: str) -> None:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..match import KINDS, find_dois
-from ..pipeline.decode import decode_bytes, detect_kind, syntax_for
 from ..pipeline.errors import InputError
-from ..pipeline.read import read_all
-from ..pipeline.search import hits_in_records, input_format
+from ..pipeline.find import hits_in_records, input_format
+from ..pipeline.io.decode import decode_bytes, detect_kind, syntax_for
+from ..pipeline.io.read import read_all
 from .scan_args import add_syntax_argument
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # the module loads pyarrow.dataset (and pandas): not at every command's start
-    from ..pipeline.summary import Summary
+    from ..pipeline.out.summary import Summary
 
 
 def add_summary_arguments(ap: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def add_summary_arguments(ap: argparse.ArgumentParser) -> None:
 
 def cmd_summary(args: argparse.Namespace, out: TextIO) -> int:
     """Print the summary of OUT: exit 0, or 2 when OUT is not a finished scan's output."""
-    from ..pipeline.summary import NotAnOutput, summarize
+    from ..pipeline.out.summary import NotAnOutput, summarize
 
     if args.top < 0:
         print("doi-extract summary: --top must not be negative", file=sys.stderr)
@@ -80,7 +80,7 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
 
 def render_text(s: Summary) -> str:
     """The summary as a terminal page."""
-    from ..pipeline.summary import run_line, size_text
+    from ..pipeline.out.summary import run_line, size_text
 
     run = s.run
     lines = [

@@ -14,9 +14,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from ..pipeline.cpus import CPU_BUDGET, usable_cpus
 from ..pipeline.errors import Fatal
-from ..pipeline.inputs import shard_bytes
-from ..pipeline.read import CPU_BUDGET, usable_cpus
+from ..pipeline.io.inputs import shard_bytes
 from ..pipeline.shard import work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
 from .inprocess import InProcessEngine
@@ -32,7 +32,7 @@ READY = "ready"  # a worker's first message on the progress queue: (READY, when,
 def _init_worker(q: Any, cpus: int) -> None:
     global _QUEUE
     _QUEUE = q
-    # the CPUs each worker may keep busy (read.cpu_budget: a bz2 dump's helper process)
+    # the CPUs each worker may keep busy (cpus.cpu_budget: a bz2 dump's helper process)
     os.environ[CPU_BUDGET] = str(cpus)
     import signal
 
@@ -95,8 +95,8 @@ def _warm_up() -> None:
     import pyarrow as pa
     import pyarrow.parquet
 
-    from ..pipeline.dedupe import merge_bucket
-    from ..pipeline.write import PARTIAL_SCHEMA
+    from ..pipeline.out.dedupe import merge_bucket
+    from ..pipeline.out.write import PARTIAL_SCHEMA
 
     row = {"shard": 0, "doc": 0, "source": "s", "record": None, "doi": "10.1000/182", "count": 1}
     row |= {"first_offset": 0, "first_line": 1, "first_raw": "10.1000/182", "forms": 1}

@@ -10,15 +10,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .output import OutputInUse, output_folder
+    from .out.output import OutputInUse, output_folder
     from .run import Engine, Observer, RunReport, run_scan
     from .units import ScanConfig, ShardResult, ShardSpec
 
 # Each name from its module when first asked for (PEP 562): `find` reads through this package
 # and never loads the merge's pyarrow, which `run` brings in.
 _HOMES = {
-    "OutputInUse": "output",
-    "output_folder": "output",
+    "OutputInUse": "out.output",
+    "output_folder": "out.output",
     "Engine": "run",
     "Observer": "run",
     "RunReport": "run",

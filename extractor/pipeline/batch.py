@@ -16,8 +16,8 @@ import pyarrow as pa
 from ..match import FORMS, KINDS, canonicalize, native
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
-from .decode import HEAD_BYTES, clean, syntax_for
-from .search import match_record
+from .io.decode import HEAD_BYTES, clean, syntax_for
+from .scan.search import match_record
 
 _STRING = pa.string()
 

@@ -21,15 +21,15 @@ from typing import Any, Protocol, TypeVar
 from .. import __version__
 from ..match.native import MATCHER
 from .errors import Fatal
-from .finalize import finalize
 from .formats import SkippedRecords, format_by_name, missing_extras
-from .inputs import expand_inputs, plan_shards, shard_bytes
-from .output import OutputInUse, clear_result
-from .parts import completed_result
-from .read import display_name
-from .remote import is_url
+from .io.inputs import expand_inputs, plan_shards, shard_bytes
+from .io.read import display_name
+from .io.remote import is_url
+from .out.finalize import finalize
+from .out.output import OutputInUse, clear_result
+from .out.parts import completed_result
+from .out.write import atomically
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
-from .write import atomically
 
 log = logging.getLogger(__name__)
 

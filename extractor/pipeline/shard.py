@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 
 from .errors import InputError, is_transient
-from .parts import shard_paths, write_marker
-from .search import unit_docs
-from .sinks import OccurrenceSink, PartWriter
+from .out.parts import shard_paths, write_marker
+from .scan.search import unit_docs
+from .scan.sinks import OccurrenceSink, PartWriter
 from .units import DocBatch, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 
 RETRIES = 3

@@ -15,7 +15,7 @@ import importlib.util
 from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
-from ..read import detect_compression, format_head
+from ..io.read import detect_compression, format_head
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
 from .base import (

@@ -31,10 +31,10 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple
 
-from ..decode import HEAD_BYTES, is_binary
 from ..errors import InputError
+from ..io.decode import HEAD_BYTES, is_binary
+from ..io.read import ReadTap, detect_compression, display_name, open_input, open_stream
 from ..provenance import Meta, from_headers
-from ..read import ReadTap, detect_compression, display_name, open_input, open_stream
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import FileText, Format, PlanInput, Planned, Record, SkippedRecords
 

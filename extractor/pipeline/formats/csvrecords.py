@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...match.syntaxes.csvtext import delimiter
-from ..decode import HEAD_BYTES, declared_encoding
 from ..errors import InputError
+from ..io.decode import HEAD_BYTES, declared_encoding
+from ..io.read import display_name, open_counted
 from ..provenance import from_record
-from ..read import display_name, open_counted
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import FlaggedRows, Format, Record, SkippedRecords
 

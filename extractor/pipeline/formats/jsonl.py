@@ -15,10 +15,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, NamedTuple
 
 from ...match.jsonstr import JsonStringDecoder
-from .. import remote
 from ..errors import InputError
+from ..io import remote
+from ..io.read import ReadTap, byte_range, display_name, line_ranges, lines_at, lines_before, open_counted
 from ..provenance import Meta, field_of, from_record, meta_value
-from ..read import ReadTap, byte_range, display_name, line_ranges, lines_at, lines_before, open_counted
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText
 

@@ -28,17 +28,17 @@ from collections.abc import Iterator
 from queue import Empty, Queue
 from typing import Any, NamedTuple
 
+from ..cpus import cpu_budget
 from ..errors import InputError
-from ..provenance import from_record
-from ..read import (
+from ..io.read import (
     Limited,
     bzip2_reader,
-    cpu_budget,
     detect_compression,
     display_name,
     open_input,
     open_stream,
 )
+from ..provenance import from_record
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, SkippedRecords
 

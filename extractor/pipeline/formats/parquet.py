@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .. import remote
 from ..errors import InputError
+from ..io import remote
+from ..io.read import display_name, open_input
 from ..provenance import Meta, meta_value
-from ..read import display_name, open_input
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords
 

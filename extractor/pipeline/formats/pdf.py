@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..errors import InputError
+from ..io.read import open_stream
 from ..provenance import from_headers
-from ..read import open_stream
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, Record, SkippedRecords
 

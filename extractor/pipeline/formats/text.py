@@ -4,9 +4,9 @@ document, read in windows by search.py. The format of every file that is no othe
 
 from __future__ import annotations
 
-from ..decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary, syntax_for
 from ..errors import BinaryInput
-from ..read import line_ranges
+from ..io.decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary, syntax_for
+from ..io.read import line_ranges
 from .base import Format, PlanInput, Planned
 
 

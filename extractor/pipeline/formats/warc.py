@@ -19,10 +19,10 @@ import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from ..decode import HEAD_BYTES, codec_name, declared_encoding
 from ..errors import InputError
+from ..io.decode import HEAD_BYTES, codec_name, declared_encoding
+from ..io.read import display_name, open_input
 from ..provenance import from_headers
-from ..read import display_name, open_input
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, Record, SkippedRecords
 

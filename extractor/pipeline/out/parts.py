@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from .units import ShardResult, ShardSpec
+from ..units import ShardResult, ShardSpec
 from .write import atomically
 
 PART_EXT = ".arrow"

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-from .. import __version__
-from .errors import Fatal
+from ... import __version__
+from ..errors import Fatal
 
 MARKER = ".doi-extract"
 LOCK = ".doi-extract.lock"

@@ -10,14 +10,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..match import FORMS
-from ..match.native import CHit
-from .decode import clean
-from .parts import ShardPaths, write_part
-from .provenance import meta_tag, meta_text
-from .table import Columns
-from .units import Chunk, DocBatch, MetaValues
-from .write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
+from ...match import FORMS
+from ...match.native import CHit
+from ..io.decode import clean
+from ..out.parts import ShardPaths, write_part
+from ..out.write import PARTIAL_OCCURRENCES_SCHEMA, PARTIAL_SCHEMA, with_meta, write_arrow
+from ..provenance import meta_tag, meta_text
+from ..table import Columns
+from ..units import Chunk, DocBatch, MetaValues
 
 
 class OccurrenceSink:

@@ -12,7 +12,7 @@ import io
 import re
 from typing import Any
 
-from .errors import StoreError, StoreUnreachable
+from ..errors import StoreError, StoreUnreachable
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # The package fsspec needs for a protocol, for the message when it is missing.

@@ -17,8 +17,8 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
+from ..units import Progress
 from . import remote
-from .units import Progress
 
 # gzip through python-isal's igzip when it is installed (the `fast` extra): the same format and
 # errors (EOFError, BadGzipFile), about 3× the stdlib's speed.
@@ -589,28 +589,6 @@ class Bzip2Process(io.RawIOBase):
             if f is not None:
                 f.close()
         super().close()
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask under taskset, cgroup cpusets and
-    schedulers' pinning), not all of the machine's."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # no sched_getaffinity on macOS and Windows
-        return os.cpu_count() or 1
-
-
-# The CPUs a worker may keep busy, set by the engine that runs several (as OMP_NUM_THREADS is).
-CPU_BUDGET = "DOI_EXTRACTOR_CPUS"
-
-
-def cpu_budget() -> int:
-    """The CPUs this process may keep busy: its engine's budget per worker, else the usable
-    CPUs (a scan in its own process, `find`)."""
-    try:
-        return max(1, int(os.environ[CPU_BUDGET]))
-    except (KeyError, ValueError):
-        return usable_cpus()
 
 
 def bzip2_reader(raw: Any) -> BinaryIO | None:

@@ -11,11 +11,11 @@ import stat
 import sys
 from collections.abc import Sequence
 
+from ..errors import Fatal, InputError, StoreError, StoreUnreachable
+from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, format_by_head
+from ..units import ScanConfig, ShardSpec
 from . import remote
-from .errors import Fatal, InputError, StoreError, StoreUnreachable
-from .formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, format_by_head
 from .read import detect_compression, display_name, open_input
-from .units import ScanConfig, ShardSpec
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from .units import SELF_CITATION
+from ..units import SELF_CITATION
 
 # Offsets in the unit of what was searched, each unit its own column: bytes of a text
 # file (decompressed; its line too), characters of a record's text (JSONL, Parquet, WARC, a raw

@@ -13,10 +13,10 @@ from typing import Any, Protocol, TypeVar
 
 import pyarrow as pa
 
+from ..provenance import column_types
+from ..units import CITING_COLUMN, ScanConfig, ShardResult, ShardSpec
 from .dedupe import merge_bucket, offset_columns
 from .parts import PART_EXT, PartRef, completed_parts, part_batches, read_part
-from .provenance import column_types
-from .units import CITING_COLUMN, ScanConfig, ShardResult, ShardSpec
 from .write import (
     DOIS_SCHEMA,
     OCCURRENCES_SCHEMA,
@@ -150,7 +150,7 @@ def _finer_buckets(dois: pa.Array, buckets: int, ways: int) -> pa.Array:
     """For DOIs of one bucket, which of its `ways` pieces each falls in (C, on the Arrow buffers)."""
     import pyarrow.compute as pc
 
-    from .table import buckets_of
+    from ..table import buckets_of
 
     _valid, offsets, data = dois.buffers()
     fine = buckets_of(offsets, data, dois.offset, len(dois), buckets * ways)

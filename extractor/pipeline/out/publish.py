@@ -16,9 +16,9 @@ import os
 import uuid
 from typing import Any
 
-from .errors import StoreError
+from ..errors import StoreError
+from ..io.remote import filesystem, reason
 from .output import MARKER, marker_text
-from .remote import filesystem, reason
 
 DATASETS = ("mentions", "dois", "occurrences")
 RUN = "_run.json"

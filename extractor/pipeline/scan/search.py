@@ -10,20 +10,17 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..match import FORMS, Hit, Kind, canonicalize, kind_of, native
-from ..match.native import CHit
-from ..match.syntaxes import syntax_of
-from .decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
-from .errors import InputError, input_errors
-from .formats import (
+from ...match import Kind, canonicalize, kind_of, native
+from ...match.native import CHit
+from ...match.syntaxes import syntax_of
+from ..errors import InputError, input_errors
+from ..formats import (
     FORMAT_HEAD,
     FORMATS,
     FileText,
-    PlanInput,
-    Planned,
     Records,
     StreamedText,
     each_record,
@@ -31,9 +28,10 @@ from .formats import (
     format_of,
     records,
 )
-from .read import ReadTap, detect_compression, format_head, open_counted, read_upto
-from .table import Columns, Mentions, MentionTable
-from .units import (
+from ..io.decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
+from ..io.read import ReadTap, detect_compression, format_head, open_counted, read_upto
+from ..table import Columns, Mentions, MentionTable
+from ..units import (
     Chunk,
     Doc,
     DocBatch,
@@ -42,7 +40,6 @@ from .units import (
     ScanConfig,
     ShardResult,
     ShardSpec,
-    no_progress,
     take_chunk,
 )
 from .windows import (
@@ -101,7 +98,7 @@ def document_syntax(
     return syntax
 
 
-def _prefaced(text: str, preface: str) -> tuple[bytes, tuple[int, int]]:
+def prefaced(text: str, preface: str) -> tuple[bytes, tuple[int, int]]:
     """A record's text as the UTF-8 bytes searched, its preface (Record.preface) before it, and
     the preface's length in (bytes, characters)."""
     if not preface:
@@ -322,7 +319,7 @@ def _streamed_record_chunks(
 ) -> Iterator[Chunk]:
     """A record too large to hold: its text is read in windows, like a file; offsets count
     characters. Its kind and syntax are told by its name (an archive member's) and head."""
-    source = _streamed_source(text)
+    source = streamed_source(text)
     kind = kind or unit.kind or detect_kind(name, source.head)
     syntax = document_syntax(None, config.syntax, name, source.head, result)
     yield from _chunks(
@@ -342,9 +339,9 @@ def _file_text_chunks(
     occ: OccurrenceSink,
 ) -> Iterator[Chunk]:
     """A file's bytes that are not a file on disk (an archive member), read as a text file's
-    stream is (_stream_reading): offsets in bytes, lines counted. Its bytes were counted as the
+    stream is (stream_reading): offsets in bytes, lines counted. Its bytes were counted as the
     container's, in progress (hits only here)."""
-    src, k, syntax = _stream_reading(
+    src, k, syntax = stream_reading(
         text.stream, name or "", kind or unit.kind, config.block_size, None, None, None
     )
     syntax = document_syntax(None, config.syntax, name, src.head, result)
@@ -355,7 +352,7 @@ def _file_text_chunks(
     yield from _chunks(src, k, config, hits_only, result, occ, (unit.source, rid), syntax=syntax)
 
 
-def _streamed_source(text: StreamedText) -> StreamSource:
+def streamed_source(text: StreamedText) -> StreamSource:
     """A record too large to hold as a source of windows: its text, cleaned, in UTF-8 (a chunk
     given as bytes is valid UTF-8 already)."""
     return StreamSource.of_blocks(
@@ -404,7 +401,7 @@ def _match_text(
     result.invalid_bytes += bad
     syntax = document_syntax(None, config.syntax, name, preface + text[:HEAD_BYTES], result)
     kind = kind or unit.kind or (detect_kind(name, text[:HEAD_BYTES]) if name else None)
-    data, skip = _prefaced(text, preface)
+    data, skip = prefaced(text, preface)
     reported, too_long = match_record(data, kind, config.allow_other_prefix, table, hits, syntax, skip)
     result.too_long += too_long
     result.hits += reported
@@ -622,291 +619,31 @@ def _citing(meta: MetaValues, config: ScanConfig, result: ShardResult) -> MetaVa
     return (*meta[:-1], doi)
 
 
-def input_format(path: str, text_field: str = "text", id_field: str = "id") -> str:
-    """The format of an input file as a scan plans it (a name in formats.FORMATS)."""
-    with input_errors():
-        return format_of(path, format_head(path, FORMAT_HEAD), text_field, id_field)
-
-
-def hits_in_records(
-    path: str,
-    fmt: str,
-    kind: str | None,
-    allow_other_prefix: bool = False,
-    text_field: str = "text",
-    id_field: str = "id",
-    syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
-    result: ShardResult | None = None,
-) -> Iterator[tuple[str | None, Hit]]:
-    """(record id, hit) for every DOI of a record file (a format with records: JSONL, Parquet,
-    WARC, a raw PDF), read as a scan reads it; a hit's offsets count characters of its record's
-    text (bytes of it for a record too large to hold). `syntax`: forced as --syntax forces it
-    (None: each record's told by its head), the one a record is read in put in
-    `told["syntax"]` before its hits. Raises InputError for an input that cannot be read; one cut
-    short is read to the cut, named in `result.partial`."""
-    told = {} if told is None else told
-    config = ScanConfig(
-        out="",
-        kind=kind,
-        syntax=syntax,
-        allow_other_prefix=allow_other_prefix,
-        text_field=text_field,
-        id_field=id_field,
-    )
-    with input_errors():
-        for rid, text, rkind, _meta, name, preface in each_record(
-            records(ShardSpec(0, path, path, fmt, kind), config, result or ShardResult(0), no_progress)
-        ):
-            if isinstance(text, FileText):  # a member of an archive: a file's bytes
-                for h in hits_in_stream(
-                    text.stream, name or "", rkind or kind, allow_other_prefix, syntax=syntax, told=told
-                ):
-                    yield rid, h
-                continue
-            if isinstance(text, StreamedText):
-                # read in windows; its id may stand after its text, so its hits wait for it
-                src = _streamed_source(text)
-                syn = told["syntax"] = syntax_for(syntax, name, src.head)
-                k = rkind or kind or detect_kind(name, src.head)
-                got = list(_stream_hits(src, k, allow_other_prefix, syn))
-                for h in got:
-                    yield (text.rid or text.line_id), h
-                continue
-            text = clean(text)[0]
-            k = rkind or kind or detect_kind(name, text[:HEAD_BYTES])
-            syn = told["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
-            # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
-            hits: list[CHit] = []
-            data, skip = _prefaced(text, preface)
-            match_record(data, k, allow_other_prefix, None, hits, syn, skip)
-            for a, b, f, d, raw, _line in hits:
-                yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
-
-
-def text_ranges(path: str, source: str, config: ScanConfig) -> Planned | None:
-    """A local uncompressed text file planned as a scan plans it (formats/text.py): byte ranges
-    cut at line ends, its kind and syntax decided once, on its head; None when it is another
-    format, or read as one stream (compressed, transcoded). Raises InputError for a binary file."""
-    with input_errors():
-        fmt = input_format(path, config.text_field, config.id_field)
-        plan = FORMATS[fmt].plan
-        if fmt != "text" or plan is None:
-            return None
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            head = f.read(FORMAT_HEAD)
-            inp = PlanInput(f, path, source, size, detect_compression(head), head, config)
-            planned = plan(inp)
-        return planned if planned.kind is not None else None
-
-
-def hits_in_range(
-    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
-) -> Iterator[tuple[int | None, Hit]]:
-    """(line, hit) for each DOI of a text file that starts in its byte range [start, stop) (stop
-    -1: to the end), read as a scan's shard of that range reads it — from a little before
-    `start` to well past `stop`, so that a DOI across a cut is found once, by the range it
-    starts in — in the kind and syntax decided for the whole file (text_ranges). Offsets count
-    bytes of the file; lines count from the range's first line."""
-    hits: list[CHit] = []
-    yield from _window_hits(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits), hits)
-
-
-def doi_lists_in_range(
-    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
-) -> Iterator[list[str]]:
-    """The canonical DOIs hits_in_range gives, a list a window, with no Hit made."""
-    hits: list[CHit] = []
-    yield from _window_dois(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits), hits)
-
-
-def count_in_range(
-    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
-) -> int:
-    """How many DOIs hits_in_range gives, counted by the matcher with no Python object per hit."""
-    return sum(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, None))
-
-
-def _range_windows(
-    path: str,
-    start: int,
-    stop: int,
-    kind: str,
-    allow_other_prefix: bool,
-    syntax: str | None,
-    hits: list[CHit] | None,
-) -> Iterator[int]:
-    """The hits of each window of a byte range as hits_in_range reads it, listed in `hits`."""
-    with input_errors(), open(path, "rb") as f:
-        fd = f.fileno()
-        size = os.fstat(fd).st_size
-        base = max(0, start - RANGE_OVERLAP) if start else 0
-        hi = None if stop < 0 else stop
-        windows = FileSource(fd, base, size if hi is None else min(size, hi + 8 * BYTE_RESERVE), 8 << 20)
-        match = matcher_for(kind, allow_other_prefix, None, hits, syntax)
-        try:
-            yield from scan_windows(windows, match, ShardResult(0), no_progress, start, hi)
-        finally:
-            windows.release()
-
-
-def _window_hits(windows: Iterator[int], hits: list[CHit]) -> Iterator[tuple[int | None, Hit]]:
-    """(line, hit) for each hit a scan's windows list in `hits`, window by window."""
-    for _ in windows:
-        for a, b, form, doi, raw, line in hits:
-            yield line, Hit(a, b, clean(raw)[0], FORMS[form], doi)
-        hits.clear()
-
-
-def _window_dois(windows: Iterator[int], hits: list[CHit]) -> Iterator[list[str]]:
-    """The canonical DOIs a scan's windows list in `hits`, a list a window."""
-    for _ in windows:
-        yield [h[3] for h in hits]
-        hits.clear()
-
-
-class LineCounter:
-    """Line numbers of byte offsets in a stream read once, in order: the bytes it was fed, kept
-    only for the last few blocks (a hit is reported within a window of where reading is)."""
-
-    KEEP = 16
-
-    def __init__(self) -> None:
-        self.blocks: list[tuple[int, int, bytes]] = []  # (offset, lines before it, bytes)
-        self.offset = 0
-        self.lines = 0
-        self._last = (-1, 0)  # (offset, newlines before it) of the last line_of
-
-    def feed(self, data: bytes) -> None:
-        if data:
-            self.blocks.append((self.offset, self.lines, bytes(data)))
-            self.offset += len(data)
-            self.lines += data.count(b"\n")
-            if len(self.blocks) > self.KEEP:
-                del self.blocks[0]
-
-    def tap(self, blocks: Iterator[bytes]) -> Iterator[bytes]:
-        """The blocks, each fed on its way."""
-        for data in blocks:
-            self.feed(data)
-            yield data
-
-    def line_of(self, offset: int) -> int:
-        """The 1-based line of a byte offset fed lately. Hits come in order: the newlines are
-        counted on from the offset asked before in the same block (counted from the block's
-        start for each hit, a file of 400,000 hits took 109 s)."""
-        for start, before, data in reversed(self.blocks):
-            if start <= offset:
-                at, lines = self._last
-                if not (start <= at <= offset):
-                    at, lines = start, before
-                lines += data.count(b"\n", at - start, offset - start)
-                self._last = (offset, lines)
-                return lines + 1
-        raise ValueError(f"offset {offset} is behind the lines kept")
-
-
-def hits_in_stream(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool = False,
-    block_size: int = 1 << 20,
-    lines: LineCounter | None = None,
-    syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
-) -> Iterator[Hit]:
-    """Every DOI in a binary stream, read in bounded windows, as a Hit whose offsets count
-    bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
-    and the content; `syntax` as --syntax gives it (None: told by `source` and the content),
-    and the syntax read is put in `told["syntax"]`. `lines`, when given, is fed the bytes
-    searched (for line numbers)."""
-    hits: list[CHit] = []
-    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, lines, syntax, told, hits)
-    for _line, h in _window_hits(windows, hits):
-        yield h
-
-
-def count_in_stream(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool = False,
-    block_size: int = 1 << 20,
-    syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
-) -> int:
-    """How many DOIs hits_in_stream gives, counted by the matcher with no Python object per hit
-    (find -c)."""
-    return sum(
-        _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, told, None)
-    )
-
-
-def doi_lists_in_stream(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool = False,
-    block_size: int = 1 << 20,
-    syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
-) -> Iterator[list[str]]:
-    """The canonical DOIs hits_in_stream gives, a list a window, with no Hit made (find's one
-    DOI a line)."""
-    hits: list[CHit] = []
-    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, told, hits)
-    yield from _window_dois(windows, hits)
-
-
-def _stream_windows(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool,
-    block_size: int,
-    lines: LineCounter | None,
-    syntax: str | None,
-    told: dict[str, str | None] | None,
-    hits: list[CHit] | None,
-) -> Iterator[int]:
-    """The hits of each window of a stream as hits_in_stream reads it, listed in `hits`."""
-    with input_errors():
-        src, kind, syn = _stream_reading(stream, source, kind, block_size, lines, syntax, told)
-        yield from scan_windows(
-            src, matcher_for(kind, allow_other_prefix, None, hits, syn), ShardResult(0), no_progress
-        )
-
-
-def _stream_reading(
+def stream_reading(
     stream: Any,
     source: str,
     kind: str | None,
     block_size: int,
-    lines: LineCounter | None,
+    feed: Callable[[bytes], None] | None,
     syntax: str | None,
     told: dict[str, str | None] | None,
 ) -> tuple[StreamSource, str, str | None]:
-    """A stream as windows (transcoded to UTF-8 when it declares another encoding, its bytes fed
-    to `lines`), the kind and syntax it is read in (the syntax put in `told`)."""
+    """A stream as windows (transcoded to UTF-8 when it declares another encoding, the bytes
+    searched given to `feed`), the kind and syntax it is read in (the syntax put in `told`): a
+    text file's stream, as `find` reads it, or an archive member's."""
     blocks = _transcoded(stream, block_size)
     if blocks is not None:
-        src = StreamSource.of_blocks(blocks if lines is None else lines.tap(blocks))
+        src = StreamSource.of_blocks(blocks if feed is None else _fed(blocks, feed))
     else:
-        src = StreamSource(stream if lines is None else ReadTap(stream, lines.feed), 0, None, block_size)
+        src = StreamSource(stream if feed is None else ReadTap(stream, feed), 0, None, block_size)
     syn = syntax_for(syntax, source, src.head)
     if told is not None:
         told["syntax"] = syn
     return src, kind or detect_kind(source, src.head), syn
 
 
-def _stream_hits(
-    src: StreamSource, kind: str, allow_other_prefix: bool, syntax: str | None = None
-) -> Iterator[Hit]:
-    hits: list[CHit] = []
-    windows = scan_windows(
-        src, matcher_for(kind, allow_other_prefix, None, hits, syntax), ShardResult(0), no_progress
-    )
-    for _line, h in _window_hits(windows, hits):
-        yield h
+def _fed(blocks: Iterator[bytes], feed: Callable[[bytes], None]) -> Iterator[bytes]:
+    """The blocks, each given to `feed` on its way."""
+    for data in blocks:
+        feed(data)
+        yield data

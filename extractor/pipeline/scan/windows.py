@@ -17,13 +17,13 @@ import stat
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Protocol
 
-from ..match import FORM_INDEX, FindStats, Kind, find_spans, native
-from ..match.native import CHit
-from ..match.rules import MAX_DOI_CHARS, RUN_END
-from .decode import HEAD_BYTES, byte_offsets, clean, input_head
-from .errors import InputError
-from .table import MentionTable
-from .units import Progress, ShardResult
+from ...match import FORM_INDEX, FindStats, Kind, find_spans, native
+from ...match.native import CHit
+from ...match.rules import MAX_DOI_CHARS, RUN_END
+from ..errors import InputError
+from ..io.decode import HEAD_BYTES, byte_offsets, clean, input_head
+from ..table import MentionTable
+from ..units import Progress, ShardResult
 
 # A hit that starts in the last BYTE_RESERVE bytes of a window may not be complete yet: it is
 # left for the next window, which starts BYTE_LEFT bytes before the cut (the left context of

@@ -11,8 +11,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..match import COMPONENT_RULES, FORMS, forms_of
-from .units import CITING_COLUMN
+from ...match import COMPONENT_RULES, FORMS, forms_of
+from ..units import CITING_COLUMN
 from .write import DOIS_SCHEMA, mentions_schema
 
 
@@ -224,7 +224,7 @@ def _hash_groups(
     """table.group_mentions on Arrow arrays without nulls (a column not given is all 0):
     per group its first row, counts summed, least place, forms OR-ed and rows, as arrays; None
     without the C part or where a column has nulls."""
-    from .table import HAVE_C, group_mentions
+    from ..table import HAVE_C, group_mentions
 
     given = [a for a in (doi, counts, places, src, rec, forms, first_offsets) if a is not None]
     if not HAVE_C or any(a.null_count for a in given):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import codecs
 import re
 
-from ..match.syntaxes import detect_syntax
-from .errors import BinaryInput
+from ...match.syntaxes import detect_syntax
+from ..errors import BinaryInput
 
 # XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
 _HTML_EXT = (".html", ".htm", ".xhtml", ".shtml", ".xml", ".nxml")

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from . import remote
+from ..io import remote
 
 # documents citing a DOI, in bins: (label, lowest, highest or None)
 DOCUMENT_BINS: tuple[tuple[str, int, int | None], ...] = (
