@@ -233,7 +233,7 @@ def test_ctrl_c_stops_cleanly_with_nothing_half_written(tmp_path: Path, workers:
 
 def _descendants(pid: int) -> list[int]:
     """Children, grandchildren, …: workers are forked from a fork server, a child of the scan."""
-    from benchmarks.run import children_rss
+    from benchmarks.harness import children_rss
 
     parents = children_rss()[0]
     out: list[int] = []
@@ -404,7 +404,7 @@ def test_a_worker_killed_by_the_system_is_replaced_and_its_shard_redone(tmp_path
 
 
 def _children(pid: int) -> list[int]:
-    from benchmarks.run import children_rss
+    from benchmarks.harness import children_rss
 
     return [c for c, parent in children_rss()[0].items() if parent == pid]
 

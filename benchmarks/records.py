@@ -1,0 +1,103 @@
+"""Records against files: the same text as JSONL, Parquet and files, and DuckDB's query."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from .harness import alternating_rounds, run_measured, say_rounds, scan_cmd
+
+# DuckDB over a Parquet of records, as a user with one types it first (issue 31): Crossref's
+# pattern, lower(), grouped by record and DOI, written to Parquet; argv: parquet, out, threads.
+DUCKDB_QUERY = """
+import sys, duckdb
+con = duckdb.connect()
+con.execute(f"SET threads={int(sys.argv[3])}")
+con.execute(
+    "COPY (SELECT id, doi, count(*) AS n FROM (SELECT id, lower(unnest(regexp_extract_all(text, "
+    + "'(?i)10\\\\.\\\\d{4,9}/[-._;()/:a-z0-9]+'))) AS doi FROM read_parquet('" + sys.argv[1] + "')) "
+    + "GROUP BY id, doi) TO '" + sys.argv[2] + "' (FORMAT parquet)"
+)
+"""
+
+
+def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
+    """Issue 31: the same documents as text files, as JSONL records and as a Parquet of records,
+    scanned by one worker and two, against DuckDB's query over the Parquet with one thread and
+    two; medians of alternating rounds, the two-process capacity measured in each round."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = sorted((corpus / "jsonl").iterdir())[:3]
+    src = tmp / "records"
+    for d in ("text", "jsonl"):
+        (src / d).mkdir(parents=True)
+    ids: list[str] = []
+    texts: list[str] = []
+    for part in parts:
+        shutil.copy(part, src / "jsonl" / part.name)
+        with (
+            open(part, encoding="utf-8") as f,
+            open(src / "text" / f"{part.stem}.txt", "w", encoding="utf-8") as dst,
+        ):
+            for line in f:
+                r = json.loads(line)
+                ids.append(str(r["id"]))
+                texts.append(r["text"])
+                dst.write(r["text"] + "\n\n")
+    parquet = src / "records.parquet"
+    pq.write_table(pa.table({"id": ids, "text": texts}), parquet, row_group_size=4096)
+    nbytes = sum(len(t.encode("utf-8")) for t in texts)
+    text_files = sorted(str(p) for p in (src / "text").iterdir())
+    jsonl_files = sorted(str(p) for p in (src / "jsonl").iterdir())
+    out = str(tmp / "out")
+    duck_out = str(tmp / "duck.parquet")
+    cmds = {
+        "text files, 1 worker": scan_cmd(text_files, out, 1),
+        "JSONL records, 1 worker": scan_cmd(jsonl_files, out, 1),
+        "Parquet records, 1 worker": scan_cmd([str(parquet)], out, 1),
+        "DuckDB over the Parquet, 1 thread": [
+            sys.executable,
+            "-c",
+            DUCKDB_QUERY,
+            str(parquet),
+            duck_out,
+            "1",
+        ],
+        "text files, 2 workers": scan_cmd(text_files, out, 2),
+        "JSONL records, 2 workers": scan_cmd(jsonl_files, out, 2),
+        "Parquet records, 2 workers": scan_cmd([str(parquet)], out, 2),
+        "DuckDB over the Parquet, 2 threads": [
+            sys.executable,
+            "-c",
+            DUCKDB_QUERY,
+            str(parquet),
+            duck_out,
+            "2",
+        ],
+    }
+    rounds = alternating_rounds(cmds, repeat, lambda: shutil.rmtree(out, ignore_errors=True))
+    _times, med, capacities = rounds
+    pairs = pq.read_table(duck_out).num_rows
+    shutil.rmtree(out, ignore_errors=True)
+    run_measured(cmds["Parquet records, 1 worker"])
+    ours = pq.read_table(Path(out) / "mentions").num_rows
+    say_rounds(
+        say,
+        f"records (issue 31): {len(texts):,} documents, {nbytes / 1e6:.0f} MB of text",
+        rounds,
+        nbytes,
+        "x files",
+        lambda label: "text files, 2 workers" if "2 " in label else "text files, 1 worker",
+    )
+    say(
+        f"(record, DOI) pairs: doi-extract {ours:,} (every display form, canonical), DuckDB {pairs:,}; "
+        f"targets (issue 31): records <= 1.1x files with one worker; Parquet faster than DuckDB, 1 worker "
+        f"vs 1 thread ({med['Parquet records, 1 worker'] / med['DuckDB over the Parquet, 1 thread']:.2f}x) "
+        f"and 2 vs 2 ({med['Parquet records, 2 workers'] / med['DuckDB over the Parquet, 2 threads']:.2f}x); "
+        f"two workers' speed-up on files {med['text files, 1 worker'] / med['text files, 2 workers']:.2f}x "
+        f"against a median capacity of {sorted(capacities)[len(capacities) // 2]:.2f}"
+    )
