@@ -172,7 +172,7 @@ def test_from_duckdb_and_polars() -> None:
 
 @pytest.mark.slow
 def test_from_ray_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's Ray Data line, as written: map_batches hands each block to extract_batch as
+    """docs/cleaning.md's Ray Data line, as written: map_batches hands each block to extract_batch as
     an Arrow table. A one-CPU Ray started here on 127.0.0.1, its usage report off."""
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     ray = pytest.importorskip("ray")
@@ -190,7 +190,7 @@ def test_from_ray_data(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.slow
 def test_from_spark(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's Spark line, as written: mapInArrow hands each partition to the function as
+    """docs/cleaning.md's Spark line, as written: mapInArrow hands each partition to the function as
     an iterator of record batches, and takes back the batches it yields. A local Spark of one
     core, bound to 127.0.0.1, its web UI off; it needs a Java runtime (.ci/run installs one)."""
     if shutil.which("java") is None:

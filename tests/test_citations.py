@@ -1,6 +1,6 @@
-"""A citation graph from records (README, "Provenance"): --citing-field gives citing_doi in
+"""A citation graph from records (docs/citation-graphs.md): --citing-field gives citing_doi in
 canonical form and self_citation, every DOI its parent_doi, meta fields keep their types, and
-the README's query builds the graph an S2ORC-like file should give."""
+the guide's query builds the graph an S2ORC-like file should give."""
 
 from __future__ import annotations
 
@@ -58,10 +58,10 @@ GRAPH = [  # (citing, cited, mentions): components folded, the paper's own DOI a
 
 
 def readme_graph_sql() -> str:
-    """The README's citation-graph query, as written there."""
-    text = (ROOT / "README.md").read_text()
+    """The citation-graph query of docs/citation-graphs.md, as written there."""
+    text = (ROOT / "docs" / "citation-graphs.md").read_text()
     block = re.search(r"```sql\n(-- one edge per \(citing, cited\) article.*?)```", text, re.S)
-    assert block is not None, "the README's citation-graph query"
+    assert block is not None, "the guide's citation-graph query"
     return block.group(1)
 
 
