@@ -260,6 +260,18 @@ EXPORTS = {
             ("10.1007/bf01406719", "10.1007/bf01406719"),
         },
     ),
+    # Web of Science's tab-delimited export, as it names it: DI its DOI column (spec §7), no quoting
+    "savedrecs.txt": (
+        "\ufeffPT\tAU\tTI\tSO\tDI\tUT\n"
+        'J\tSmith, J\tA "quoted" title, cites 10.1000/wos.c\tNATURE\t10.1038/wos.1\tWOS:000001\n'
+        "J\tDoe, A\tAnother\tCELL\t10.1016/wos.2\tWOS:000002\n",
+        "UT",
+        {
+            ("WOS:000001", "10.1038/wos.1"),
+            ("WOS:000001", "10.1000/wos.c"),
+            ("WOS:000002", "10.1016/wos.2"),
+        },
+    ),
     "lens-export.csv": (
         "Lens ID,Title,DOI,Source Title\n"
         "000-111-222,Paper one,10.1000/lens.1,J\n"

@@ -53,15 +53,26 @@ def _first_rows(head: str, sep: str) -> list[list[str]]:
     return out
 
 
+# Web of Science writes its tab-delimited export as `savedrecs.txt`: a `.txt` file is a TSV of
+# records when its first line holds a TAB and names a field asked for.
+TAB_TEXT = ".txt"
+
+
 def _separator(name: str, head: str) -> str:
-    return "\t" if name.endswith((".tsv", ".tab")) else delimiter(head)
+    return "\t" if name.endswith((".tsv", ".tab", TAB_TEXT)) else delimiter(head)
 
 
 def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By name, and a header row naming the text or the id field."""
+    text = head[:HEAD_BYTES].decode("utf-8-sig", "replace")
+    if name.endswith(TAB_TEXT):
+        first = text.split("\n", 1)[0]
+        if "\t" not in first:
+            return False
+        cells = [c.strip() for c in first.split("\t")]
+        return text_field in cells or id_field in cells
     if not name.endswith(NAMES):
         return False
-    text = head[:HEAD_BYTES].decode("utf-8-sig", "replace")
     return any(
         text_field in cells or id_field in cells for cells in _first_rows(text, _separator(name, text))
     )
@@ -88,14 +99,18 @@ class _Lines:
         return out
 
 
-def _rows(lines: Iterator[str], sep: str, limit: int) -> Iterator[tuple[int, list[str] | str, str]]:
+def _rows(
+    lines: Iterator[str], sep: str, limit: int, quoted: bool = True
+) -> Iterator[tuple[int, list[str] | str, str]]:
     """(row number from 0, its cells — or why it has none — and its text as written) for each row:
     read by Python's csv module (RFC 4180 quoting; a quote inside an unquoted field is literal);
     a field over `limit` characters, or a quoted field still open where the text ends, gives a
     reason instead of cells."""
     csv.field_size_limit(max(csv.field_size_limit(), limit))
     taken = _Lines(lines)
-    reader = csv.reader(taken, delimiter=sep, strict=False)
+    reader = csv.reader(
+        taken, delimiter=sep, strict=False, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE
+    )
     n = 0
     while True:
         try:
@@ -105,7 +120,9 @@ def _rows(lines: Iterator[str], sep: str, limit: int) -> Iterator[tuple[int, lis
         except csv.Error as exc:
             cells = f"not a CSV row ({exc})"
         raw = taken.row()
-        if not isinstance(cells, str) and raw.count('"') % 2:  # an open quote at the end of the text?
+        if (
+            quoted and not isinstance(cells, str) and raw.count('"') % 2
+        ):  # an open quote at the end of the text?
             try:
                 next(csv.reader(iter([raw]), delimiter=sep, strict=True))
             except csv.Error as exc:
@@ -131,7 +148,8 @@ def records(
         for suffix in (".gz", ".bz2", ".xz", ".zst", ".zstd"):
             name = name.removesuffix(suffix)
         sep = _separator(name, head.decode("utf-8-sig", "replace"))
-        rows = _rows(lines, sep, config.max_record_bytes)
+        # Web of Science's tab-delimited text quotes nothing: a '"' is a character of its field
+        rows = _rows(lines, sep, config.max_record_bytes, quoted=not name.endswith(TAB_TEXT))
         # the header: the first row naming a field asked for, after a preamble of a few rows
         for _ in range(PREAMBLE_ROWS + 1):
             first = next(rows, None)
