@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.match import native
-from extractor.match.syntaxes import detect_syntax
+from extractor.match.syntaxes import MARKS, detect_syntax
 from extractor.pipeline.io.decode import HEAD_BYTES, detect_kind
 from extractor.pipeline.scan import search
 from extractor.pipeline.table import HAVE_C as TABLE_IN_C
@@ -105,6 +105,18 @@ _PIECES = [
     "é",
     "text",
     "10.1234/abc",
+]
+# and each mark of the registry's syntaxes (syntaxes.MARKS), where it counts and where it does
+# not: a syntax added with marks of its own is read here with no list to extend
+_PIECES += [
+    *MARKS.opens,
+    *(" " + c for c in MARKS.opens),
+    *("x" + c for c in MARKS.opens),
+    *MARKS.anywhere,
+    *MARKS.pair.split(),
+    *(p[0] for p in MARKS.pair.split()),
+    *("\n" + c for c in MARKS.line_start),
+    *("x" + c for c in MARKS.line_start),
 ]
 
 

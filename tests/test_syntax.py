@@ -162,3 +162,35 @@ def test_hostile_input_is_read_in_linear_time_in_every_syntax(syntax: str) -> No
     for piece in ("{{", "|", "}}", "[[", "''", "\\_", "{", '"', "%", ",", "_10.1", "_10.1_", "@article{"):
         text = piece * (100_000 // len(piece)) + " doi:10.1000/182"
         assert [h.doi for h in find_dois(text, syntax=syntax)][-1:] in (["10.1000/182"], []), (syntax, piece)
+
+
+def test_a_head_without_a_syntax_s_marks_is_prose_to_its_sniff() -> None:
+    """Each sniff says no to a head holding none of its row's marks (syntaxes.Marks), so that
+    detect_syntax and the C batch may pass such a head by the marks alone; and the C table of
+    marks is the registry's (native checks it at import)."""
+    from extractor.match import native
+    from extractor.match.syntaxes import MARKS, SYNTAX_TABLE, Marks, marked
+
+    heads = [
+        "{{cite journal|doi=10.1/x}}\n== Refs ==\n[[Category:X]]",
+        "\\documentclass{article}\n\\begin{thebibliography}",
+        "@article{k,\n  doi = {10.1/x}\n}",
+        '[{"doi": "10.1/x"}]',
+        '{"a": "b"}',
+    ]
+    for row in SYNTAX_TABLE.values():
+        if row.sniff is None:
+            assert row.marks is None, row.name
+            continue
+        assert isinstance(row.marks, Marks), row.name
+        for head in heads:
+            if row.sniff(head):
+                assert marked(head), (row.name, head)
+        # take the row's marks out of a head it says yes to: it says no
+        for head in heads:
+            if row.sniff(head):
+                bare = head
+                for c in row.marks.opens + row.marks.anywhere + row.marks.line_start + row.marks.pair:
+                    bare = bare.replace(c, " ")
+                assert not row.sniff(bare), (row.name, bare)
+    assert MARKS.pair and native.table_differences() == []  # syntax_marks among the tables

@@ -22,6 +22,7 @@ from .forms import FORMS
 from .identifiers import canonicalize
 from .pdf import DEHYPHENATION_RULES
 from .rules import CLOSE, MAX_DOI_CHARS, OPEN, SHORT_WINDOW, TRAILING
+from .syntaxes import MARKS
 from .tails import MEDIA_EXTENSIONS, RESOURCE_SEGMENTS, RXIV_TAILS, TAIL_RULES, VIEWS
 
 try:
@@ -260,6 +261,8 @@ def _python_tables() -> dict[str, object]:
             s for p, repl in DEHYPHENATION_RULES for s in (p.pattern, str(int(p.flags)), repl)
         ),
         "pdf_hyphens": "".join(sorted(PDF_HYPHENS)),
+        # the marks that send a record's text to the syntaxes' sniffs (syntaxes.Marks)
+        "syntax_marks": tuple(MARKS),
     }
 
 

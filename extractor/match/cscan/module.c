@@ -66,6 +66,19 @@ static PyObject *py_pdf_scan(PyObject *self, PyObject *args, PyObject *kw)
  *   on its line; JSON: `{` or `[` first, after spaces.
  * A space here is any byte up to 0x20 or a non-ASCII one (str.isspace holds of some). False sends
  * the record to those Python sniffs, so it is never a guess. */
+/* The marks of the syntaxes told by content, every row's joined (syntaxes.MARKS: the registry's
+ * `Marks`, checked equal to these at import by native.py): a head's first character after spaces,
+ * a character anywhere, a run of two, a character with only spaces before it on its line. */
+static const char MARK_OPENS[] = "[{";
+static const char MARK_ANYWHERE[] = "\\";
+static const char *const MARK_PAIRS[] = {"{{", NULL};
+static const char MARK_LINE_START[] = "@";
+
+static int in_set(const char *set, unsigned char c)
+{
+    return c != 0 && memchr(set, c, strlen(set)) != NULL;
+}
+
 static int prose_head(const unsigned char *b, Py_ssize_t n, Py_ssize_t head, int sniff_kind, int sniff_syntax)
 {
     const unsigned char *end = b + (n < 4 * head ? n : 4 * head), *p;
@@ -77,20 +90,25 @@ static int prose_head(const unsigned char *b, Py_ssize_t n, Py_ssize_t head, int
                 return 0;
     }
     if (sniff_syntax && end > b) {
-        if (b[0] <= ' ' || b[0] >= 0x7f || b[0] == '[' || b[0] == '{')
+        /* a space (or a non-ASCII byte, which str.isspace may hold of) first: the opens after it
+         * are not looked for, the text is read by the Python sniffs */
+        if (b[0] <= ' ' || b[0] >= 0x7f || in_set(MARK_OPENS, b[0]))
             return 0;
-        if (memchr(b, '\\', (size_t)(end - b)))
-            return 0;
-        for (p = b; (p = memchr(p, '{', (size_t)(end - p))) != NULL; p++)
-            if (p + 1 >= end || p[1] == '{')
+        for (const char *m = MARK_ANYWHERE; *m; m++)
+            if (memchr(b, *m, (size_t)(end - b)))
                 return 0;
-        for (p = b; (p = memchr(p, '@', (size_t)(end - p))) != NULL; p++) {
-            const unsigned char *q = p;
-            while (q > b && q[-1] != '\n' && (q[-1] <= ' ' || q[-1] >= 0x80))
-                q--;
-            if (q == b || q[-1] == '\n')
-                return 0;
-        }
+        for (const char *const *pair = MARK_PAIRS; *pair != NULL; pair++)
+            for (p = b; (p = memchr(p, (unsigned char)(*pair)[0], (size_t)(end - p))) != NULL; p++)
+                if (p + 1 >= end || p[1] == (unsigned char)(*pair)[1])
+                    return 0;
+        for (const char *m = MARK_LINE_START; *m; m++)
+            for (p = b; (p = memchr(p, (unsigned char)*m, (size_t)(end - p))) != NULL; p++) {
+                const unsigned char *q = p;
+                while (q > b && q[-1] != '\n' && (q[-1] <= ' ' || q[-1] >= 0x80))
+                    q--;
+                if (q == b || q[-1] == '\n')
+                    return 0;
+            }
     }
     return 1;
 }
@@ -373,6 +391,18 @@ static PyObject *word_tuple(const Word *w)
     return t;
 }
 
+/* Add *pair to *joined (the pairs separated by spaces), or end: 0 at the list's end or on an error
+ * (*joined then NULL). */
+static int pair_joined_ok(PyObject **joined, const char *const *pair)
+{
+    if (*pair == NULL || *joined == NULL)
+        return 0;
+    PyObject *next = PyUnicode_FromFormat(PyUnicode_GET_LENGTH(*joined) ? "%U %s" : "%U%s", *joined, *pair);
+    Py_DECREF(*joined);
+    *joined = next;
+    return next != NULL;
+}
+
 /* tables(full=False): the tables; with `full`, the character classes read over every code
  * point, else over the Basic Multilingual Plane, where all of them lie (the check at each
  * import reads 65,536 code points, not 1.1 million: tests/test_cscan.py reads them all). */
@@ -390,14 +420,20 @@ static PyObject *py_tables(PyObject *self, PyObject *args)
             pairs[k++] = opener_of(c);
             pairs[k++] = c;
         }
-    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N}", "trailing",
+    PyObject *pairs_joined = PyUnicode_FromString("");
+    for (const char *const *pair = MARK_PAIRS; pair_joined_ok(&pairs_joined, pair); pair++)
+        ;
+    if (pairs_joined == NULL)
+        return NULL;
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N,s:(ssNs)}", "trailing",
                          chars_where(trailing, last), "format", chars_where(format_char, last), "openers",
                          chars_where(is_opener, last), "closers", chars_where(is_closer, last), "pairs",
                          PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pairs, k), "views", word_tuple(VIEWS), "rxiv",
                          word_tuple(RXIV), "segments", word_tuple(SEGMENTS), "media", word_tuple(MEDIA), "tail_rules",
                          str_tuple(TAIL_SOURCES), "max_doi_chars", MAX_DOI_CHARS, "short_window", SHORT_WINDOW,
                          "left_window", LEFT_WINDOW, "forms", str_tuple(FORM_NAMES), "dehyphenation_rules",
-                         str_tuple(DEHYPHENATION_SOURCES), "pdf_hyphens", chars_where(pdf_hyphen, last));
+                         str_tuple(DEHYPHENATION_SOURCES), "pdf_hyphens", chars_where(pdf_hyphen, last),
+                         "syntax_marks", MARK_OPENS, MARK_ANYWHERE, pairs_joined, MARK_LINE_START);
 }
 
 static PyMethodDef methods[] = {

@@ -18,6 +18,18 @@ from ..html import View
 from . import csvtext, jsontext, markdown, tex, wikitext
 
 
+class Marks(NamedTuple):
+    """What in a text's head makes a syntax's sniff worth asking: the cheap test every record's
+    text passes first, by detect_syntax here and by the C batch's prose test (`prose_head` in
+    cscan/module.c, whose table native.py holds equal to these rows at import). A head with
+    none of any row's marks is prose to every sniff."""
+
+    opens: str = ""  # a character the head starts with, after white space
+    anywhere: str = ""  # a character anywhere in the head
+    pair: str = ""  # a run of two characters anywhere in the head
+    line_start: str = ""  # a character with nothing but white space before it on its line
+
+
 class Syntax(NamedTuple):
     """One source syntax and how the matcher reads it."""
 
@@ -26,8 +38,10 @@ class Syntax(NamedTuple):
     views: Callable[[str], list[View]]
     # File names (lower case, without a compression suffix) that are of this syntax.
     suffixes: tuple[str, ...]
-    # Whether a text's head looks like this syntax when no name tells (None: never guessed).
+    # Whether a text's head looks like this syntax when no name tells (None: never guessed),
+    # and what its head must hold for it to be asked (every sniff says no to a head without).
     sniff: Callable[[str], bool] | None = None
+    marks: Marks | None = None
     # The native function that searches it in C, or None (the Python matcher reads it).
     c_entry: str | None = None
 
@@ -36,21 +50,72 @@ SYNTAX_TABLE: dict[str, Syntax] = {
     s.name: s
     for s in (
         Syntax(
-            "wikitext", wikitext.views, (".wiki", ".wikitext", ".mediawiki"), wikitext.sniff, "wikitext_scan"
+            "wikitext",
+            wikitext.views,
+            (".wiki", ".wikitext", ".mediawiki"),
+            wikitext.sniff,
+            Marks(pair="{{"),  # a template
+            "wikitext_scan",
         ),
         Syntax(
-            "latex", tex.latex_views, (".tex", ".ltx", ".bbl", ".sty", ".cls"), tex.sniff_latex, "latex_scan"
+            "latex",
+            tex.latex_views,
+            (".tex", ".ltx", ".bbl", ".sty", ".cls"),
+            tex.sniff_latex,
+            Marks(anywhere="\\"),  # a command
+            "latex_scan",
         ),
-        Syntax("bibtex", tex.bibtex_views, (".bib",), tex.sniff_bibtex, "bibtex_scan"),
-        Syntax("csv", csvtext.views, (".csv", ".tsv", ".tab"), None, "csv_scan"),
-        Syntax("json", jsontext.views, (".json", ".ipynb", ".geojson", ".csljson"), jsontext.sniff),
-        Syntax("markdown", markdown.views, (".md", ".markdown", ".mdown", ".rmd", ".qmd"), None),
+        Syntax(
+            "bibtex",
+            tex.bibtex_views,
+            (".bib",),
+            tex.sniff_bibtex,
+            Marks(line_start="@"),  # an entry's start (an e-mail's @ is not)
+            "bibtex_scan",
+        ),
+        Syntax("csv", csvtext.views, (".csv", ".tsv", ".tab"), c_entry="csv_scan"),
+        Syntax(
+            "json",
+            jsontext.views,
+            (".json", ".ipynb", ".geojson", ".csljson"),
+            jsontext.sniff,
+            Marks(opens="[{"),  # an array's or an object's start
+        ),
+        Syntax("markdown", markdown.views, (".md", ".markdown", ".mdown", ".rmd", ".qmd")),
     )
 }
 
 SYNTAXES: tuple[str, ...] = tuple(SYNTAX_TABLE)
 # (name, sniff) of the syntaxes that may be told by content: asked of every record's text.
 _SNIFFERS = tuple((s.name, s.sniff) for s in SYNTAX_TABLE.values() if s.sniff is not None)
+# Every row's marks together, each kind of mark its characters (or runs) sorted: the table the C
+# prose test holds (native.py checks it at import).
+_ROW_MARKS = [s.marks for s in SYNTAX_TABLE.values() if s.marks is not None]
+MARKS = Marks(
+    opens="".join(sorted({c for m in _ROW_MARKS for c in m.opens})),
+    anywhere="".join(sorted({c for m in _ROW_MARKS for c in m.anywhere})),
+    pair=" ".join(sorted(m.pair for m in _ROW_MARKS if m.pair)),
+    line_start="".join(sorted({c for m in _ROW_MARKS for c in m.line_start})),
+)
+_PAIRS = tuple(MARKS.pair.split())
+
+
+def marked(head: str) -> bool:
+    """Whether a text's head holds a mark of a syntax told by content (Marks): the sniffs are
+    asked only then, so most prose, asked record by record, passes at memchr's speed."""
+    if head.lstrip()[:1] in tuple(MARKS.opens) or any(c in head for c in MARKS.anywhere):
+        return True
+    if any(p in head for p in _PAIRS):
+        return True
+    for c in MARKS.line_start:
+        at = head.find(c)
+        while at >= 0:
+            if not head[head.rfind("\n", 0, at) + 1 : at].strip():
+                return True
+            at = head.find(c, at + 1)
+    return False
+
+
 # What --syntax (and syntax= of the library's batch API) takes: detect, prose, or a syntax.
 SYNTAX_CHOICES: tuple[str, ...] = ("auto", "none", *SYNTAXES)
 
@@ -73,11 +138,7 @@ def detect_syntax(name: str | None, head: str | None = None) -> str | None:
         for s in SYNTAX_TABLE.values():
             if lname.endswith(s.suffixes):
                 return s.name
-    if head and (
-        # every sniff wants one of these (a template's "{{", a TeX command, a BibTeX entry, a
-        # JSON text's start): most prose, asked record by record, is passed at memchr's speed
-        "{" in head or "\\" in head or "@" in head or head.lstrip()[:1] == "["
-    ):
+    if head and marked(head):
         for syntax, sniff in _SNIFFERS:
             if sniff(head):
                 return syntax
