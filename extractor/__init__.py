@@ -1,6 +1,7 @@
 """doi-extractor: find, canonicalize and deduplicate DOIs in large text corpora.
 
-The library API: `find_dois` (the matcher), `canonicalize`, `is_equivalent`, `to_uri`, `to_url`.
+The library API: `find_dois` (the matcher), `canonicalize`, `is_equivalent`, `to_uri`, `to_url`,
+`parent_doi` (the article a figure's, table's or supplement's DOI belongs to).
 Layers, data flowing one way: `cli` → `engines` → `pipeline` → `match` (ARCHITECTURE.md).
 """
 
@@ -9,7 +10,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .match import FindStats, Form, Hit, canonicalize, find_dois, is_equivalent, to_uri, to_url
+    from .match import (
+        FindStats,
+        Form,
+        Hit,
+        canonicalize,
+        find_dois,
+        is_equivalent,
+        parent_doi,
+        to_uri,
+        to_url,
+    )
 
 __version__ = "0.1.0"
 
@@ -21,6 +32,7 @@ __all__ = [
     "canonicalize",
     "find_dois",
     "is_equivalent",
+    "parent_doi",
     "to_uri",
     "to_url",
 ]

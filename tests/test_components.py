@@ -18,6 +18,11 @@ EXAMPLES = [
     ("10.1371/journal.pone.0093988.e001", "10.1371/journal.pone.0093988"),
     ("10.1371/journal.pcbi.1000100.s001", "10.1371/journal.pcbi.1000100"),
     ("10.1371/journal.pmed.0030236.sg001", "10.1371/journal.pmed.0030236"),
+    ("10.1371/journal.pone.0212345.st001", "10.1371/journal.pone.0212345"),  # a table's text
+    ("10.1371/journal.pone.0212345.ex001", "10.1371/journal.pone.0212345"),
+    ("10.1371/journal.pntd.0007654.social_logo", "10.1371/journal.pntd.0007654"),
+    ("10.1371/journal.pntd.0007654.disease_logo", "10.1371/journal.pntd.0007654"),
+    ("10.1371/journal.pntd.0007654.poverty_logo", "10.1371/journal.pntd.0007654"),
     ("10.1371/journal.pbio.0020334", None),  # the article itself
     ("10.1371/journal.pbio.0020334.g01", None),  # not PLOS's three or four digits
     # PeerJ

@@ -23,11 +23,13 @@ class ComponentRule(NamedTuple):
 
 
 COMPONENT_RULES: tuple[ComponentRule, ...] = (
-    # PLOS: figures .g001, tables .t001, supporting information .s001, equations .e001, and the
-    # .sg/.sd/.sv of older articles, after journal.<journal>.<7 digits>.
+    # PLOS: after journal.<journal>.<7 digits>, figures .g001, tables .t001, supporting
+    # information .s001, equations .e001, the .sg/.sd/.sv of older articles, .st001 and .ex001
+    # (one or two letters, three or four digits), and the images .social_logo, .disease_logo,
+    # .poverty_logo (seen in 122 real PLOS articles).
     ComponentRule(
-        "PLOS figures, tables, equations and supporting information",
-        r"^(?P<parent>10\.1371/journal\.[a-z]+\.[0-9]{7})\.(?:g|t|e|s|sg|sd|sv)[0-9]{3,4}$",
+        "PLOS figures, tables, equations, supporting information and images",
+        r"^(?P<parent>10\.1371/journal\.[a-z]+\.[0-9]{7})\.(?:[a-z]{1,2}[0-9]{3,4}|[a-z]+_logo)$",
     ),
     # PeerJ: /fig-1, /table-1, /supp-1 after the article's DOI (PeerJ and PeerJ Computer Science).
     ComponentRule(
