@@ -346,6 +346,25 @@ ENDS = {
         Row("https://img.shields.io/badge/DOI-10.5281%2Fzenodo--123-brightgreen", ["10.5281/zenodo-123"]),
         Row("https://img.shields.io/badge/doi-10.1000%2Fa__b-4c1.svg?style=flat", ["10.1000/a_b"]),
     ],
+    # §4 (revised): Springer's view segments with .html, its preview pages, its DOI path markers
+    "springer_urls": [
+        Row(
+            "https://link.springer.com/article/10.1007/s00125-019-4859-x/fulltext.html",
+            ["10.1007/s00125-019-4859-x"],
+        ),
+        Row(
+            "https://link.springer.com/content/pdf/10.1007%2FBF01406719/lookinside/000.png",
+            ["10.1007/bf01406719"],
+        ),
+        Row("http://link.springer.com/article/10.1155/2010/359081", ["10.1155/2010/359081"]),
+        Row("https://rd.springer.com/chapter/10.1155/2010/359081", ["10.1155/2010/359081"]),
+        Row("https://link.springer.com/referenceworkentry/10.1155/2010/359081", ["10.1155/2010/359081"]),
+        Row("https://pubs.example.org/doi/abs/10.1000/182/abstract.htm", ["10.1000/182"]),
+        # the markers are Springer's: on another host an all-digit segment stays a file store
+        Row("https://example.org/article/10.1155/2010/359081", []),
+        Row("https://notlink.springer.com/article/10.1155/2010/359081", []),
+        Row("https://link.springer.com/search/10.1155/2010/359081", []),
+    ],
     "file_store_prefix_folder_not_a_doi": [
         Row("https://cdn.elifesciences.org/mp4/10.7554/886/3f0a9c1d2e/video.mp4", []),
         Row("https://example.org/files/10.7554/886/a/b", []),

@@ -23,7 +23,7 @@ from .identifiers import canonicalize
 from .pdf import DEHYPHENATION_RULES
 from .rules import CLOSE, MAX_DOI_CHARS, OPEN, SHORT_WINDOW, TRAILING
 from .syntaxes import MARKS
-from .tails import MEDIA_EXTENSIONS, RESOURCE_SEGMENTS, RXIV_TAILS, TAIL_RULES, VIEWS
+from .tails import DOI_PATH_MARKER, MEDIA_EXTENSIONS, RESOURCE_SEGMENTS, RXIV_TAILS, TAIL_RULES, VIEWS
 
 try:
     from . import _cscan
@@ -263,6 +263,7 @@ def _python_tables() -> dict[str, object]:
         "pdf_hyphens": "".join(sorted(PDF_HYPHENS)),
         # the marks that send a record's text to the syntaxes' sniffs (syntaxes.Marks)
         "syntax_marks": tuple(MARKS),
+        "doi_path_marker": (DOI_PATH_MARKER.pattern, str(int(DOI_PATH_MARKER.flags))),
     }
 
 

@@ -27,6 +27,7 @@ VIEWS = (
     "download",
     "issuetoc",
     "pdfplus",
+    "lookinside",  # Springer's preview pages: …/content/pdf/10.1007%2FBF01406719/lookinside/000.png
 )
 _VIEWS = "|".join(VIEWS)
 # bioRxiv and medRxiv version tails: v1, v2.full, v1.full.pdf, v1.supplementary-material.
@@ -71,7 +72,8 @@ _MEDIA = "|".join(MEDIA_EXTENSIONS)
 TAIL_RULES: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     # ;jsessionid=… and other matrix parameters of a session.
     (re.compile(r";jsessionid=.*\Z", re.I | re.S), None),
-    (re.compile(rf"/(?:{_VIEWS})/?\Z", re.I), None),
+    # a view segment, with ".html" or ".htm" as Springer writes it (…/fulltext.html)
+    (re.compile(rf"/(?:{_VIEWS})(?:\.html?)?/?\Z", re.I), None),
     (re.compile(r"\.pdf\Z", re.I), None),
     # bioRxiv and medRxiv (prefix 10.1101): version tails v1, v2.full, v1.full.pdf, v1.supplementary-material.
     (
@@ -106,9 +108,13 @@ _SHIELDS_ESCAPES = re.compile(r"--|__")
 
 # A file store that uses a DOI prefix as a folder (spec §4): /mp4/10.7554/886/<hash>/video.mp4.
 # The would-be suffix is an all-digit segment with more path after it; a DOI path marker before
-# it (/doi/) or a resolver makes it a DOI after all.
+# it or a resolver makes it a DOI after all: /doi/ on any host, and on Springer's hosts the
+# segments Springer puts right before a DOI (link.springer.com/article/10.1155/2010/359081).
 FILE_STORE = re.compile(r"10\.[0-9.]+/[0-9]+/.")
-DOI_PATH_MARKER = re.compile(r"(?i)/doi/")
+SPRINGER_MARKERS = ("article", "chapter", "book", "referenceworkentry", "protocol", "content/pdf", "epdf")
+DOI_PATH_MARKER = re.compile(
+    r"(?i)/doi/|(?:\A|[/.@])(?:link|rd)\.springer\.com/(?:" + "|".join(SPRINGER_MARKERS) + r")/\Z"
+)
 
 
 def shields_end(name: str) -> int:

@@ -169,7 +169,7 @@ typedef struct {
 static const Word VIEWS[] = {
     W("abstract"), W("abs"), W("full"), W("pdf"), W("epdf"), W("pdfdirect"), W("fulltext"), W("html"),
     W("meta"), W("references"), W("suppinfo"), W("citedby"), W("figures"), W("tables"), W("download"),
-    W("issuetoc"), W("pdfplus"), {NULL, 0}};
+    W("issuetoc"), W("pdfplus"), W("lookinside"), {NULL, 0}};
 static const Word RXIV[] = {
     W("full"), W("abstract"), W("full-text"), W("article-info"), W("article-metrics"),
     W("supplementary-material"), W("full.pdf"), W("full.pdf+html"), W("figures-only"), {NULL, 0}};
@@ -232,18 +232,24 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
             if (lit_at(s, n, i, ";jsessionid="))
                 return i;
         return -1;
-    case 1: { /* /(?:views)/?\Z */
+    case 1: { /* /(?:views)(?:\.html?)?/?\Z */
+        static const char *const EXT[] = {"", ".htm", ".html"};
         Py_ssize_t best = -1;
-        if (n < 4 || (s[n - 1] == '/' ? n < 5 : 0))
+        if (n < 4)
             return -1;
         for (int a = 0; VIEWS[a].s; a++) {
             Py_ssize_t L = VIEWS[a].len;
             for (int slash = 0; slash <= 1; slash++) {
-                Py_ssize_t st = n - slash - L - 1;
-                if (st < 0 || s[st] != '/' || (slash && s[n - 1] != '/') || !lit_at(s, n - slash, st + 1, VIEWS[a].s))
+                if (slash && s[n - 1] != '/')
                     continue;
-                if (best < 0 || st < best)
-                    best = st;
+                for (int x = 0; x < 3; x++) {
+                    Py_ssize_t we = n - slash - (Py_ssize_t)strlen(EXT[x]); /* the view word's end */
+                    Py_ssize_t st = we - L - 1;
+                    if (st < 0 || s[st] != '/' || !lit_at(s, we, st + 1, VIEWS[a].s) || !lit_at(s, n - slash, we, EXT[x]))
+                        continue;
+                    if (best < 0 || st < best)
+                        best = st;
+                }
             }
         }
         return best;
@@ -416,12 +422,29 @@ static int file_store(const cp_t *s, Py_ssize_t n)
     return i > j && i + 1 < n && s[i] == '/';
 }
 
-/* tails.DOI_PATH_MARKER: (?i)/doi/ in the URL before the DOI. */
+/* tails.SPRINGER_MARKERS: the segments Springer puts right before a DOI. */
+static const char *const SPRINGER_MARKERS[] = {
+    "article", "chapter", "book", "referenceworkentry", "protocol", "content/pdf", "epdf", NULL};
+
+/* tails.DOI_PATH_MARKER: (?i)/doi/ in the URL before the DOI, or that URL ending in a Springer
+ * host (link. or rd.springer.com, after its start, '/', '.' or '@') and a Springer marker. */
 static int doi_path_marker(const cp_t *ub, Py_ssize_t ubn)
 {
     for (Py_ssize_t j = 0; j + 5 <= ubn; j++)
         if (lit_at(ub, ubn, j, "/doi/"))
             return 1;
+    for (int m = 0; SPRINGER_MARKERS[m] != NULL; m++) {
+        Py_ssize_t at = ubn - (Py_ssize_t)strlen(SPRINGER_MARKERS[m]) - 2; /* its leading '/' */
+        if (at < 0 || ub[at] != '/' || !lit_at(ub, ubn - 1, at + 1, SPRINGER_MARKERS[m]) || ub[ubn - 1] != '/')
+            continue;
+        static const char *const HOSTS[] = {"link.springer.com", "rd.springer.com"};
+        for (int h = 0; h < 2; h++) {
+            Py_ssize_t hs = at - (Py_ssize_t)strlen(HOSTS[h]);
+            if (hs >= 0 && lit_at(ub, at, hs, HOSTS[h]) &&
+                (hs == 0 || ub[hs - 1] == '/' || ub[hs - 1] == '.' || ub[hs - 1] == '@'))
+                return 1;
+        }
+    }
     return 0;
 }
 

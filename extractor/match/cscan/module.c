@@ -425,7 +425,7 @@ static PyObject *py_tables(PyObject *self, PyObject *args)
         ;
     if (pairs_joined == NULL)
         return NULL;
-    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N,s:(ssNs)}", "trailing",
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N,s:(ssNs),s:N}", "trailing",
                          chars_where(trailing, last), "format", chars_where(format_char, last), "openers",
                          chars_where(is_opener, last), "closers", chars_where(is_closer, last), "pairs",
                          PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pairs, k), "views", word_tuple(VIEWS), "rxiv",
@@ -433,7 +433,8 @@ static PyObject *py_tables(PyObject *self, PyObject *args)
                          str_tuple(TAIL_SOURCES), "max_doi_chars", MAX_DOI_CHARS, "short_window", SHORT_WINDOW,
                          "left_window", LEFT_WINDOW, "forms", str_tuple(FORM_NAMES), "dehyphenation_rules",
                          str_tuple(DEHYPHENATION_SOURCES), "pdf_hyphens", chars_where(pdf_hyphen, last),
-                         "syntax_marks", MARK_OPENS, MARK_ANYWHERE, pairs_joined, MARK_LINE_START);
+                         "syntax_marks", MARK_OPENS, MARK_ANYWHERE, pairs_joined, MARK_LINE_START, "doi_path_marker",
+                         str_tuple(DOI_PATH_MARKER_SOURCE));
 }
 
 static PyMethodDef methods[] = {

@@ -14,7 +14,7 @@ static const char *const TAIL_SOURCES[] = {
     ";jsessionid=.*\\Z",
     "50",
     "",
-    "/(?:abstract|abs|full|pdf|epdf|pdfdirect|fulltext|html|meta|references|suppinfo|citedby|figures|tables|download|issuetoc|pdfplus)/?\\Z",
+    "/(?:abstract|abs|full|pdf|epdf|pdfdirect|fulltext|html|meta|references|suppinfo|citedby|figures|tables|download|issuetoc|pdfplus|lookinside)(?:\\.html?)?/?\\Z",
     "34",
     "",
     "\\.pdf\\Z",
@@ -78,4 +78,10 @@ static const char *const DEHYPHENATION_SOURCES[] = {
     "\\A(10\\.1146/annurev-[a-z]+)(\\d{6}-\\d{6})\\Z",
     "34",
     "\\1-\\2",
+    NULL};
+
+/* tails.DOI_PATH_MARKER, ported by doi_path_marker: pattern, flags */
+static const char *const DOI_PATH_MARKER_SOURCE[] = {
+    "(?i)/doi/|(?:\\A|[/.@])(?:link|rd)\\.springer\\.com/(?:article|chapter|book|referenceworkentry|protocol|content/pdf|epdf)/\\Z",
+    "34",
     NULL};
