@@ -279,6 +279,24 @@ def _semaphores() -> set[str]:
     return {n for n in os.listdir("/dev/shm") if n.startswith("sem.")}
 
 
+def _semaphores_of(pid: int) -> set[str]:
+    """The named semaphores a process and its descendants have mapped (from /proc/PID/maps,
+    "(deleted)" once their names are removed): this scan's, whatever other processes the
+    machine (another test worker) runs at the same time."""
+    names: set[str] = set()
+    for p in (pid, *_descendants(pid)):
+        try:
+            with open(f"/proc/{p}/maps", encoding="utf-8", errors="replace") as f:
+                maps = f.read()
+        except OSError:
+            continue
+        for line in maps.splitlines():
+            at = line.find("/dev/shm/sem.")
+            if at >= 0:
+                names.add(line[at + len("/dev/shm/") :].split()[0])
+    return names
+
+
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="named semaphores are files in /dev/shm on Linux")
 @pytest.mark.parametrize("whole_group", [True, False], ids=["group", "parent"])
 def test_a_killed_scan_leaves_no_semaphore(tmp_path: Path, whole_group: bool) -> None:
@@ -288,7 +306,6 @@ def test_a_killed_scan_leaves_no_semaphore(tmp_path: Path, whole_group: bool) ->
     src = make_corpus(tmp_path)
     for i in range(20):
         (src / f"more{i:02d}.txt").write_text("".join(f"doi:10.1234/x{i}.{j}\n" for j in range(80000)))
-    before = _semaphores()
     p = start_scan(
         str(src),
         "-o",
@@ -302,10 +319,14 @@ def test_a_killed_scan_leaves_no_semaphore(tmp_path: Path, whole_group: bool) ->
         start_new_session=True,
     )
     deadline = time.monotonic() + 30
-    while not _semaphores() - before and p.poll() is None and time.monotonic() < deadline:
+    # this scan's named semaphores, not those of whatever else runs beside it (-n 2: another
+    # test's pool): mapped by its processes, and with a name in /dev/shm
+    ours: set[str] = set()
+    while not ours and p.poll() is None and time.monotonic() < deadline:
+        ours = _semaphores_of(p.pid) & _semaphores()
         time.sleep(0.01)  # the pool starting: its queues' semaphores made
-    assert _semaphores() - before, "no pool was started"
-    while _semaphores() - before and time.monotonic() < deadline:
+    assert ours, "no pool was started"
+    while ours & _semaphores() and time.monotonic() < deadline:
         time.sleep(0.01)  # the workers opening them, then their names removed
     # the fork server, the resource tracker and the two workers: the pool still running
     assert len([c for c in _descendants(p.pid) if _is_worker(c)]) >= 4, "the pool ended before it was killed"
@@ -314,7 +335,7 @@ def test_a_killed_scan_leaves_no_semaphore(tmp_path: Path, whole_group: bool) ->
     else:
         os.kill(p.pid, signal.SIGKILL)  # the tracker and the workers outlive it a moment
     _, err = p.communicate(timeout=60)  # until the last holder of stderr (the tracker) ends
-    assert not _semaphores() - before
+    assert not ours & _semaphores()
     assert b"leaked semaphore" not in err, err.decode()
 
 
