@@ -26,7 +26,7 @@ from .formats import (
 )
 from .io.decode import HEAD_BYTES, clean, detect_kind, syntax_for
 from .io.read import detect_compression, format_head
-from .scan.search import match_record, matcher_for, prefaced, stream_reading, streamed_source
+from .scan.search import match_record, matcher_for, prefaced, stream_source, streamed_source
 from .scan.windows import BYTE_RESERVE, RANGE_OVERLAP, FileSource, StreamSource, scan_windows
 from .units import ScanConfig, ShardResult, ShardSpec, no_progress
 
@@ -276,9 +276,11 @@ def _stream_windows(
 ) -> Iterator[int]:
     """The hits of each window of a stream as hits_in_stream reads it, listed in `hits`."""
     with input_errors():
-        src, kind, syn = stream_reading(
-            stream, source, kind, block_size, None if lines is None else lines.feed, syntax, told
-        )
+        src = stream_source(stream, block_size, None if lines is None else lines.feed)
+        syn = syntax_for(syntax, source, src.head)
+        if told is not None:
+            told["syntax"] = syn
+        kind = kind or detect_kind(source, src.head)
         yield from scan_windows(
             src, matcher_for(kind, allow_other_prefix, None, hits, syn), ShardResult(0), no_progress
         )

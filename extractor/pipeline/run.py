@@ -104,6 +104,12 @@ class FinishedOutput(OutputInUse):
     readable): stopped before anything was written."""
 
 
+def _nothing_read(rejected: list[dict[str, str]], out: str) -> FinishedOutput:
+    """The refusal of a run none of whose inputs could be read, into a finished OUT."""
+    why = "; ".join(f"{r['source']}: {r['reason']}" for r in rejected[:3])
+    return FinishedOutput(f"no input could be read ({why}); the finished scan in {out} was kept")
+
+
 def named_inputs(inputs: Sequence[str]) -> list[str]:
     """The inputs as told, made comparable across runs: local paths (and @lists) absolute, URLs
     and stdin as they are."""
@@ -210,8 +216,7 @@ def run_scan(
         raise Fatal("; ".join(missing))
     if finished is not None:
         if not specs:
-            why = "; ".join(f"{r['source']}: {r['reason']}" for r in rejected[:3])
-            raise FinishedOutput(f"no input could be read ({why}); the finished scan in {out} was kept")
+            raise _nothing_read(rejected, out)
         before = finished.get("named_inputs")
         if not replace and before is not None and sorted(before) != sorted(named):
             shown = ", ".join(before[:3]) + (", …" if len(before) > 3 else "")
@@ -287,16 +292,15 @@ def run_scan(
     if finished is not None:
         read_any = any(r.error is None and len(r.rejected) < len(specs[i].units()) for i, r in done.items())
         if not read_any:
-            why = "; ".join(f"{r['source']}: {r['reason']}" for r in rejected[:3])
-            raise FinishedOutput(f"no input could be read ({why}); the finished scan in {out} was kept")
+            raise _nothing_read(rejected, out)
         if replace:
             clear_result(out)
     log.info("shards read in %.3f s; merging", t_shards - t_plan)
     counts = finalize(out, specs, done, config, engine)
     log.info("merged: %d mentions of %d distinct DOIs", counts["mentions"], counts["dois"])
     writing = counts.pop("write_seconds")
-    ok = [r for r in done.values() if r.error is None]
-    partial = [p for r in sorted(ok, key=lambda r: r.index) for p in r.partial]
+    ok = sorted((r for r in done.values() if r.error is None), key=lambda r: r.index)
+    partial = [p for r in ok for p in r.partial]
     options = {k: v for k, v in asdict(config).items() if k != "out"}
     summary = {
         "version": __version__,
@@ -325,7 +329,7 @@ def run_scan(
         "tallies": _summed(r.tallies for r in ok),
         "skipped_records": _skipped_by_input(ok),
         # per input, rows read in a way the user must know of (formats.base.FlaggedRows)
-        "input_notes": [n for r in sorted(ok, key=lambda r: r.index) for n in r.notes],
+        "input_notes": [n for r in ok for n in r.notes],
         "shards": len(specs),
         "shards_resumed": resumed,
         "rejected": rejected,

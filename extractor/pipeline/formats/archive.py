@@ -366,15 +366,15 @@ class Reader:
             self.skip(rid, "not text: " + why.split(" (")[0])
             return
         # A member is a file: read as the same bytes on disk are (FileText), in the same units.
-        state: dict[str, str] = {}
+        state: dict[str, BaseException] = {}
         stream = io.BufferedReader(_Joined(first, _Guarded(None if whole else f, guard, state)), 1 << 16)
         yield self.read(Record(rid, FileText(stream), None, meta, name))
         while stream.read(1 << 20):  # read to its end whatever the consumer did
             pass
         if "bomb" in state:
-            self.skip(rid, state["bomb"] + "; read no further", member=False)
-        if "cut" in state:  # the container names it, and reads no further
-            raise (EOFError if "corrupt" not in state else OSError)(state["cut"])
+            self.skip(rid, f"{state['bomb']}; read no further", member=False)
+        if "cut" in state:  # the container names it (cut short or corrupt), and reads no further
+            raise state["cut"]
 
     def container(
         self, first: bytes, f: Any, comp: str | None, name: str, rid: str, depth: int, guard: Guard
@@ -436,7 +436,7 @@ class _Guarded:
     bomb or a cut ends it quietly, said in `state`: raised in the consumer's window loop, it
     would end the whole input."""
 
-    def __init__(self, f: Any, guard: Guard, state: dict[str, str]) -> None:
+    def __init__(self, f: Any, guard: Guard, state: dict[str, BaseException]) -> None:
         self._f = f
         self._guard = guard
         self._state = state
@@ -677,19 +677,17 @@ def _read(f: Any, n: int, guard: Guard) -> bytes:
     return bytes(out)
 
 
-def _read_block(f: Any, guard: Guard, state: dict[str, str], size: int = 1 << 20) -> bytes | None:
+def _read_block(f: Any, guard: Guard, state: dict[str, BaseException], size: int = 1 << 20) -> bytes | None:
     """A large member's next block (b"" at its end), fed to its bomb guard; None when a bomb or a
     cut ends it, said in `state` (raised in the consumer's loop it would end the whole input)."""
     try:
         data: bytes = f.read(size)
         guard.feed(len(data))
     except Bomb as exc:
-        state["bomb"] = str(exc)
+        state["bomb"] = exc
         return None
     except READ_ERRORS as exc:
-        state["cut"] = _why(exc)
-        if not is_cut(exc):
-            state["corrupt"] = "yes"
+        state["cut"] = exc
         return None
     return data
 

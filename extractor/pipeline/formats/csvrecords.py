@@ -65,13 +65,7 @@ def _separator(name: str, head: str) -> str:
 def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By name, and a header row naming the text or the id field."""
     text = head[:HEAD_BYTES].decode("utf-8-sig", "replace")
-    if name.endswith(TAB_TEXT):
-        first = text.split("\n", 1)[0]
-        if "\t" not in first:
-            return False
-        cells = [c.strip() for c in first.split("\t")]
-        return text_field in cells or id_field in cells
-    if not name.endswith(NAMES):
+    if not name.endswith(NAMES) and not (name.endswith(TAB_TEXT) and "\t" in text.split("\n", 1)[0]):
         return False
     return any(
         text_field in cells or id_field in cells for cells in _first_rows(text, _separator(name, text))

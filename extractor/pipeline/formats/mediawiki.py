@@ -147,17 +147,15 @@ class _Blocks:
 
 
 class Skip(NamedTuple):
-    """A page not read, and why (its text over the limit, or the dump cut inside it)."""
+    """A page not read, and why (its text over the limit, or the dump cut inside it: `cut`)."""
 
     page_id: int | None
     reason: str
+    cut: bool = False
 
 
-CUT_PAGE = "the dump ends inside this page (a truncated file)"
-
-
-def _skip(page: dict[str, Any], why: str) -> Skip:
-    return Skip(page.get("page_id"), f"{display_name(page.get('title', '?'))}: {why}")
+def _skip(page: dict[str, Any], why: str, cut: bool = False) -> Skip:
+    return Skip(page.get("page_id"), f"{display_name(page.get('title', '?'))}: {why}", cut)
 
 
 def iter_pages(stream: Any, max_text: int) -> Iterator[Page | Skip]:
@@ -173,7 +171,7 @@ def iter_pages(stream: Any, max_text: int) -> Iterator[Page | Skip]:
             r.pos = keep if keep >= 0 else len(r.buf)
             if not r.more():
                 if page is not None:
-                    yield _skip(page, CUT_PAGE)
+                    yield _skip(page, "the dump ends inside this page (a truncated file)", cut=True)
                 return
             continue
         tag, attrs = m.group(1), m.group(2)
@@ -182,7 +180,7 @@ def iter_pages(stream: Any, max_text: int) -> Iterator[Page | Skip]:
             value = r.content(m.end(), b"</" + tag + b">", max_text)
             if value is None:
                 if page is not None:
-                    yield _skip(page, CUT_PAGE)
+                    yield _skip(page, "the dump ends inside this page (a truncated file)", cut=True)
                 return
             if page is None or isinstance(value, bool):
                 if page is not None and tag == b"text" and where == "revision":
@@ -401,7 +399,7 @@ def records(
                     progress(pos - shown, 0)
                     shown = pos
                 # pages are named by id: a shard of a multistream dump knows no page numbers
-                if isinstance(page, Skip) and page.reason.endswith(CUT_PAGE):
+                if isinstance(page, Skip) and page.cut:
                     result.cut_short(spec.source, f"page id {page.page_id or 0}", page.reason)
                     continue
                 if isinstance(page, Skip):

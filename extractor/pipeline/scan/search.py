@@ -339,11 +339,10 @@ def _file_text_chunks(
     occ: OccurrenceSink,
 ) -> Iterator[Chunk]:
     """A file's bytes that are not a file on disk (an archive member), read as a text file's
-    stream is (stream_reading): offsets in bytes, lines counted. Its bytes were counted as the
+    stream is (stream_source): offsets in bytes, lines counted. Its bytes were counted as the
     container's, in progress (hits only here)."""
-    src, k, syntax = stream_reading(
-        text.stream, name or "", kind or unit.kind, config.block_size, None, None, None
-    )
+    src = stream_source(text.stream, config.block_size)
+    k = kind or unit.kind or detect_kind(name or "", src.head)
     syntax = document_syntax(None, config.syntax, name, src.head, result)
 
     def hits_only(nbytes: int, nhits: int) -> None:
@@ -619,27 +618,13 @@ def _citing(meta: MetaValues, config: ScanConfig, result: ShardResult) -> MetaVa
     return (*meta[:-1], doi)
 
 
-def stream_reading(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    block_size: int,
-    feed: Callable[[bytes], None] | None,
-    syntax: str | None,
-    told: dict[str, str | None] | None,
-) -> tuple[StreamSource, str, str | None]:
-    """A stream as windows (transcoded to UTF-8 when it declares another encoding, the bytes
-    searched given to `feed`), the kind and syntax it is read in (the syntax put in `told`): a
-    text file's stream, as `find` reads it, or an archive member's."""
+def stream_source(stream: Any, block_size: int, feed: Callable[[bytes], None] | None = None) -> StreamSource:
+    """A text file's stream (or an archive member's) as a source of windows: transcoded to UTF-8
+    when it declares another encoding, the bytes searched given to `feed` (find's line numbers)."""
     blocks = _transcoded(stream, block_size)
     if blocks is not None:
-        src = StreamSource.of_blocks(blocks if feed is None else _fed(blocks, feed))
-    else:
-        src = StreamSource(stream if feed is None else ReadTap(stream, feed), 0, None, block_size)
-    syn = syntax_for(syntax, source, src.head)
-    if told is not None:
-        told["syntax"] = syn
-    return src, kind or detect_kind(source, src.head), syn
+        return StreamSource.of_blocks(blocks if feed is None else _fed(blocks, feed))
+    return StreamSource(stream if feed is None else ReadTap(stream, feed), 0, None, block_size)
 
 
 def _fed(blocks: Iterator[bytes], feed: Callable[[bytes], None]) -> Iterator[bytes]:
