@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 from hypothesis import given
 from hypothesis import strategies as st
 
-from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
+from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
+from extractor.pipeline.formats import FORMAT_HEAD, tell_input
 from extractor.pipeline.io.inputs import expand_inputs, plan_shards
 from extractor.pipeline.io.read import read_upto
 from extractor.pipeline.out.parts import shard_paths
@@ -189,13 +190,18 @@ def _one(doc: Doc | DocBatch) -> Doc:
 
 
 def _search(path: Path, fmt: str, config: ScanConfig, out: Path) -> tuple[Any, ...]:
+    """A file's documents, counts and occurrences: told by its shard (fmt ""), or told as the
+    planner tells a file and read in format `fmt`."""
     result = ShardResult(0)
-    occ = OccurrenceSink(shard_paths(str(out), ShardSpec(0, "", "", "text", None)), 1 << 30)
+    told = Told("")
+    if fmt:
+        told = dataclasses.replace(tell_input(str(path), path.read_bytes()[:FORMAT_HEAD], config), fmt=fmt)
+    occ = OccurrenceSink(shard_paths(str(out), ShardSpec(0, "", "", Told("text"))), 1 << 30)
     try:
         docs = [
             (d.number, d.record, chunk_counts(d.chunk), d.chunk[0])
             for d in map(
-                _one, unit_docs(ShardSpec(0, "f", str(path), fmt, None), config, no_progress, result, occ)
+                _one, unit_docs(ShardSpec(0, "f", str(path), told), config, no_progress, result, occ)
             )
         ]
     except Exception as exc:  # a rejected input: the same reason either way

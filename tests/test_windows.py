@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from extractor.match import find_dois, find_spans
 from extractor.match.pdf import MAX_JOINS
-from extractor.pipeline import ScanConfig, ShardResult, ShardSpec
+from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
 from extractor.pipeline.find import hits_in_stream
 from extractor.pipeline.io.decode import byte_offsets, clean
 from extractor.pipeline.scan.search import unit_docs
@@ -84,7 +84,9 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
         (tmp_path / name).write_bytes(payload)
         got, bad, counts = [], 0, 0
         for a, b in itertools.pairwise(cuts):
-            spec = ShardSpec(0, name, str(tmp_path / name), "text", None, a, -1 if comp else b)
+            spec = ShardSpec(
+                0, name, str(tmp_path / name), Told("text", "gzip" if comp else None), a, -1 if comp else b
+            )
             occ = occurrence_sink(tmp_path)
             result = ShardResult(0)
             docs = list(unit_docs(spec, config, no_progress, result, occ))
@@ -123,7 +125,7 @@ def test_windows_are_paced_by_their_hits(tmp_path: Path) -> None:
     occ = occurrence_sink(tmp_path)
     list(
         unit_docs(
-            ShardSpec(0, "d.txt", str(tmp_path / "d.txt"), "text", None),
+            ShardSpec(0, "d.txt", str(tmp_path / "d.txt"), Told("text")),
             config,
             no_progress,
             ShardResult(0),
@@ -239,7 +241,7 @@ def test_python_matcher_windows_agree_with_the_whole_text(tmp_path: Path, kind: 
         result = ShardResult(0)
         list(
             unit_docs(
-                ShardSpec(0, "doc.txt", str(tmp_path / "doc.txt"), "text", kind),
+                ShardSpec(0, "doc.txt", str(tmp_path / "doc.txt"), Told("text", kind=kind)),
                 config,
                 no_progress,
                 result,
@@ -269,7 +271,7 @@ def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.Monke
     config = ScanConfig(out=str(tmp_path / "out"), buckets=4)
     docs = list(
         unit_docs(
-            ShardSpec(0, "p.html", str(page), "text", None),
+            ShardSpec(0, "p.html", str(page), Told("text")),
             config,
             no_progress,
             ShardResult(0),

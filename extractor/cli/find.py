@@ -25,12 +25,12 @@ from ..pipeline.find import (
     hits_in_range,
     hits_in_records,
     hits_in_stream,
-    input_format,
+    input_told,
     text_ranges,
 )
 from ..pipeline.io.inputs import expand_inputs
-from ..pipeline.io.read import lines_before, open_stream, until_cut
-from ..pipeline.units import ScanConfig, ShardResult
+from ..pipeline.io.read import decompressed, lines_before, open_input, open_stream, until_cut
+from ..pipeline.units import ScanConfig, ShardResult, Told
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,9 @@ def _parts(path: str, source: str, args: argparse.Namespace, workers: int) -> li
         return [None]  # read whole, where what is wrong with it is told as ever
     if planned is None or len(planned.parts) < 2:
         return [None]
-    return [(a, b, planned.kind or "plain", planned.syntax or None) for a, b in planned.parts]
+    told = planned.told
+    assert told is not None  # text_ranges gives a plan that told the text
+    return [(a, b, told.kind or "plain", told.syntax or None) for a, b in planned.parts]
 
 
 # A text file smaller than twice this is read by one worker; a larger one in ranges of this or more.
@@ -269,35 +271,39 @@ def find_one(
     try:
         # record files (JSONL, Parquet, WARC, raw PDFs) are read record by record, as scan
         # reads them; every other input as a stream of text
-        fmt = "text" if path == "-" else input_format(path, args.text_field, args.id_field)
-        stream, comp = open_stream(sys.stdin.buffer if path == "-" else path)
-        stream = until_cut(stream, comp, path, read.text_cut(source))
+        if path == "-":  # nothing told of stdin but by its first bytes
+            stream, comp = open_stream(sys.stdin.buffer)
+            told = Told("text", comp)
+        else:
+            told = input_told(path, args.text_field, args.id_field, args.kind)
+            stream = decompressed(open_input(path), told.compression)
+        stream = until_cut(stream, told.compression, path, read.text_cut(source))
         with stream:
             seen: set[str] = set()
             name = None if path == "-" else path
-            lines = LineCounter() if args.line_number and fmt == "text" else None
+            lines = LineCounter() if args.line_number and told.fmt == "text" else None
             syntax = None if args.syntax == "auto" else args.syntax
-            told: dict[str, str | None] = {}  # the syntax each document is read in
+            said: dict[str, str | None] = {}  # the syntax each document is read in
             found_hits: Iterator[tuple[str | None, Hit, int | None]]
             if part is not None:
-                start, stop, kind, told["syntax"] = part
+                start, stop, kind, said["syntax"] = part
             # -c alone, of a text: the matcher's own count, no Python object per hit
             counted = args.count and not _reads_on(args)
             if counted and part is not None:
-                count = count_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
+                count = count_in_range(path, start, stop, kind, args.other_prefixes, said["syntax"])
                 found_hits = iter(())
-            elif counted and fmt == "text":
+            elif counted and told.fmt == "text":
                 count = count_in_stream(
-                    stream, name or "", args.kind, args.other_prefixes, syntax=syntax, told=told
+                    stream, name or "", args.kind, args.other_prefixes, syntax=syntax, said=said
                 )
                 found_hits = iter(())
-            elif _one_doi_a_line(args) and (part is not None or fmt == "text"):
+            elif _one_doi_a_line(args) and (part is not None or told.fmt == "text"):
                 # a text's DOIs a line each, nothing else: written a window at a time, no Hit made
                 if part is not None:
-                    lists = doi_lists_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
+                    lists = doi_lists_in_range(path, start, stop, kind, args.other_prefixes, said["syntax"])
                 else:
                     lists = doi_lists_in_stream(
-                        stream, name or "", args.kind, args.other_prefixes, syntax=syntax, told=told
+                        stream, name or "", args.kind, args.other_prefixes, syntax=syntax, said=said
                     )
                 for dois in lists:
                     count += len(dois)
@@ -308,10 +314,10 @@ def find_one(
                 base = lines_before(path, start) if args.line_number else 0
                 found_hits = (
                     (None, h, None if line is None else line + base)
-                    for line, h in hits_in_range(path, start, stop, kind, args.other_prefixes, told["syntax"])
+                    for line, h in hits_in_range(path, start, stop, kind, args.other_prefixes, said["syntax"])
                 )
             else:
-                found_hits = _hits(path, fmt, name, args, lines, syntax, told, stream, read)
+                found_hits = _hits(path, told, name, args, lines, syntax, said, stream, read)
             for record, hit, line in found_hits:
                 doi, offset, raw = hit.doi, hit.start, hit.raw
                 if args.unique:
@@ -330,18 +336,18 @@ def find_one(
                     continue
                 if args.format == "tsv":
                     # a record input adds its record id as a sixth column
-                    rec_col = "" if fmt == "text" and not args.header else "\t" + _tsv(record or "")
+                    rec_col = "" if told.fmt == "text" and not args.header else "\t" + _tsv(record or "")
                     out.write(f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}{rec_col}\n")
                 elif args.format == "jsonl":
                     rec = {
                         "source": source,
-                        **({} if fmt == "text" else {"record": record}),
+                        **({} if told.fmt == "text" else {"record": record}),
                         "offset": offset,
                         "end": hit.end,
                         "doi": doi,
                         "form": str(hit.form),
                         "raw": raw,
-                        **({"syntax": told["syntax"]} if told.get("syntax") else {}),
+                        **({"syntax": said["syntax"]} if said.get("syntax") else {}),
                     }
                     out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 elif args.line_number:
@@ -354,7 +360,7 @@ def find_one(
                     out.write(prefix + doi + "\n")
                 if count == args.max_count:
                     break  # -m NUM: the rest of this input is not read
-            log.info("%s: %d DOIs (%s, syntax %s)", source, count, fmt, told.get("syntax") or "none")
+            log.info("%s: %d DOIs (%s, syntax %s)", source, count, told.fmt, said.get("syntax") or "none")
     except BrokenPipeError:
         raise  # our reader has gone: not an error of this input (cli.main ends quietly)
     except OSError as exc:
@@ -399,33 +405,32 @@ def _one_doi_a_line(args: argparse.Namespace) -> bool:
 
 def _hits(
     path: str,
-    fmt: str,
+    told: Told,
     name: str | None,
     args: argparse.Namespace,
     lines: LineCounter | None,
     syntax: str | None,
-    told: dict[str, str | None],
+    said: dict[str, str | None],
     stream: Any,
     read: ShardResult,
 ) -> Iterator[tuple[str | None, Hit, int | None]]:
     """(record, hit, line) of a whole input: a text stream's hits (lines, when asked, counted by
     `lines`), or a record file's, record by record as scan reads them (what was cut short of
     it named in `read`)."""
-    if fmt == "text":
+    if told.fmt == "text":
         for h in hits_in_stream(
-            stream, name or "", args.kind, args.other_prefixes, lines=lines, syntax=syntax, told=told
+            stream, name or "", args.kind, args.other_prefixes, lines=lines, syntax=syntax, said=said
         ):
             yield None, h, None
         return
     for record, h in hits_in_records(
         path,
-        fmt,
-        args.kind,
+        told,
         args.other_prefixes,
         args.text_field,
         args.id_field,
         syntax=syntax,
-        told=told,
+        said=said,
         result=read,
     ):
         yield record, h, None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .out.output import OutputInUse, output_folder
     from .run import Engine, Observer, RunReport, run_scan
-    from .units import ScanConfig, ShardResult, ShardSpec
+    from .units import ScanConfig, ShardResult, ShardSpec, Told
 
 # Each name from its module when first asked for (PEP 562): `find` reads through this package
 # and never loads the merge's pyarrow, which `run` brings in.
@@ -26,6 +26,7 @@ _HOMES = {
     "ScanConfig": "units",
     "ShardResult": "units",
     "ShardSpec": "units",
+    "Told": "units",
 }
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "ScanConfig",
     "ShardResult",
     "ShardSpec",
+    "Told",
     "output_folder",
     "run_scan",
 ]

@@ -21,40 +21,41 @@ from .formats import (
     Planned,
     StreamedText,
     each_record,
-    format_of,
     records,
+    tell_input,
 )
-from .io.decode import HEAD_BYTES, clean, detect_kind, syntax_for
-from .io.read import detect_compression, format_head
+from .io.decode import HEAD_BYTES, clean, detect_kind, syntax_for, text_told
+from .io.read import open_input
 from .scan.search import match_record, matcher_for, prefaced, stream_source, streamed_source
 from .scan.windows import BYTE_RESERVE, RANGE_OVERLAP, FileSource, StreamSource, scan_windows
-from .units import ScanConfig, ShardResult, ShardSpec, no_progress
+from .units import ScanConfig, ShardResult, ShardSpec, Told, no_progress
 
 
-def input_format(path: str, text_field: str = "text", id_field: str = "id") -> str:
-    """The format of an input file as a scan plans it (a name in formats.FORMATS)."""
-    with input_errors():
-        return format_of(path, format_head(path, FORMAT_HEAD), text_field, id_field)
+def input_told(path: str, text_field: str = "text", id_field: str = "id", kind: str | None = None) -> Told:
+    """What an input file is, as a scan's planner tells it (formats.tell_input)."""
+    with input_errors(), open_input(path) as f:
+        head = f.read(FORMAT_HEAD)
+        return tell_input(path, head, ScanConfig(out="", kind=kind, text_field=text_field, id_field=id_field))
 
 
 def hits_in_records(
     path: str,
-    fmt: str,
-    kind: str | None,
+    path_told: Told,
     allow_other_prefix: bool = False,
     text_field: str = "text",
     id_field: str = "id",
     syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
+    said: dict[str, str | None] | None = None,
     result: ShardResult | None = None,
 ) -> Iterator[tuple[str | None, Hit]]:
     """(record id, hit) for every DOI of a record file (a format with records: JSONL, Parquet,
-    WARC, a raw PDF), read as a scan reads it; a hit's offsets count characters of its record's
-    text (bytes of it for a record too large to hold). `syntax`: forced as --syntax forces it
-    (None: each record's told by its head), the one a record is read in put in
-    `told["syntax"]` before its hits. Raises InputError for an input that cannot be read; one cut
-    short is read to the cut, named in `result.partial`."""
-    told = {} if told is None else told
+    WARC, a raw PDF), told what it is by input_told and read as a scan reads it; a hit's
+    offsets count characters of its record's text (bytes of it for a record too large to
+    hold). `syntax`: forced as --syntax forces it (None: each record's told by its head), the
+    one a record is read in put in `said["syntax"]` before its hits. Raises InputError for an
+    input that cannot be read; one cut short is read to the cut, named in `result.partial`."""
+    said = {} if said is None else said
+    kind = path_told.kind
     config = ScanConfig(
         out="",
         kind=kind,
@@ -65,18 +66,18 @@ def hits_in_records(
     )
     with input_errors():
         for rid, text, rkind, _meta, name, preface in each_record(
-            records(ShardSpec(0, path, path, fmt, kind), config, result or ShardResult(0), no_progress)
+            records(ShardSpec(0, path, path, path_told), config, result or ShardResult(0), no_progress)
         ):
             if isinstance(text, FileText):  # a member of an archive: a file's bytes
                 for h in hits_in_stream(
-                    text.stream, name or "", rkind or kind, allow_other_prefix, syntax=syntax, told=told
+                    text.stream, name or "", rkind or kind, allow_other_prefix, syntax=syntax, said=said
                 ):
                     yield rid, h
                 continue
             if isinstance(text, StreamedText):
                 # read in windows; its id may stand after its text, so its hits wait for it
                 src = streamed_source(text)
-                syn = told["syntax"] = syntax_for(syntax, name, src.head)
+                syn = said["syntax"] = syntax_for(syntax, name, src.head)
                 k = rkind or kind or detect_kind(name, src.head)
                 got = list(_stream_hits(src, k, allow_other_prefix, syn))
                 for h in got:
@@ -84,7 +85,7 @@ def hits_in_records(
                 continue
             text = clean(text)[0]
             k = rkind or kind or detect_kind(name, text[:HEAD_BYTES])
-            syn = told["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
+            syn = said["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
             # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
             hits: list[CHit] = []
             data, skip = prefaced(text, preface)
@@ -97,17 +98,15 @@ def text_ranges(path: str, source: str, config: ScanConfig) -> Planned | None:
     """A local uncompressed text file planned as a scan plans it (formats/text.py): byte ranges
     cut at line ends, its kind and syntax decided once, on its head; None when it is another
     format, or read as one stream (compressed, transcoded). Raises InputError for a binary file."""
-    with input_errors():
-        fmt = input_format(path, config.text_field, config.id_field)
-        plan = FORMATS[fmt].plan
-        if fmt != "text" or plan is None:
+    with input_errors(), open(path, "rb") as f:
+        head = f.read(FORMAT_HEAD)
+        told = tell_input(path, head, config)
+        plan = FORMATS[told.fmt].plan
+        if told.fmt != "text" or plan is None:
             return None
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            head = f.read(FORMAT_HEAD)
-            inp = PlanInput(f, path, source, size, detect_compression(head), head, config)
-            planned = plan(inp)
-        return planned if planned.kind is not None else None
+        size = os.fstat(f.fileno()).st_size
+        planned = plan(PlanInput(f, path, source, size, told, head, config))
+        return planned if planned.told is not None else None
 
 
 def hits_in_range(
@@ -218,15 +217,15 @@ def hits_in_stream(
     block_size: int = 1 << 20,
     lines: LineCounter | None = None,
     syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
+    said: dict[str, str | None] | None = None,
 ) -> Iterator[Hit]:
     """Every DOI in a binary stream, read in bounded windows, as a Hit whose offsets count
     bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
     and the content; `syntax` as --syntax gives it (None: told by `source` and the content),
-    and the syntax read is put in `told["syntax"]`. `lines`, when given, is fed the bytes
+    and the syntax read is put in `said["syntax"]`. `lines`, when given, is fed the bytes
     searched (for line numbers)."""
     hits: list[CHit] = []
-    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, lines, syntax, told, hits)
+    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, lines, syntax, said, hits)
     for _line, h in _window_hits(windows, hits):
         yield h
 
@@ -238,12 +237,12 @@ def count_in_stream(
     allow_other_prefix: bool = False,
     block_size: int = 1 << 20,
     syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
+    said: dict[str, str | None] | None = None,
 ) -> int:
     """How many DOIs hits_in_stream gives, counted by the matcher with no Python object per hit
     (find -c)."""
     return sum(
-        _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, told, None)
+        _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, said, None)
     )
 
 
@@ -254,12 +253,12 @@ def doi_lists_in_stream(
     allow_other_prefix: bool = False,
     block_size: int = 1 << 20,
     syntax: str | None = None,
-    told: dict[str, str | None] | None = None,
+    said: dict[str, str | None] | None = None,
 ) -> Iterator[list[str]]:
     """The canonical DOIs hits_in_stream gives, a list a window, with no Hit made (find's one
     DOI a line)."""
     hits: list[CHit] = []
-    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, told, hits)
+    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, said, hits)
     yield from _window_dois(windows, hits)
 
 
@@ -271,19 +270,18 @@ def _stream_windows(
     block_size: int,
     lines: LineCounter | None,
     syntax: str | None,
-    told: dict[str, str | None] | None,
+    said: dict[str, str | None] | None,
     hits: list[CHit] | None,
 ) -> Iterator[int]:
     """The hits of each window of a stream as hits_in_stream reads it, listed in `hits`."""
     with input_errors():
         src = stream_source(stream, block_size, None if lines is None else lines.feed)
-        syn = syntax_for(syntax, source, src.head)
-        if told is not None:
-            told["syntax"] = syn
-        kind = kind or detect_kind(source, src.head)
-        yield from scan_windows(
-            src, matcher_for(kind, allow_other_prefix, None, hits, syn), ShardResult(0), no_progress
-        )
+        told = text_told(Told("text", kind=kind), source, src.head, syntax)
+        if said is not None:
+            said["syntax"] = told.syntax or None
+        assert told.kind is not None
+        match = matcher_for(told.kind, allow_other_prefix, None, hits, told.syntax or None)
+        yield from scan_windows(src, match, ShardResult(0), no_progress)
 
 
 def _stream_hits(

@@ -106,6 +106,24 @@ class ScanConfig:
         return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class Told:
+    """What an input is — format, compression, declared encoding, kind, source syntax — decided
+    once and carried down the stages, so that no stage asks again what another knows: its
+    format, compression and encoding at planning (formats.tell_input; a small file's by its
+    shard, from its first bytes), a text's kind and syntax then from its text's first bytes
+    (decode.text_told), by the planner where it read them or by the shard that starts it."""
+
+    fmt: str  # a name in formats.FORMATS; "group" for a group's shard, "" for its file not yet told
+    compression: str | None = None  # gzip, bzip2, xz, zstd, or None
+    encoding: str | None = None  # the encoding a text declares when not UTF-8: it is read transcoded
+    # plain, html or pdf: forced (--kind) or told by a text's head; None: not yet told (a
+    # record format's documents: each its own)
+    kind: str | None = None
+    # the source syntax (spec §7), "" for prose; None: not yet told (a record's: its own)
+    syntax: str | None = None
+
+
 @dataclass(slots=True)
 class ShardSpec:
     """A unit of work: a whole file, a byte range of one, a Parquet row group, or a group of
@@ -115,26 +133,33 @@ class ShardSpec:
     index: int
     source: str  # the input path as given
     path: str
-    # text, jsonl, parquet, warc, pdf or group; "" for a group's file: told by its shard
-    fmt: str
-    kind: str | None  # forced kind, or None to detect
+    told: Told  # what the input is, as far as planning told it
     start: int = 0  # byte range for text; row group for parquet
     stop: int = -1
     key: str = ""
-    files: tuple[tuple[str, str, str], ...] = ()  # a group of small files: (source, path, fmt)
+    # a group of small files: (source, path, format), the format "" until the shard tells it
+    files: tuple[tuple[str, str, str], ...] = ()
     # lines of the file before a JSONL byte range (its records' line numbers); -1: not counted
     # at planning (an object in a store, read by range only), counted by the shard when needed
     line0: int = 0
     size: int = -1  # the bytes of its file(s) at planning (-1: not known)
-    # the source syntax decided for the whole file at planning ("" for prose), or None: decided
-    # by the shard (a byte range is read in its file's syntax, never one of its own)
-    syntax: str | None = None
+
+    @property
+    def fmt(self) -> str:
+        """Its format (Told.fmt)."""
+        return self.told.fmt
+
+    @property
+    def kind(self) -> str | None:
+        """Its text's kind, forced or told (Told.kind)."""
+        return self.told.kind
 
     def units(self) -> list[ShardSpec]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
-        return [ShardSpec(self.index, s, p, f, self.kind, 0, -1, self.key) for s, p, f in self.files] or [
-            self
-        ]
+        kind = self.told.kind
+        return [
+            ShardSpec(self.index, s, p, Told(f, kind=kind), 0, -1, self.key) for s, p, f in self.files
+        ] or [self]
 
 
 @dataclass(slots=True)

@@ -15,8 +15,9 @@ import importlib.util
 from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
+from ..io.decode import HEAD_BYTES, declared_encoding
 from ..io.read import detect_compression, format_head
-from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec, Told
 from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
 from .base import (
     FileText,
@@ -45,6 +46,10 @@ FORMATS: dict[str, Format] = {
     )
 }
 
+# The formats whose files are read in the encoding they declare (decode.declared_encoding); JSON
+# is UTF-8 (RFC 8259 §8.1), the others binary or their own.
+TRANSCODED = ("text", "csv")
+
 # What is read of a file to tell its format: a JSONL record's first line, within reason.
 FORMAT_HEAD = 1 << 16
 
@@ -66,11 +71,11 @@ __all__ = [
     "SkippedRecords",
     "StreamedText",
     "each_record",
-    "format_by_head",
     "format_by_name",
     "format_of",
     "missing_extras",
     "records",
+    "tell_input",
 ]
 
 
@@ -116,12 +121,16 @@ def format_of(path: str, head: bytes, text_field: str = "text", id_field: str = 
     return next(f.name for f in FORMATS.values() if f.tell(name, head, text_field, id_field))
 
 
-def format_by_head(path: str, head: bytes, text_field: str = "text", id_field: str = "id") -> str:
-    """format_of a file from its first bytes as stored: a compressed file's told by what its
-    compression holds (a .warc.gz, a .json.gz), read again through the decompressor."""
-    if detect_compression(head) is not None:
-        head = format_head(path, FORMAT_HEAD)
-    return format_of(path, head, text_field, id_field)
+def tell_input(path: str, stored: bytes, config: ScanConfig) -> Told:
+    """What a file is, from its first bytes as stored (FORMAT_HEAD of them): its compression;
+    its format, told by what the compression holds (a .warc.gz, a .json.gz: the head read again
+    through the decompressor); a text's declared encoding. Its kind is the one forced, if any;
+    a text's kind and syntax are told by its text's head after (decode.text_told)."""
+    comp = detect_compression(stored)
+    head = format_head(path, FORMAT_HEAD) if comp is not None else stored
+    fmt = format_of(path, head, config.text_field, config.id_field)
+    encoding = declared_encoding(head[:HEAD_BYTES]) if fmt in TRANSCODED else None
+    return Told(fmt, comp, encoding, config.kind)
 
 
 def records(

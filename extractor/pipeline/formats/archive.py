@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from ..errors import InputError
 from ..io.decode import HEAD_BYTES, is_binary
-from ..io.read import ReadTap, detect_compression, display_name, open_input, open_stream
+from ..io.read import ReadTap, decompressed, detect_compression, display_name, open_input
 from ..provenance import Meta, from_headers
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import FileText, Format, PlanInput, Planned, Record, SkippedRecords
@@ -385,7 +385,7 @@ class Reader:
             ReadTap(_Joined(first, f), lambda data: guard.feed(len(data))), buffer_size=1 << 16
         )
         if comp is not None:
-            inner, _ = open_stream(stream)
+            inner = decompressed(stream, comp)
             bare = name
             for suffix in _COMPRESSED_SUFFIX:
                 if bare.lower().endswith(suffix):
@@ -706,7 +706,7 @@ def plan(inp: PlanInput) -> Planned:
     """A zip in parts of about --shard-size bytes of members, cut at local headers (its central
     directory gives their offsets); a plain tar likewise by its headers; a compressed tar is one
     shard (a stream decompresses from its start only)."""
-    if inp.compression is not None:
+    if inp.told.compression is not None:
         return Planned()
     inp.f.seek(0)
     offsets: list[tuple[int, int]] = []  # (header offset, stored bytes)
@@ -751,14 +751,13 @@ def records(
         try:
             # a zip by its first bytes, or by its name when they are no compressor's (a zip cut
             # or damaged at its start is still read by what headers it has)
-            if is_zip(head) or (detect_compression(head) is None and spec.path.lower().endswith(ZIP_NAMES)):
+            if is_zip(head) or (spec.told.compression is None and spec.path.lower().endswith(ZIP_NAMES)):
                 yield from reader.zip(raw, "", 0, spec.start, spec.stop)
             else:
                 stream: Any = io.BufferedReader(raw, buffer_size=1 << 20)
                 if spec.start:
                     stream.seek(spec.start)
-                inner, _comp = open_stream(stream)
-                with inner:
+                with decompressed(stream, spec.told.compression) as inner:
                     yield from reader.tar(inner, "", 0, spec.stop - spec.start if spec.stop >= 0 else -1)
         except Bomb as exc:
             reader.skip("the archive", str(exc))

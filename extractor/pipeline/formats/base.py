@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
 from ..provenance import Meta
-from ..units import Progress, ScanConfig, ShardResult, ShardSpec
+from ..units import Progress, ScanConfig, ShardResult, ShardSpec, Told
 
 
 class StreamedText:
@@ -80,7 +80,7 @@ class PlanInput(NamedTuple):
     path: str
     source: str  # as the user named it
     size: int
-    compression: str | None  # gzip, bzip2, xz, zstd, or None
+    told: Told  # what it is (formats.tell_input)
     head: bytes  # its first bytes as stored (read.FORMAT_HEAD of them)
     config: ScanConfig
 
@@ -88,13 +88,12 @@ class PlanInput(NamedTuple):
 class Planned(NamedTuple):
     """How a file is cut into shards: its parts — byte ranges [start, stop) (stop -1: to the
     end) or row groups (g, g) — and, per part, its first line (JSONL ranges name their records
-    by line); `kind` and `syntax` when they were decided for the whole file (a text's, on its
-    head)."""
+    by line); `told` when the plan told more of the file than the planner knew (a text's kind
+    and syntax, on its head: decode.text_told)."""
 
     parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = ((0, -1),)
     line0: list[int] | tuple[int, ...] = ()
-    kind: str | None = None
-    syntax: str | None = None  # the source syntax decided for the whole file ("" for prose)
+    told: Told | None = None
 
 
 class Format(NamedTuple):

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...match.syntaxes.csvtext import delimiter
 from ..errors import InputError
-from ..io.decode import HEAD_BYTES, declared_encoding
+from ..io.decode import HEAD_BYTES
 from ..io.read import display_name, open_counted
 from ..provenance import from_record
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
@@ -130,10 +130,10 @@ def records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
 ) -> Iterator[Record]:
     """The rows of a CSV file as records."""
-    raw, stream, _comp, disk = open_counted(spec.path, progress, result.text_cut(spec.source))
+    raw, stream, disk = open_counted(spec.path, spec.told.compression, progress, result.text_cut(spec.source))
     with raw, stream:
         head = stream.peek(HEAD_BYTES)[:HEAD_BYTES] if hasattr(stream, "peek") else b""
-        codec = declared_encoding(head) or "utf-8-sig"
+        codec = spec.told.encoding or "utf-8-sig"
         # newline="": line ends kept as written (a quoted field's own, \r\n), as csv wants
         lines: Any = io.TextIOWrapper(
             stream, codec, "surrogateescape" if codec == "utf-8-sig" else "replace", newline=""

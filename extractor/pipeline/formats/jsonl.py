@@ -71,7 +71,7 @@ def plan(inp: PlanInput) -> Planned:
     its line, which records with ids seldom need): the pass was a tenth of a records run's time.
     Not a file of many ranges, where shards that each counted their way from the file's start
     would read it over and over."""
-    if inp.compression is not None:
+    if inp.told.compression is not None:
         return Planned()
     parts = line_ranges(inp.f, inp.size, inp.config.shard_size)
     cuts = [a for a, _ in parts]
@@ -463,7 +463,9 @@ def records(
         raw = stream = byte_range(spec.path, spec.start, spec.stop)
         disk = progress
     else:
-        raw, stream, _comp, disk = open_counted(spec.path, progress, result.text_cut(spec.source))
+        raw, stream, disk = open_counted(
+            spec.path, spec.told.compression, progress, result.text_cut(spec.source)
+        )
     with raw, stream:
 
         def counted(data: bytes) -> None:

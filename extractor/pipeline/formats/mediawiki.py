@@ -33,10 +33,9 @@ from ..errors import InputError
 from ..io.read import (
     Limited,
     bzip2_reader,
-    detect_compression,
+    decompressed,
     display_name,
     open_input,
-    open_stream,
 )
 from ..provenance import from_record
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
@@ -355,7 +354,7 @@ def stream_offsets(index: Any) -> list[int]:
 def plan(inp: PlanInput) -> Planned:
     """A multistream dump with its index beside it: shards of about --shard-size bytes as
     stored, cut at stream offsets (the first holds the site's header); else one shard."""
-    idx = index_path(inp.path) if inp.compression == "bzip2" else None
+    idx = index_path(inp.path) if inp.told.compression == "bzip2" else None
     if idx is None:
         return Planned()
     try:
@@ -382,10 +381,9 @@ def records(
     with open_input(spec.path) as raw:
         raw.seek(spec.start)  # a shard of a multistream dump: its streams [start, stop)
         stored: Any = raw if spec.stop < 0 else io.BufferedReader(Limited(raw, spec.stop - spec.start))
-        head = stored.peek(8)[:8] if hasattr(stored, "peek") else b""
         reading: Any
-        if detect_compression(head) != "bzip2":
-            reading = open_stream(stored)[0]
+        if spec.told.compression != "bzip2":
+            reading = decompressed(stored, spec.told.compression)
         elif cpu_budget() >= 2:  # every Wikipedia dump
             # bz2, the slowest step, beside the parsing: in a bzip2 process, else in a thread
             reading = bzip2_reader(stored) or ReadAhead(bz2_chunks(stored))

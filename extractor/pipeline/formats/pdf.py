@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..errors import InputError
-from ..io.read import open_stream
+from ..io.read import decompressed, open_input
 from ..provenance import from_headers
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, Record, SkippedRecords
@@ -105,7 +105,7 @@ def records(
     """A raw PDF file as one document of PDF text; a stop at the page or time limit is named as
     a skipped part of it. Provenance fields name entries of its document information (Title,
     Author, CreationDate, …)."""
-    with open_stream(spec.path)[0] as f:
+    with open_input(spec.path) as raw, decompressed(raw, spec.told.compression) as f:
         data = f.read(MAX_PDF_BYTES + 1)
     result.bytes_read += len(data)
     progress(len(data), 0)

@@ -5,7 +5,7 @@ document, read in windows by search.py. The format of every file that is no othe
 from __future__ import annotations
 
 from ..errors import BinaryInput
-from ..io.decode import HEAD_BYTES, declared_encoding, detect_kind, is_binary, syntax_for
+from ..io.decode import HEAD_BYTES, is_binary, text_told
 from ..io.read import line_ranges
 from .base import Format, PlanInput, Planned
 
@@ -20,16 +20,15 @@ def plan(inp: PlanInput) -> Planned:
     at all and its source syntax decided once, on its head, as for a file read whole (per range, one HTML-like line
     made a range read as HTML). A compressed stream can only be decompressed from its start, and
     a transcoded text is read whole (a byte range would cut its characters): one shard."""
-    if inp.compression is not None or declared_encoding(inp.head) is not None:
+    if inp.told.compression is not None or inp.told.encoding is not None:
         return Planned()
     inp.f.seek(0)
     first = inp.f.read(HEAD_BYTES)
     why = is_binary(first)
     if why:
         raise BinaryInput(why)
-    kind = inp.config.kind or detect_kind(inp.source, first)
-    syntax = syntax_for(inp.config.syntax, inp.source, first) or ""
-    return Planned(line_ranges(inp.f, inp.size, inp.config.shard_size), kind=kind, syntax=syntax)
+    told = text_told(inp.told, inp.source, first, inp.config.syntax)
+    return Planned(line_ranges(inp.f, inp.size, inp.config.shard_size), told=told)
 
 
 FORMAT = Format("text", tell, plan, None, ranges=True)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import replace
 
 from ...match.syntaxes import detect_syntax
 from ..errors import BinaryInput
+from ..units import Told
 
 # XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
 _HTML_EXT = (".html", ".htm", ".xhtml", ".shtml", ".xml", ".nxml")
@@ -63,6 +65,15 @@ def syntax_for(forced: str | None, name: str | None, head: bytes | str) -> str |
         return forced
     text = head if isinstance(head, str) else head[:HEAD_BYTES].decode("utf-8", "replace")
     return detect_syntax(name, text)
+
+
+def text_told(told: Told, name: str | None, head: bytes, forced: str | None) -> Told:
+    """`told` completed with a text's kind and source syntax where they are not told yet: the
+    kind unless forced, the syntax forced (--syntax) or told by its name and first bytes (the
+    UTF-8 it is searched as), "" for prose."""
+    kind = told.kind or detect_kind(name, head)
+    syntax = told.syntax if told.syntax is not None else (syntax_for(forced, name, head) or "")
+    return told if (kind, syntax) == (told.kind, told.syntax) else replace(told, kind=kind, syntax=syntax)
 
 
 def decode_bytes(data: bytes) -> tuple[str, int]:

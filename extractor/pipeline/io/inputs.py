@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import Fatal, InputError, StoreError, StoreUnreachable
-from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, format_by_head
-from ..units import ScanConfig, ShardSpec
+from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
+from ..units import ScanConfig, ShardSpec, Told
 from . import remote
-from .read import detect_compression, display_name, open_input
+from .read import display_name, open_input
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
 
@@ -185,8 +185,7 @@ def plan_shards(
                     len(specs),
                     src,
                     path,
-                    "group",
-                    config.kind,
+                    Told("group", kind=config.kind),
                     0,
                     -1,
                     key_of("\n".join(group_ident)),
@@ -226,11 +225,10 @@ def plan_shards(
                 continue
             with open_input(path) as f:
                 head = f.read(FORMAT_HEAD)
-                fmt = format_by_head(path, head, config.text_field, config.id_field)
-                ident = f"{ident_path}|{size}|{version}|{fmt}"
-                plan = FORMATS[fmt].plan
-                comp = detect_compression(head)
-                planned = plan(PlanInput(f, path, source, size, comp, head, config)) if plan else None
+                told = tell_input(path, head, config)
+                ident = f"{ident_path}|{size}|{version}|{told.fmt}"
+                plan = FORMATS[told.fmt].plan
+                planned = plan(PlanInput(f, path, source, size, told, head, config)) if plan else None
         except OSError as exc:
             rejected.append({"source": source, "reason": exc.strerror or str(exc)})
             continue
@@ -242,8 +240,7 @@ def plan_shards(
             continue
         parts = planned.parts if planned else [(0, -1)]
         line0 = planned.line0 if planned else []
-        kind = planned.kind if planned and planned.kind else config.kind
-        syntax = planned.syntax if planned else None
+        told = planned.told if planned and planned.told else told
         total += size
         flush()
         for i, (a, b) in enumerate(parts):
@@ -252,14 +249,12 @@ def plan_shards(
                     len(specs),
                     source,
                     path,
-                    fmt,
-                    kind,
+                    told,
                     a,
                     b,
                     key_of(f"{ident}|{a}|{b}"),
                     line0=line0[i] if line0 else 0,
                     size=size,
-                    syntax=syntax,
                 )
             )
     flush()

@@ -70,25 +70,31 @@ def open_input(path: str) -> BinaryIO:
 
 def open_stream(path: str | BinaryIO, read_ahead: bool = False) -> tuple[BinaryIO, str | None]:
     """A binary stream of the decompressed contents of `path` (or of an open binary stream
-    with peek, such as stdin), and the compression found. With `read_ahead`, a gzip file of
-    READ_AHEAD_MIN bytes or more is decompressed ahead, in a thread of python-isal's
-    (igzip_threaded) that releases the GIL while it works, so that it runs on another core as
-    the blocks before are searched (gzip input cost 1.7x plain text with one worker;
-    ripgrep's -z decompresses in another process likewise)."""
+    with peek, such as stdin), and the compression its first bytes tell (an input nothing was
+    told of: stdin, an archive's member; a planned input's is known, see `decompressed`)."""
     raw = open_input(path) if isinstance(path, str) else path
     head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
     comp = detect_compression(head)
+    return decompressed(raw, comp, read_ahead), comp
+
+
+def decompressed(raw: BinaryIO, comp: str | None, read_ahead: bool = False) -> BinaryIO:
+    """A binary stream of what `raw` holds in compression `comp` (None: `raw` itself). With
+    `read_ahead`, a gzip file of READ_AHEAD_MIN bytes or more is decompressed ahead, in a thread
+    of python-isal's (igzip_threaded) that releases the GIL while it works, so that it runs on
+    another core as the blocks before are searched (gzip input cost 1.7x plain text with one
+    worker; ripgrep's -z decompresses in another process likewise)."""
     if comp is None:
-        return raw, None
+        return raw
     if comp == "gzip":
         if read_ahead and _igzip_threaded is not None and _stored_size(raw) >= READ_AHEAD_MIN:
-            return _igzip_threaded.open(raw, "rb", threads=1), comp
-        return _GzipFile(fileobj=raw), comp  # type: ignore[return-value]
+            return _igzip_threaded.open(raw, "rb", threads=1)
+        return _GzipFile(fileobj=raw)  # type: ignore[return-value]
     if comp == "bzip2":
-        return bz2.BZ2File(raw), comp  # type: ignore[return-value]
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
     if comp == "xz":
-        return lzma.LZMAFile(raw), comp  # type: ignore[return-value]
-    return io.BufferedReader(ZstdReader(raw), buffer_size=1 << 16), comp
+        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+    return io.BufferedReader(ZstdReader(raw), buffer_size=1 << 16)
 
 
 class DiskProgress:
@@ -108,21 +114,22 @@ class DiskProgress:
 
 
 def open_counted(
-    path: str, progress: Progress, cut: Callable[[str, int], None] | None = None
-) -> tuple[BinaryIO, BinaryIO, str | None, Progress]:
-    """An input's file, its decompressed stream, the compression found, and `progress` counting
-    bytes of the file (DiskProgress when compressed); the caller closes both streams. A large
-    gzip file is decompressed ahead (open_stream's read_ahead). With `cut`, a compressed stream
-    cut short ends where it was cut (until_cut) and `cut(why, bytes given)` is told so."""
+    path: str, comp: str | None, progress: Progress, cut: Callable[[str, int], None] | None = None
+) -> tuple[BinaryIO, BinaryIO, Progress]:
+    """An input's file, its stream decompressed from `comp` (the compression told at planning),
+    and `progress` counting bytes of the file (DiskProgress when compressed); the caller closes
+    both streams. A large gzip file is decompressed ahead (decompressed's read_ahead). With
+    `cut`, a compressed stream cut short ends where it was cut (until_cut) and `cut(why, bytes
+    given)` is told so."""
     raw = open_input(path)
     try:
-        stream, comp = open_stream(raw, read_ahead=True)
+        stream = decompressed(raw, comp, read_ahead=True)
     except BaseException:
         raw.close()
         raise
     if cut is not None:
         stream = until_cut(stream, comp, path, cut)
-    return raw, stream, comp, (progress if comp is None else DiskProgress(raw, progress))
+    return raw, stream, (progress if comp is None else DiskProgress(raw, progress))
 
 
 def until_cut(

@@ -24,12 +24,11 @@ from ..formats import (
     Records,
     StreamedText,
     each_record,
-    format_by_head,
-    format_of,
     records,
+    tell_input,
 )
-from ..io.decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for
-from ..io.read import ReadTap, detect_compression, format_head, open_counted, read_upto
+from ..io.decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for, text_told
+from ..io.read import ReadTap, open_counted, open_input, read_upto
 from ..table import Columns, Mentions, MentionTable
 from ..units import (
     Chunk,
@@ -87,15 +86,18 @@ def matcher_for(
 
 
 def document_syntax(
-    decided: str | None, forced: str | None, name: str | None, head: bytes | str, result: ShardResult | None
+    forced: str | None, name: str | None, head: bytes | str, result: ShardResult
 ) -> str | None:
-    """The source syntax a document is read in: the one decided for its file at planning ("" for
-    prose), else the one forced or told by its name or head (decode.syntax_for); each counted
-    in `result` by document."""
-    syntax = (decided or None) if decided is not None else syntax_for(forced, name, head)
-    if syntax is not None and result is not None:
+    """The source syntax a record is read in (a record is a document of its own, told by its
+    name and head: decode.syntax_for), None for prose; counted in `result` by document."""
+    return _counted(syntax_for(forced, name, head), result)
+
+
+def _counted(syntax: str | None, result: ShardResult) -> str | None:
+    """A document's source syntax (None or "" for prose), counted in `result`."""
+    if syntax:
         result.syntaxes[syntax] = result.syntaxes.get(syntax, 0) + 1
-    return syntax
+    return syntax or None
 
 
 def prefaced(text: str, preface: str) -> tuple[bytes, tuple[int, int]]:
@@ -173,14 +175,14 @@ def drain(
 def _text_reading(
     spec: ShardSpec, config: ScanConfig, head: bytes, result: ShardResult
 ) -> tuple[str, str | None]:
-    """The kind and source syntax of a text shard's document, told by the head read (forced, or
-    decided for the whole file at planning); its syntax counted once, by the shard that starts
-    the file."""
-    kind = spec.kind or detect_kind(spec.source, head)
-    syntax = document_syntax(
-        spec.syntax, config.syntax, spec.source, head, result if spec.start == 0 else None
-    )
-    return kind, syntax
+    """The kind and source syntax (None: prose) of a text shard's document: those its file was
+    told at planning, else told now by the head of its text (decode.text_told); its syntax
+    counted once, by the shard that starts the file."""
+    told = text_told(spec.told, spec.source, head, config.syntax)
+    assert told.kind is not None
+    if spec.start == 0:
+        return told.kind, _counted(told.syntax, result)
+    return told.kind, told.syntax or None
 
 
 def _not_cut(stream: Any, planned: int) -> None:
@@ -206,11 +208,11 @@ def _text_chunks(
     """
     range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
-    raw, stream, comp, progress = open_counted(spec.path, progress, result.text_cut(spec.source))
+    comp, encoding = spec.told.compression, spec.told.encoding
+    raw, stream, progress = open_counted(spec.path, comp, progress, result.text_cut(spec.source))
     with raw, stream:
-        blocks = _transcoded(stream, config.block_size) if range_lo == 0 else None
-        if blocks is not None:
-            source = StreamSource.of_blocks(blocks)
+        if encoding is not None:  # a text in another encoding is one shard (formats/text.py)
+            source = StreamSource.of_blocks(_decoded_blocks(stream, encoding, config.block_size))
             kind, syntax = _text_reading(spec, config, source.head, result)
             yield from _chunks(
                 source, kind, config, progress, result, occ, (spec.source, None), syntax=syntax
@@ -251,17 +253,18 @@ def _text_chunks(
 
 
 def _told(unit: ShardSpec, config: ScanConfig) -> tuple[ShardSpec, bytes | None]:
-    """A group's file with its format told by its contents (as the planner tells a large
-    file's), and its bytes when it is UTF-8 text of one block, searched as they are."""
+    """A group's file told what it is by its first bytes (formats.tell_input, as the planner
+    tells a large file), and its bytes when it is UTF-8 text of one block, searched as they
+    are."""
     data = read_upto(unit.path, config.block_size)
     if data is None:
-        fmt = format_of(unit.path, format_head(unit.path, FORMAT_HEAD), config.text_field, config.id_field)
+        with open_input(unit.path) as f:
+            told = tell_input(unit.path, f.read(FORMAT_HEAD), config)
     else:
-        fmt = format_by_head(unit.path, data[:FORMAT_HEAD], config.text_field, config.id_field)
-        if fmt != "text" or detect_compression(data) or declared_encoding(data[:HEAD_BYTES]):
+        told = tell_input(unit.path, data[:FORMAT_HEAD], config)
+        if told.fmt != "text" or told.compression or told.encoding:
             data = None  # read as the planner's file of this format is (streamed, transcoded)
-    told = ShardSpec(unit.index, unit.source, unit.path, fmt, unit.kind, unit.start, unit.stop, unit.key)
-    return told, data
+    return ShardSpec(unit.index, unit.source, unit.path, told, unit.start, unit.stop, unit.key), data
 
 
 def _whole_chunk(
@@ -276,8 +279,7 @@ def _whole_chunk(
     """The mentions of a small text file read whole, found as a stream of it would be; `table`
     is empty, and emptied again."""
     data, start = input_head(data, 0)
-    kind = unit.kind or detect_kind(unit.source, data[:HEAD_BYTES])
-    syntax = document_syntax(unit.syntax, config.syntax, unit.source, data[:HEAD_BYTES], result)
+    kind, syntax = _text_reading(unit, config, data[:HEAD_BYTES], result)
     hits: list[CHit] | None = [] if config.occurrences else None
     match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax)
     scan_whole(data, start, match, result, progress)
@@ -321,7 +323,7 @@ def _streamed_record_chunks(
     characters. Its kind and syntax are told by its name (an archive member's) and head."""
     source = streamed_source(text)
     kind = kind or unit.kind or detect_kind(name, source.head)
-    syntax = document_syntax(None, config.syntax, name, source.head, result)
+    syntax = document_syntax(config.syntax, name, source.head, result)
     yield from _chunks(
         source, kind, config, progress, result, occ, (unit.source, text.rid), chars=True, syntax=syntax
     )
@@ -343,7 +345,7 @@ def _file_text_chunks(
     container's, in progress (hits only here)."""
     src = stream_source(text.stream, config.block_size)
     k = kind or unit.kind or detect_kind(name or "", src.head)
-    syntax = document_syntax(None, config.syntax, name, src.head, result)
+    syntax = document_syntax(config.syntax, name, src.head, result)
 
     def hits_only(nbytes: int, nhits: int) -> None:
         progress(0, nhits)
@@ -398,7 +400,7 @@ def _match_text(
     and syntax told by its name (an archive member's) and head; offsets count characters."""
     text, bad = clean(text)  # invalid bytes of the record (see formats/jsonl.py)
     result.invalid_bytes += bad
-    syntax = document_syntax(None, config.syntax, name, preface + text[:HEAD_BYTES], result)
+    syntax = document_syntax(config.syntax, name, preface + text[:HEAD_BYTES], result)
     kind = kind or unit.kind or (detect_kind(name, text[:HEAD_BYTES]) if name else None)
     data, skip = prefaced(text, preface)
     reported, too_long = match_record(data, kind, config.allow_other_prefix, table, hits, syntax, skip)
