@@ -23,6 +23,20 @@ con.execute(
 )
 """
 
+# The same pairs by the extractor inside DuckDB (extractor.duckdb): doi_find over the same
+# Parquet, each record's distinct canonical DOIs; argv: parquet, out, threads.
+DUCKDB_FIND = """
+import sys, duckdb
+import extractor.duckdb
+con = duckdb.connect()
+con.execute(f"SET threads={int(sys.argv[3])}")
+extractor.duckdb.register(con)
+con.execute(
+    "COPY (SELECT id, unnest(doi_find(text)) AS doi FROM read_parquet('" + sys.argv[1] + "')) "
+    + "TO '" + sys.argv[2] + "' (FORMAT parquet)"
+)
+"""
+
 
 def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
     """Issue 31: the same documents as text files, as JSONL records and as a Parquet of records,
@@ -55,6 +69,7 @@ def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
     jsonl_files = sorted(str(p) for p in (src / "jsonl").iterdir())
     out = str(tmp / "out")
     duck_out = str(tmp / "duck.parquet")
+    find_out = str(tmp / "duck-find.parquet")
     cmds = {
         "text files, 1 worker": scan_cmd(text_files, out, 1),
         "JSONL records, 1 worker": scan_cmd(jsonl_files, out, 1),
@@ -65,6 +80,14 @@ def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
             DUCKDB_QUERY,
             str(parquet),
             duck_out,
+            "1",
+        ],
+        "DuckDB doi_find over the Parquet, 1 thread": [
+            sys.executable,
+            "-c",
+            DUCKDB_FIND,
+            str(parquet),
+            find_out,
             "1",
         ],
         "text files, 2 workers": scan_cmd(text_files, out, 2),
@@ -78,13 +101,25 @@ def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
             duck_out,
             "2",
         ],
+        "DuckDB doi_find over the Parquet, 2 threads": [
+            sys.executable,
+            "-c",
+            DUCKDB_FIND,
+            str(parquet),
+            find_out,
+            "2",
+        ],
     }
     rounds = alternating_rounds(cmds, repeat, lambda: shutil.rmtree(out, ignore_errors=True))
     _times, med, capacities = rounds
     pairs = pq.read_table(duck_out).num_rows
     shutil.rmtree(out, ignore_errors=True)
     run_measured(cmds["Parquet records, 1 worker"])
-    ours = pq.read_table(Path(out) / "mentions").num_rows
+    mentions = pq.read_table(Path(out) / "mentions", columns=["record", "doi"])
+    ours = mentions.num_rows
+    scan_pairs = set(zip(mentions["record"].to_pylist(), mentions["doi"].to_pylist(), strict=True))
+    found = pq.read_table(find_out)
+    find_pairs = set(zip(found["id"].to_pylist(), found["doi"].to_pylist(), strict=True))
     say_rounds(
         say,
         f"records (issue 31): {len(texts):,} documents, {nbytes / 1e6:.0f} MB of text",
@@ -98,6 +133,11 @@ def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
         f"targets (issue 31): records <= 1.1x files with one worker; Parquet faster than DuckDB, 1 worker "
         f"vs 1 thread ({med['Parquet records, 1 worker'] / med['DuckDB over the Parquet, 1 thread']:.2f}x) "
         f"and 2 vs 2 ({med['Parquet records, 2 workers'] / med['DuckDB over the Parquet, 2 threads']:.2f}x); "
+        f"DuckDB with doi_find against its regexp query, 1 thread "
+        f"{med['DuckDB doi_find over the Parquet, 1 thread'] / med['DuckDB over the Parquet, 1 thread']:.2f}x, "
+        f"2 threads {med['DuckDB doi_find over the Parquet, 2 threads'] / med['DuckDB over the Parquet, 2 threads']:.2f}x "
+        f"(target <= 1.5x), its (id, DOI) pairs {len(find_pairs):,}, "
+        f"{'equal to' if find_pairs == scan_pairs else 'NOT equal to'} scan's; "
         f"two workers' speed-up on files {med['text files, 1 worker'] / med['text files, 2 workers']:.2f}x "
         f"against a median capacity of {sorted(capacities)[len(capacities) // 2]:.2f}"
     )

@@ -9,15 +9,19 @@ plain text, PDF text and HTML by the C matcher straight from the Arrow buffer.
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..match import FORMS, KINDS, canonicalize, native
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
 from .io.decode import HEAD_BYTES, clean, syntax_for
-from .scan.search import match_record
+from .scan.search import match_record, texts_mentions
+from .scan.sinks import columns_arrays
+from .units import ScanConfig, ShardResult
 
 _STRING = pa.string()
 
@@ -89,11 +93,68 @@ def extract_batch(
     )
 
 
-def canonicalize_array(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+_DOI_LIST = pa.list_(pa.string())
+
+
+def find_array(
+    array: Any,
+    kind: str | None = None,
+    *,
+    syntax: str | None = None,
+    allow_other_prefix: bool = False,
+) -> pa.Array | pa.ChunkedArray:
+    """Each text's distinct canonical DOIs in the order of their first hit, as a list of strings
+    (null where the text is null), each text read as scan reads a record — the mention table's
+    batch reading, in C from the Arrow buffers — so that its (row, DOI) pairs are scan's
+    (record, DOI) pairs. Takes what canonicalize_array takes; `kind` and `syntax` as
+    extract_batch's."""
+    array = _arrow_strings(array, "find_array")
+    if isinstance(array, pa.ChunkedArray):
+        return pa.chunked_array(
+            [find_array(c, kind, syntax=syntax, allow_other_prefix=allow_other_prefix) for c in array.chunks],
+            type=_DOI_LIST,
+        )
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS} or None, not {kind!r}")
+    if syntax is not None and syntax not in SYNTAX_CHOICES:
+        raise ValueError(f"syntax must be one of {SYNTAX_CHOICES} or None, not {syntax!r}")
+    n = len(array)
+    texts = array.fill_null("") if array.null_count else array
+    config = ScanConfig(out="", kind=kind, syntax=syntax, allow_other_prefix=allow_other_prefix)
+    docs, offsets, dois = [], [], []
+    for rows in texts_mentions(texts, config, ShardResult(0)):
+        cols = columns_arrays(rows.chunk)
+        docs.append(pa.Array.from_buffers(pa.int64(), rows.chunk.rows, [None, pa.py_buffer(rows.docs)]))
+        dois.append(cols[0])
+        offsets.append(cols[2])
+    found = pa.table(
+        {
+            "doc": pa.concat_arrays(docs) if docs else pa.array([], pa.int64()),
+            "at": pa.concat_arrays(offsets) if offsets else pa.array([], pa.int64()),
+            "doi": pa.concat_arrays(dois) if dois else pa.array([], pa.string()),
+        }
+    )
+    found = found.take(
+        pc.sort_indices(found, [("doc", "ascending"), ("at", "ascending"), ("doi", "ascending")])
+    )
+    per_text = [0] * (n + 1)
+    counted = pc.value_counts(found["doc"])
+    for doc, count in zip(
+        counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True
+    ):
+        per_text[doc + 1] = count
+    bounds = pa.array(list(accumulate(per_text)), pa.int32())
+    mask = array.is_null() if array.null_count else None
+    return pa.ListArray.from_arrays(bounds, found["doi"].combine_chunks(), mask=mask)
+
+
+def canonicalize_array(array: Any) -> pa.Array | pa.ChunkedArray:
     """canonicalize over a column of identifiers: each value's canonical DOI, null where it is
     null or holds none — in C on the Arrow buffers (the values that are not plainly one DOI read
     by canonicalize itself). A string or large_string array (dictionary-encoded too) gives an
-    array of the same type; a chunked array, chunk by chunk."""
+    array of the same type; a chunked array, chunk by chunk; a pandas or Polars Series, a
+    string_view array, as the Arrow array they convert to."""
+    array = _arrow_strings(array, "canonicalize_array")
     if isinstance(array, pa.ChunkedArray):
         return pa.chunked_array([canonicalize_array(c) for c in array.chunks], type=_value_type(array.type))
     if pa.types.is_dictionary(array.type):
@@ -111,6 +172,24 @@ def canonicalize_array(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.Chunk
     return pa.Array.from_buffers(
         array.type, len(array), [pa.py_buffer(vout), pa.py_buffer(oout), pa.py_buffer(dout)], null_count=nulls
     )
+
+
+def _arrow_strings(values: Any, what: str) -> pa.Array | pa.ChunkedArray:
+    """A column as an Arrow array of strings: a pandas or Polars Series converted as it is,
+    a string_view array cast to large_string (the C readers take offsets and data)."""
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        to_arrow = getattr(values, "to_arrow", None)  # a Polars Series
+        if callable(to_arrow):
+            values = to_arrow()
+        elif hasattr(values, "dtype") and hasattr(values, "array"):  # a pandas Series
+            values = pa.array(values, from_pandas=True)
+        else:
+            raise TypeError(
+                f"{what} takes an Arrow, pandas or Polars column of strings, not {type(values).__name__}"
+            )
+    if pa.types.is_string_view(values.type):
+        values = values.cast(pa.large_string())
+    return values
 
 
 def _value_type(t: pa.DataType) -> pa.DataType:

@@ -39,6 +39,8 @@ from ..units import (
     ScanConfig,
     ShardResult,
     ShardSpec,
+    Told,
+    no_progress,
     take_chunk,
 )
 from .windows import (
@@ -528,6 +530,18 @@ def _batch_docs(
         doc += n
     yield rows()  # the last rows, or none: the batch's records are numbered all the same
     batch.clear()
+
+
+def texts_mentions(texts: Any, config: ScanConfig, result: ShardResult) -> Iterator[DocBatch]:
+    """The mentions of a run of record texts — a list of str, or an Arrow string array of valid
+    UTF-8 with no nulls — read as a scan reads a batch of records of no name of their own
+    (_batch_docs: in the kind config.kind forces, else each its own), each row keyed by its
+    text's place in the run (DocBatch.docs); the Arrow batch API's and DuckDB's reading."""
+    batch = _Batch()
+    n = len(texts)
+    batch.extend(0, Records([None] * n, texts, [()] * n))
+    unit = ShardSpec(0, "", "", Told("records", kind=config.kind))
+    yield from _batch_docs(batch, unit, config, no_progress, result, Mentions())
 
 
 def unit_docs(

@@ -1,0 +1,53 @@
+"""The extractor inside DuckDB: `register(con)` adds SQL functions to a connection —
+`doi_find(text)`, each text's distinct canonical DOIs in the order of their first hit, and
+`doi_canonicalize(value)`, a value's canonical DOI or NULL — as Arrow-vectorized functions on
+the C matcher, so that `SELECT id, unnest(doi_find(text)) FROM 'records.parquet'` reads with
+DuckDB's own Parquet reader and finds what `scan` finds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .arrow import canonicalize_array, find_array
+
+__all__ = ["register"]
+
+
+def register(
+    con: Any,
+    *,
+    kind: str | None = None,
+    syntax: str | None = None,
+    allow_other_prefix: bool = False,
+) -> None:
+    """Add `doi_find(VARCHAR) -> VARCHAR[]` and `doi_canonicalize(VARCHAR) -> VARCHAR` to the
+    DuckDB connection `con`. A NULL gives NULL. `kind` (plain, html, pdf) and `syntax` (a source
+    syntax of spec §7, or "none") force how every text is read, as scan's --kind and --syntax;
+    by default each text's are told by its content."""
+    import duckdb
+
+    # duckdb.sqltype is 1.4's and 2's name of what duckdb.typing held before
+    sqltype = getattr(duckdb, "sqltype", None)
+    varchar = sqltype("VARCHAR") if sqltype is not None else duckdb.typing.VARCHAR  # type: ignore[attr-defined]
+
+    def doi_find(texts: Any) -> Any:
+        return find_array(texts, kind, syntax=syntax, allow_other_prefix=allow_other_prefix)
+
+    con.create_function(
+        "doi_find",
+        doi_find,
+        [varchar],
+        duckdb.list_type(varchar),
+        type="arrow",
+        null_handling="special",
+        side_effects=False,
+    )
+    con.create_function(
+        "doi_canonicalize",
+        canonicalize_array,
+        [varchar],
+        varchar,
+        type="arrow",
+        null_handling="special",
+        side_effects=False,
+    )
