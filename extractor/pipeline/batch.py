@@ -9,6 +9,7 @@ plain text, PDF text and HTML by the C matcher straight from the Arrow buffer.
 
 from __future__ import annotations
 
+from array import array as typed_array
 from itertools import accumulate
 from typing import Any
 
@@ -127,25 +128,34 @@ def find_array(
         docs.append(pa.Array.from_buffers(pa.int64(), rows.chunk.rows, [None, pa.py_buffer(rows.docs)]))
         dois.append(cols[0])
         offsets.append(cols[2])
-    found = pa.table(
-        {
-            "doc": pa.concat_arrays(docs) if docs else pa.array([], pa.int64()),
-            "at": pa.concat_arrays(offsets) if offsets else pa.array([], pa.int64()),
-            "doi": pa.concat_arrays(dois) if dois else pa.array([], pa.string()),
-        }
+    found = pa.Table.from_arrays(
+        [_joined(docs, pa.int64()), _joined(offsets, pa.int64()), _joined(dois, pa.string())],
+        names=["doc", "at", "doi"],
     )
     found = found.take(
         pc.sort_indices(found, [("doc", "ascending"), ("at", "ascending"), ("doi", "ascending")])
     )
-    per_text = [0] * (n + 1)
+    # each text's first row: no Python value handed to pyarrow (its first conversion of one
+    # looks for pandas, a quarter of a second; arrow_setup.py)
+    bounds = typed_array("i", bytes(4 * (n + 1)))
     counted = pc.value_counts(found["doc"])
     for doc, count in zip(
         counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True
     ):
-        per_text[doc + 1] = count
-    bounds = pa.array(list(accumulate(per_text)), pa.int32())
+        bounds[doc + 1] = count
+    bounds = typed_array("i", accumulate(bounds))
+    offsets_array = pa.Array.from_buffers(pa.int32(), n + 1, [None, pa.py_buffer(bounds)])
     mask = array.is_null() if array.null_count else None
-    return pa.ListArray.from_arrays(bounds, found["doi"].combine_chunks(), mask=mask)
+    return pa.ListArray.from_arrays(offsets_array, found["doi"].combine_chunks(), mask=mask)
+
+
+def _joined(arrays: list[pa.Array], kind: pa.DataType) -> pa.Array:
+    """Arrays of one type end to end (an empty array of the type when there are none)."""
+    if arrays:
+        return pa.concat_arrays(arrays)
+    return pa.Array.from_buffers(
+        kind, 0, [None, pa.py_buffer(b"\0" * 4), pa.py_buffer(b"")][: 3 if kind == pa.string() else 2]
+    )
 
 
 def canonicalize_array(array: Any) -> pa.Array | pa.ChunkedArray:
