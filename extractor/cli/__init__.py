@@ -264,8 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The arguments, or exit 2 with the usage of the command they were given to (argparse's
     top level would show its own usage for a subcommand's unknown option)."""
+    from .scan_args import attach_derive
+
     ap = build_parser()
-    args, extra = ap.parse_known_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args, extra = ap.parse_known_args(attach_derive(words))
     if extra:
         parser = args.subparsers.get(args.command, ap)
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

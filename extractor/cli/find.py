@@ -290,20 +290,36 @@ def find_one(
             # -c alone, of a text: the matcher's own count, no Python object per hit
             counted = args.count and not _reads_on(args)
             if counted and part is not None:
-                count = count_in_range(path, start, stop, kind, args.other_prefixes, said["syntax"])
+                count = count_in_range(
+                    path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive
+                )
                 found_hits = iter(())
             elif counted and told.fmt == "text":
                 count = count_in_stream(
-                    stream, name or "", args.kind, args.other_prefixes, syntax=syntax, said=said
+                    stream,
+                    name or "",
+                    args.kind,
+                    args.other_prefixes,
+                    syntax=syntax,
+                    said=said,
+                    derive=args.derive,
                 )
                 found_hits = iter(())
             elif _one_doi_a_line(args) and (part is not None or told.fmt == "text"):
                 # a text's DOIs a line each, nothing else: written a window at a time, no Hit made
                 if part is not None:
-                    lists = doi_lists_in_range(path, start, stop, kind, args.other_prefixes, said["syntax"])
+                    lists = doi_lists_in_range(
+                        path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive
+                    )
                 else:
                     lists = doi_lists_in_stream(
-                        stream, name or "", args.kind, args.other_prefixes, syntax=syntax, said=said
+                        stream,
+                        name or "",
+                        args.kind,
+                        args.other_prefixes,
+                        syntax=syntax,
+                        said=said,
+                        derive=args.derive,
                     )
                 for dois in lists:
                     count += len(dois)
@@ -314,7 +330,9 @@ def find_one(
                 base = lines_before(path, start) if args.line_number else 0
                 found_hits = (
                     (None, h, None if line is None else line + base)
-                    for line, h in hits_in_range(path, start, stop, kind, args.other_prefixes, said["syntax"])
+                    for line, h in hits_in_range(
+                        path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive
+                    )
                 )
             else:
                 found_hits = _hits(path, told, name, args, lines, syntax, said, stream, read)
@@ -419,7 +437,14 @@ def _hits(
     it named in `read`)."""
     if told.fmt == "text":
         for h in hits_in_stream(
-            stream, name or "", args.kind, args.other_prefixes, lines=lines, syntax=syntax, said=said
+            stream,
+            name or "",
+            args.kind,
+            args.other_prefixes,
+            lines=lines,
+            syntax=syntax,
+            said=said,
+            derive=args.derive,
         ):
             yield None, h, None
         return
@@ -432,6 +457,7 @@ def _hits(
         syntax=syntax,
         said=said,
         result=read,
+        derive=args.derive,
     ):
         yield record, h, None
 

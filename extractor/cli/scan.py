@@ -207,6 +207,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         meta_fields=meta,
         citing_field=args.citing_field,
         allow_other_prefix=args.other_prefixes,
+        derive=args.derive,
         kind=args.kind,
         syntax=None if args.syntax == "auto" else args.syntax,
         shard_size=args.shard_size,

@@ -7,6 +7,7 @@ import argparse
 import re
 
 from ..match import KINDS
+from ..match.derive import DERIVE_CHOICES, derive_sources
 from ..match.syntaxes import SYNTAX_CHOICES
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -52,6 +53,7 @@ def add_reading_arguments(ap: argparse.ArgumentParser) -> None:
         "--kind", choices=KINDS, help="input kind of every text input (default: detected by name and content)"
     )
     add_syntax_argument(ap)
+    add_derive_argument(ap)
     ap.add_argument(
         "--text-field",
         default="text",
@@ -62,6 +64,53 @@ def add_reading_arguments(ap: argparse.ArgumentParser) -> None:
         default="id",
         help="record field or CSV/TSV column holding the record id (dotted path; a CSV/TSV naming it "
         "is read a row a record)",
+    )
+
+
+def derive_list(value: str) -> tuple[str, ...]:
+    """--derive's value: "all", or source names separated by commas (match/derive.py)."""
+    try:
+        return derive_sources(True if value == "all" else value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def attach_derive(words: list[str]) -> list[str]:
+    """The words with --derive's optional value attached (--derive=SOURCES): the word after a
+    bare --derive is its value only when it names sources, else it is an input, read with
+    every source (`find --derive paper.txt`)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            out += words[i:]
+            break
+        if word == "--derive":
+            after = words[i + 1] if i + 1 < len(words) else None
+            # a value when it names a source (an unknown name beside one is an error, said)
+            named = after is not None and any(
+                n.strip().lower() in (*DERIVE_CHOICES, "all") for n in after.split(",")
+            )
+            out.append(f"--derive={after}" if named else "--derive=all")
+            i += 2 if named else 1
+            continue
+        out.append(word)
+        i += 1
+    return out
+
+
+def add_derive_argument(ap: argparse.ArgumentParser) -> None:
+    """--derive: the DOIs of spec §8, made from registrants' own identifiers (only when asked)."""
+    ap.add_argument(
+        "--derive",
+        nargs="?",
+        const="all",
+        default=(),
+        type=derive_list,
+        metavar="SOURCES",
+        help="also report the DOIs spec §8 derives from identifiers (arXiv IDs, Zenodo, SSRN, eLife, "
+        f"PeerJ and Nature URLs), as forms derived-SOURCE: every source, or some of {','.join(DERIVE_CHOICES)}",
     )
 
 

@@ -41,7 +41,8 @@
 #include "cscan/utf8.h"
 #include "cscan/mem.h"
 
-enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_SHORT, F_PDF_LINK, F_COUNT };
+enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_SHORT, F_PDF_LINK,
+       F_DERIVED_ARXIV, F_DERIVED_ZENODO, F_DERIVED_SSRN, F_DERIVED_ELIFE, F_DERIVED_PEERJ, F_DERIVED_NATURE, F_COUNT };
 #define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE || (f) == F_OTHER || (f) == F_PERCENT)
 #define IS_LABELLED(f) ((f) >= F_LABEL && (f) <= F_INFO)
 #define IS_RESOLVER(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE)

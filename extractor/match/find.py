@@ -9,12 +9,13 @@ applied to a window of bounded size, so time is linear in the input on any text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import pdf as pdf_repair
 from .canonical import canonical_key, clean_name, fold_ascii
+from .derive import derive_sources, derived_spans
 from .forms import Form
 from .html import View, html_views
 from .kinds import kind_of
@@ -555,6 +556,7 @@ def find_dois(
     allow_other_prefix: bool = False,
     stats: FindStats | None = None,
     syntax: str | None = None,
+    derive: bool | str | Iterable[str] | None = None,
 ) -> Iterator[Hit]:
     """Every DOI in `text`, in order: offsets of the raw span, raw text, form and canonical DOI.
 
@@ -562,8 +564,13 @@ def find_dois(
     read) or "pdf" (text extracted from a PDF: broken DOIs joined, look-alike dashes mapped).
     `syntax` is a source syntax of spec §7 (syntaxes.SYNTAXES: "wikitext", "latex", "bibtex",
     "csv", "json", "markdown") whose delimiters a DOI never crosses and whose escapes are undone;
-    None reads the text as prose.
+    None reads the text as prose. `derive` asks for the DOIs of spec §8 too (derive.DERIVED):
+    True for every source, or some by name ("arxiv,zenodo", or a list), each a hit of form
+    `derived-<source>`; none without it.
     """
     spans = find_spans(text, kind, allow_other_prefix=allow_other_prefix, stats=stats, syntax=syntax)
+    sources = derive_sources(derive)
+    if sources:
+        spans = sorted([*spans, *(Span(*d) for d in derived_spans(text, sources))], key=lambda s: s.start)
     for s, e, form, doi in spans:
         yield Hit(s, e, text[s:e], form, doi)

@@ -21,6 +21,13 @@ class Form(StrEnum):
     PERCENT = "percent-encoded"  # 10.1000%2F182, doi%3A10.1000%2F182, info%3Adoi%2F10…
     SHORT_DOI = "short-doi"  # doi:10/abcd, https://doi.org/abcd (spec §1: key 10/abcd)
     PDF_LINK = "pdf-link"  # a raw PDF's link annotation (/URI action) to a DOI URL
+    # spec §8, only when asked (derive.py): a DOI made from its registrant's own identifier
+    DERIVED_ARXIV = "derived-arxiv"  # arXiv:1706.03762, arxiv.org/abs/…
+    DERIVED_ZENODO = "derived-zenodo"  # zenodo.org/records/N
+    DERIVED_SSRN = "derived-ssrn"  # ssrn.com/abstract=N
+    DERIVED_ELIFE = "derived-elife"  # elifesciences.org/articles/N
+    DERIVED_PEERJ = "derived-peerj"  # peerj.com/articles/N
+    DERIVED_NATURE = "derived-nature"  # nature.com/articles/s41586-020-2649-2
 
     @property
     def is_url(self) -> bool:

@@ -47,6 +47,7 @@ def hits_in_records(
     syntax: str | None = None,
     said: dict[str, str | None] | None = None,
     result: ShardResult | None = None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[tuple[str | None, Hit]]:
     """(record id, hit) for every DOI of a record file (a format with records: JSONL, Parquet,
     WARC, a raw PDF), told what it is by input_told and read as a scan reads it; a hit's
@@ -63,6 +64,7 @@ def hits_in_records(
         allow_other_prefix=allow_other_prefix,
         text_field=text_field,
         id_field=id_field,
+        derive=derive,
     )
     with input_errors():
         for rid, text, rkind, _meta, name, preface in each_record(
@@ -70,7 +72,13 @@ def hits_in_records(
         ):
             if isinstance(text, FileText):  # a member of an archive: a file's bytes
                 for h in hits_in_stream(
-                    text.stream, name or "", rkind or kind, allow_other_prefix, syntax=syntax, said=said
+                    text.stream,
+                    name or "",
+                    rkind or kind,
+                    allow_other_prefix,
+                    syntax=syntax,
+                    said=said,
+                    derive=derive,
                 ):
                     yield rid, h
                 continue
@@ -79,7 +87,7 @@ def hits_in_records(
                 src = streamed_source(text)
                 syn = said["syntax"] = syntax_for(syntax, name, src.head)
                 k = rkind or kind or detect_kind(name, src.head)
-                got = list(_stream_hits(src, k, allow_other_prefix, syn))
+                got = list(_stream_hits(src, k, allow_other_prefix, syn, derive))
                 for h in got:
                     yield (text.rid or text.line_id), h
                 continue
@@ -89,7 +97,7 @@ def hits_in_records(
             # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
             hits: list[CHit] = []
             data, skip = prefaced(text, preface)
-            match_record(data, k, allow_other_prefix, None, hits, syn, skip)
+            match_record(data, k, allow_other_prefix, None, hits, syn, skip, derive)
             for a, b, f, d, raw, _line in hits:
                 yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
 
@@ -110,7 +118,13 @@ def text_ranges(path: str, source: str, config: ScanConfig) -> Planned | None:
 
 
 def hits_in_range(
-    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
+    path: str,
+    start: int,
+    stop: int,
+    kind: str,
+    allow_other_prefix: bool = False,
+    syntax: str | None = None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[tuple[int | None, Hit]]:
     """(line, hit) for each DOI of a text file that starts in its byte range [start, stop) (stop
     -1: to the end), read as a scan's shard of that range reads it — from a little before
@@ -118,22 +132,38 @@ def hits_in_range(
     starts in — in the kind and syntax decided for the whole file (text_ranges). Offsets count
     bytes of the file; lines count from the range's first line."""
     hits: list[CHit] = []
-    yield from _window_hits(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits), hits)
+    yield from _window_hits(
+        _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits, derive), hits
+    )
 
 
 def doi_lists_in_range(
-    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
+    path: str,
+    start: int,
+    stop: int,
+    kind: str,
+    allow_other_prefix: bool = False,
+    syntax: str | None = None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[list[str]]:
     """The canonical DOIs hits_in_range gives, a list a window, with no Hit made."""
     hits: list[CHit] = []
-    yield from _window_dois(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits), hits)
+    yield from _window_dois(
+        _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits, derive), hits
+    )
 
 
 def count_in_range(
-    path: str, start: int, stop: int, kind: str, allow_other_prefix: bool = False, syntax: str | None = None
+    path: str,
+    start: int,
+    stop: int,
+    kind: str,
+    allow_other_prefix: bool = False,
+    syntax: str | None = None,
+    derive: tuple[str, ...] = (),
 ) -> int:
     """How many DOIs hits_in_range gives, counted by the matcher with no Python object per hit."""
-    return sum(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, None))
+    return sum(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, None, derive))
 
 
 def _range_windows(
@@ -144,6 +174,7 @@ def _range_windows(
     allow_other_prefix: bool,
     syntax: str | None,
     hits: list[CHit] | None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[int]:
     """The hits of each window of a byte range as hits_in_range reads it, listed in `hits`."""
     with input_errors(), open(path, "rb") as f:
@@ -152,7 +183,7 @@ def _range_windows(
         base = max(0, start - RANGE_OVERLAP) if start else 0
         hi = None if stop < 0 else stop
         windows = FileSource(fd, base, size if hi is None else min(size, hi + 8 * BYTE_RESERVE), 8 << 20)
-        match = matcher_for(kind, allow_other_prefix, None, hits, syntax)
+        match = matcher_for(kind, allow_other_prefix, None, hits, syntax, derive)
         try:
             yield from scan_windows(windows, match, ShardResult(0), no_progress, start, hi)
         finally:
@@ -218,6 +249,7 @@ def hits_in_stream(
     lines: LineCounter | None = None,
     syntax: str | None = None,
     said: dict[str, str | None] | None = None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[Hit]:
     """Every DOI in a binary stream, read in bounded windows, as a Hit whose offsets count
     bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
@@ -225,7 +257,9 @@ def hits_in_stream(
     and the syntax read is put in `said["syntax"]`. `lines`, when given, is fed the bytes
     searched (for line numbers)."""
     hits: list[CHit] = []
-    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, lines, syntax, said, hits)
+    windows = _stream_windows(
+        stream, source, kind, allow_other_prefix, block_size, lines, syntax, said, hits, derive
+    )
     for _line, h in _window_hits(windows, hits):
         yield h
 
@@ -238,11 +272,14 @@ def count_in_stream(
     block_size: int = 1 << 20,
     syntax: str | None = None,
     said: dict[str, str | None] | None = None,
+    derive: tuple[str, ...] = (),
 ) -> int:
     """How many DOIs hits_in_stream gives, counted by the matcher with no Python object per hit
     (find -c)."""
     return sum(
-        _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, said, None)
+        _stream_windows(
+            stream, source, kind, allow_other_prefix, block_size, None, syntax, said, None, derive
+        )
     )
 
 
@@ -254,11 +291,14 @@ def doi_lists_in_stream(
     block_size: int = 1 << 20,
     syntax: str | None = None,
     said: dict[str, str | None] | None = None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[list[str]]:
     """The canonical DOIs hits_in_stream gives, a list a window, with no Hit made (find's one
     DOI a line)."""
     hits: list[CHit] = []
-    windows = _stream_windows(stream, source, kind, allow_other_prefix, block_size, None, syntax, said, hits)
+    windows = _stream_windows(
+        stream, source, kind, allow_other_prefix, block_size, None, syntax, said, hits, derive
+    )
     yield from _window_dois(windows, hits)
 
 
@@ -272,6 +312,7 @@ def _stream_windows(
     syntax: str | None,
     said: dict[str, str | None] | None,
     hits: list[CHit] | None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[int]:
     """The hits of each window of a stream as hits_in_stream reads it, listed in `hits`."""
     with input_errors():
@@ -280,16 +321,20 @@ def _stream_windows(
         if said is not None:
             said["syntax"] = told.syntax or None
         assert told.kind is not None
-        match = matcher_for(told.kind, allow_other_prefix, None, hits, told.syntax or None)
+        match = matcher_for(told.kind, allow_other_prefix, None, hits, told.syntax or None, derive)
         yield from scan_windows(src, match, ShardResult(0), no_progress)
 
 
 def _stream_hits(
-    src: StreamSource, kind: str, allow_other_prefix: bool, syntax: str | None = None
+    src: StreamSource,
+    kind: str,
+    allow_other_prefix: bool,
+    syntax: str | None = None,
+    derive: tuple[str, ...] = (),
 ) -> Iterator[Hit]:
     hits: list[CHit] = []
     windows = scan_windows(
-        src, matcher_for(kind, allow_other_prefix, None, hits, syntax), ShardResult(0), no_progress
+        src, matcher_for(kind, allow_other_prefix, None, hits, syntax, derive), ShardResult(0), no_progress
     )
     for _line, h in _window_hits(windows, hits):
         yield h

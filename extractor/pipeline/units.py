@@ -41,6 +41,8 @@ class ScanConfig:
     # citing_doi (canonical) and self_citation
     citing_field: str | None = None
     allow_other_prefix: bool = False
+    # the sources of spec §8 whose identifiers give derived DOIs (match/derive.py; --derive)
+    derive: tuple[str, ...] = ()
     kind: str | None = None  # forced kind of every text input, or None to detect
     # forced source syntax (spec §7) of every document, "none" for prose, or None to detect
     syntax: str | None = None
@@ -101,6 +103,7 @@ class ScanConfig:
                 self.buckets,
                 self.allow_other_prefix,
                 self.wiki_namespaces,
+                *([self.derive] if self.derive else []),
             ]
         )
         return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()

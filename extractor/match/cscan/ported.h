@@ -7,6 +7,8 @@ static const char *const FORM_NAMES[] = {
     "bare", "doi-label", "resolver-url", "dx-resolver-url",
     "handle-url", "urn", "eidr-urn", "info-uri",
     "other-url", "percent-encoded", "short-doi", "pdf-link",
+    /* spec §8's derived forms: found by match/derive.py after either matcher, never by C */
+    "derived-arxiv", "derived-zenodo", "derived-ssrn", "derived-elife", "derived-peerj", "derived-nature",
     NULL};
 
 /* tails.TAIL_RULES, ported by tail_match and tail_context: pattern, flags, context ("" none) */

@@ -47,6 +47,7 @@ from .windows import (
     BYTE_RESERVE,
     RANGE_OVERLAP,
     CMatcher,
+    DerivingMatcher,
     FileSource,
     Matcher,
     PythonMatcher,
@@ -74,11 +75,19 @@ def matcher_for(
     table: MentionTable | None,
     hits: list[CHit] | None,
     syntax: str | None = None,
+    derive: tuple[str, ...] = (),
 ) -> Matcher:
     """The matcher for a text of this kind, read in this source syntax (spec §7; None: prose):
     the one place where C or Python is chosen. A syntax with a C entry point is read in C, any
-    other by the Python matcher through its views."""
-    k = kind_of(kind)
+    other by the Python matcher through its views; with `derive`, the DOIs spec §8 derives
+    from those sources' identifiers are found after it (DerivingMatcher)."""
+    match = _matcher(kind_of(kind), allow_other_prefix, table, hits, syntax)
+    return DerivingMatcher(match, derive, table, hits) if derive else match
+
+
+def _matcher(
+    k: Kind, allow_other_prefix: bool, table: MentionTable | None, hits: list[CHit] | None, syntax: str | None
+) -> Matcher:
     if syntax is None and uses_c(k, allow_other_prefix):
         return CMatcher(table, hits, k)
     entry = syntax_of(syntax).c_entry if syntax is not None else None
@@ -119,13 +128,14 @@ def match_record(
     hits: list[CHit] | None,
     syntax: str | None = None,
     preface: tuple[int, int] = (0, 0),
+    derive: tuple[str, ...] = (),
 ) -> tuple[int, int]:
     """Search a record's whole text (valid UTF-8 bytes) in one call, its kind detected from it
     unless given, read in `syntax` (None: prose); offsets count characters. `preface`: (bytes,
     characters) at its start that are read but not searched for hits (Record.preface), offsets
     counting from their end. (reported, candidates too long)"""
     match = matcher_for(
-        kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits, syntax
+        kind or detect_kind(None, bytes(data[:HEAD_BYTES])), allow_other_prefix, table, hits, syntax, derive
     )
     skip, chars = preface
     found = match(Window(data, 0, len(data), skip, len(data) + 1, -chars, True))
@@ -148,7 +158,7 @@ def _chunks(
     """The mention chunks of one document read window by window, recording occurrences."""
     table = Mentions()
     hits: list[CHit] | None = [] if config.occurrences else None
-    match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax)
+    match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax, config.derive)
     found = scan_windows(source, match, result, progress, range_lo, range_hi, chars)
     yield from drain(found, table, hits, occ, where[0], where[1], config.buckets, config.max_mentions)
 
@@ -283,7 +293,7 @@ def _whole_chunk(
     data, start = input_head(data, 0)
     kind, syntax = _text_reading(unit, config, data[:HEAD_BYTES], result)
     hits: list[CHit] | None = [] if config.occurrences else None
-    match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax)
+    match = matcher_for(kind, config.allow_other_prefix, table, hits, syntax, config.derive)
     scan_whole(data, start, match, result, progress)
     if hits:
         occ.add_c_hits(hits, unit.source, None)
@@ -405,7 +415,9 @@ def _match_text(
     syntax = document_syntax(config.syntax, name, preface + text[:HEAD_BYTES], result)
     kind = kind or unit.kind or (detect_kind(name, text[:HEAD_BYTES]) if name else None)
     data, skip = prefaced(text, preface)
-    reported, too_long = match_record(data, kind, config.allow_other_prefix, table, hits, syntax, skip)
+    reported, too_long = match_record(
+        data, kind, config.allow_other_prefix, table, hits, syntax, skip, config.derive
+    )
     result.too_long += too_long
     result.hits += reported
     progress(0, reported)
@@ -486,6 +498,7 @@ def _batch_docs(
     thousands of distinct DOIs), and at the end; the batch is emptied."""
     in_c = (
         native.HAVE_C
+        and not config.derive
         and not config.allow_other_prefix
         and unit.kind in (None, "plain")
         and config.syntax in (None, "auto", "none")

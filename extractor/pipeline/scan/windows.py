@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple, Protocol
 
 from ...match import FORM_INDEX, FindStats, Kind, find_spans, native
+from ...match.derive import derived_spans, may_hold
 from ...match.native import CHit
 from ...match.rules import MAX_DOI_CHARS, RUN_END
 from ..errors import InputError
@@ -191,6 +192,48 @@ class PythonMatcher:
         )
         reported, newlines = _report(found, data, self.table, self.hits, line_base, line_from, line_to)
         return Found(reported, last_end, stats.too_long, newlines)
+
+
+class DerivingMatcher:
+    """A matcher's hits in a window, then the DOIs spec §8 derives from identifiers of the same
+    window (match/derive.py): one implementation after either matcher, so that C and Python
+    find the same; only when asked. A window that holds no source's name costs one search of
+    its bytes."""
+
+    def __init__(
+        self, inner: Matcher, sources: tuple[str, ...], table: MentionTable | None, hits: list[CHit] | None
+    ) -> None:
+        self.inner = inner
+        self.sources = sources
+        self.table = table
+        self.hits = hits
+
+    def __call__(self, w: Window) -> Found:
+        before = len(self.hits) if self.hits is not None else 0
+        found = self.inner(w)
+        data = w.data
+        if not may_hold(data):
+            return found
+        raw = bytes(data).decode("utf-8", "surrogateescape")
+        text = clean(raw)[0]
+        spans = derived_spans(text, self.sources)
+        starts = byte_offsets(raw, [s[0] for s in spans])
+        chosen = (
+            (
+                b,
+                w.base + (start if w.chars else b),
+                end - start if w.chars else len(raw[start:end].encode("utf-8", "surrogateescape")),
+                FORM_INDEX[form],
+                doi,
+                text[start:end],
+            )
+            for (start, end, form, doi), b in zip(spans, starts, strict=True)
+            if w.lo <= b < w.cut and w.rlo <= b < w.rhi
+        )
+        reported, _ = _report(chosen, data, self.table, self.hits, w.line_base, w.line_from, -1)
+        if reported and self.hits is not None:
+            self.hits[before:] = sorted(self.hits[before:], key=lambda h: h[0])  # in order of offset
+        return found._replace(reported=found.reported + reported)
 
 
 def _report(

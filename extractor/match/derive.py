@@ -1,0 +1,159 @@
+"""Derived DOIs (spec §8, only when asked): an item cited by its registrant's own identifier —
+an arXiv ID, a Zenodo record, an SSRN abstract, an eLife, PeerJ or Nature article URL — cites the
+DOI its registrant makes from that identifier by a published rule.
+
+A source is one row of DERIVED: its name (the hit's form is `derived-<name>`), the pattern of
+how the identifier is written, the rule that makes the DOI, and where the registrant publishes
+it. A new registrant is a row here and its form in forms.py. Pure functions on text; the
+pipeline runs them after whichever matcher read a window, so C and Python find the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+from .forms import Form
+
+# Where an identifier ends (spec §8: as a DOI in URL context ends, §4): not inside a word, so
+# that trailing punctuation, a query, a fragment, a path segment or an extension stops it.
+_END = r"(?![0-9A-Za-z_])"
+# A host written with its scheme and `www.` or without (any case: the patterns are IGNORECASE);
+# not a label inside another host name.
+_HOST = r"(?<![\w.@-])(?:https?://)?(?:www\.)?"
+
+# arXiv's identifiers (https://info.arxiv.org/help/arxiv_identifier.html): YYMM.NNNN from 0704 to
+# 1412, YYMM.NNNNN from 1501; before April 2007 archive(.SUBJECT-CLASS)/YYMMNNN.
+_MONTH = r"(?:0[1-9]|1[0-2])"
+_ARXIV_NEW = (
+    rf"(?P<new>(?:0[7-9]{_MONTH}|1[0-4]{_MONTH})\.[0-9]{{4}}(?![0-9])"
+    rf"|(?:1[5-9]|[2-9][0-9]){_MONTH}\.[0-9]{{5}})"
+)
+_ARXIV_OLD = r"(?P<archive>[a-z]+(?:-[a-z]+)?)(?:\.[a-z]{2})?/(?P<number>[0-9]{2}" + _MONTH + r"[0-9]{3})"
+_ARXIV_ID = rf"(?:{_ARXIV_NEW}|{_ARXIV_OLD})(?:v[0-9]+)?"
+
+
+class Source(NamedTuple):
+    """A registrant whose items' DOIs are made from their own identifiers (a row of §8)."""
+
+    name: str  # the hit's form is derived-<name>
+    pattern: re.Pattern[str]  # how an identifier is written
+    doi: Callable[[re.Match[str]], str]  # the DOI its rule makes (canonical: ASCII lower case)
+    rule: str  # the rule, as the README tells it
+    published: str  # where the registrant publishes it
+
+
+def _arxiv(m: re.Match[str]) -> str:
+    # the version is dropped: the DOI names the paper; an old-style ID without its subject class
+    if m["new"]:
+        return f"10.48550/arxiv.{m['new']}"
+    return f"10.48550/arxiv.{m['archive'].lower()}/{m['number']}"
+
+
+def _one(prefix: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: prefix + m["n"].lower()
+
+
+def _peerj(m: re.Match[str]) -> str:
+    return f"10.7717/peerj-cs.{m['n']}" if m["cs"] else f"10.7717/peerj.{m['n']}"
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+DERIVED: tuple[Source, ...] = (
+    Source(
+        "arxiv",
+        _compile(rf"(?:{_HOST}arxiv\.org/(?:abs|pdf)/|(?<![\w-])arxiv:){_ARXIV_ID}(?:\.pdf)?{_END}"),
+        _arxiv,
+        "`arXiv:ID`, `arxiv.org/abs/ID`, `arxiv.org/pdf/ID` → `10.48550/arXiv.ID` (the version "
+        "dropped; an old-style ID without its subject class)",
+        "https://info.arxiv.org/help/doi.html",
+    ),
+    Source(
+        "zenodo",
+        _compile(rf"{_HOST}zenodo\.org/records?/(?P<n>[0-9]+){_END}"),
+        _one("10.5281/zenodo."),
+        "`zenodo.org/records/N` → `10.5281/zenodo.N`",
+        "https://help.zenodo.org/docs/deposit/describe-records/reserve-doi/",
+    ),
+    Source(
+        "ssrn",
+        _compile(
+            rf"{_HOST}ssrn\.com/abstract=(?P<n>[0-9]+){_END}"
+            rf"|{_HOST}papers\.ssrn\.com/sol3/papers\.cfm\?abstract_id=(?P<n2>[0-9]+){_END}"
+        ),
+        lambda m: f"10.2139/ssrn.{m['n'] or m['n2']}",
+        "`ssrn.com/abstract=N`, `papers.ssrn.com/sol3/papers.cfm?abstract_id=N` → `10.2139/ssrn.N`",
+        "https://www.ssrn.com/index.cfm/en/ssrn-faq/#doi",
+    ),
+    Source(
+        "elife",
+        _compile(rf"{_HOST}elifesciences\.org/articles/(?P<n>[0-9]+){_END}"),
+        _one("10.7554/elife."),
+        "`elifesciences.org/articles/N` → `10.7554/eLife.N`",
+        "https://elifesciences.org/inside-elife/dois",
+    ),
+    Source(
+        "peerj",
+        _compile(rf"{_HOST}peerj\.com/articles/(?P<cs>cs-)?(?P<n>[0-9]+){_END}"),
+        _peerj,
+        "`peerj.com/articles/N` → `10.7717/peerj.N`, `peerj.com/articles/cs-N` → `10.7717/peerj-cs.N`",
+        "https://peerj.com/about/policies-and-procedures/#doi",
+    ),
+    Source(
+        "nature",
+        _compile(
+            rf"{_HOST}nature\.com/articles/(?P<n>s[0-9]{{5}}-[0-9]{{3}}-[0-9]{{4,5}}-[0-9x]|nature[0-9]+){_END}"
+        ),
+        _one("10.1038/"),
+        "`nature.com/articles/ID` → `10.1038/ID`, for IDs `sNNNNN-NNN-NNNN(N)-C` and `natureN` only",
+        "https://www.nature.com/nature-research/editorial-policies (article IDs are DOI suffixes)",
+    ),
+)
+
+SOURCES: dict[str, Source] = {s.name: s for s in DERIVED}
+DERIVE_CHOICES = tuple(SOURCES)
+
+# What every written identifier holds, in any case: a text without any is passed at once.
+_ANY = re.compile(r"arxiv|zenodo\.org|ssrn\.com|elifesciences\.org|peerj\.com|nature\.com", re.IGNORECASE)
+_ANY_BYTES = re.compile(_ANY.pattern.encode(), re.IGNORECASE)
+
+
+def derive_sources(names: bool | str | Iterable[str] | None) -> tuple[str, ...]:
+    """The sources asked for: True (or "all") every one, a comma-separated string or names some,
+    None or False none. An unknown name raises ValueError, naming the sources there are."""
+    if names is None or names is False:
+        return ()
+    if names is True or names == "all":
+        return DERIVE_CHOICES
+    items = names.split(",") if isinstance(names, str) else list(names)
+    asked = [n.strip().lower() for n in items if n.strip()]
+    unknown = [n for n in asked if n not in SOURCES]
+    if unknown:
+        raise ValueError(
+            f"no derived-DOI source {', '.join(unknown)}: the sources are {', '.join(DERIVE_CHOICES)}"
+        )
+    return tuple(n for n in DERIVE_CHOICES if n in asked)
+
+
+def may_hold(data: bytes | memoryview) -> bool:
+    """Whether raw UTF-8 bytes may hold a derived identifier (a quick pass before decoding)."""
+    return _ANY_BYTES.search(data) is not None
+
+
+def derived_spans(text: str, sources: Sequence[str]) -> list[tuple[int, int, Form, str]]:
+    """(start, end, form, DOI) of each derived identifier of `sources` in `text` (spec §8), in
+    order of start; a hit's span is the URL or labelled identifier as written."""
+    if not sources or _ANY.search(text) is None:
+        return []
+    out = []
+    for name in sources:
+        source = SOURCES[name]
+        form = Form(f"derived-{name}")
+        for m in source.pattern.finditer(text):
+            out.append((m.start(), m.end(), form, source.doi(m)))
+    out.sort(key=lambda s: (s[0], s[1]))
+    return out
