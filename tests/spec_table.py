@@ -863,3 +863,67 @@ SYNTAX = {
 }
 
 ALL_TABLES = {**CANONICAL, **START, **FORMS, **ENDS, **CLEANING, **SYNTAX}
+
+
+# §8 Derived DOIs (only when asked): each row read with every source asked for; read without
+# the option, none of its derived DOIs is a hit (tests/test_derive.py).
+DERIVED = {
+    "derived_arxiv_new_style": [
+        Row("arXiv preprint arXiv:1706.03762, 2017.", ["10.48550/arxiv.1706.03762"], ["derived-arxiv"]),
+        Row("ARXIV:0704.0001 and arxiv:1412.9999", ["10.48550/arxiv.0704.0001", "10.48550/arxiv.1412.9999"]),
+        Row("https://arxiv.org/abs/2101.00001v2.", ["10.48550/arxiv.2101.00001"]),  # the version dropped
+        Row("HTTP://WWW.ArXiv.org/pdf/1501.00001.pdf", ["10.48550/arxiv.1501.00001"]),
+        Row("arxiv.org/abs/2312.12345?context=cs#x", ["10.48550/arxiv.2312.12345"]),
+    ],
+    "derived_arxiv_old_style": [
+        Row("arXiv:hep-th/9901001v3", ["10.48550/arxiv.hep-th/9901001"]),
+        # the subject class dropped, as arXiv's preferred external form has it
+        Row("see arXiv:math.GT/0309136.", ["10.48550/arxiv.math/0309136"]),
+        Row("https://arxiv.org/abs/cond-mat/0102536", ["10.48550/arxiv.cond-mat/0102536"]),
+    ],
+    "derived_arxiv_ids_of_no_shape": [
+        Row("arXiv:1413.0001", []),  # month 13
+        Row("arXiv:1501.0001", []),  # four digits after 1412
+        Row("arXiv:0612.12345", []),  # five digits before 1501
+        Row("arXiv:1706.037621", []),  # a digit too many
+        Row("export.arxiv.org/abs/1706.03762", []),  # another host
+    ],
+    "derived_zenodo": [
+        Row("https://zenodo.org/records/7654321", ["10.5281/zenodo.7654321"], ["derived-zenodo"]),
+        Row("(zenodo.org/record/42/files/x.pdf)", ["10.5281/zenodo.42"]),
+        Row("zenodo.org/records/123abc", []),
+    ],
+    "derived_ssrn": [
+        Row(
+            "https://papers.ssrn.com/sol3/papers.cfm?abstract_id=3141.",
+            ["10.2139/ssrn.3141"],
+            ["derived-ssrn"],
+        ),
+        Row("SSRN: https://ssrn.com/abstract=2999999", ["10.2139/ssrn.2999999"]),
+    ],
+    "derived_elife": [
+        Row("https://elifesciences.org/articles/05826", ["10.7554/elife.05826"], ["derived-elife"]),
+    ],
+    "derived_peerj": [
+        Row("https://peerj.com/articles/1234/", ["10.7717/peerj.1234"], ["derived-peerj"]),
+        Row("peerj.com/articles/cs-103", ["10.7717/peerj-cs.103"]),
+    ],
+    "derived_nature_two_shapes": [
+        Row(
+            "https://www.nature.com/articles/s41586-020-2649-2",
+            ["10.1038/s41586-020-2649-2"],
+            ["derived-nature"],
+        ),
+        Row("nature.com/articles/s41467-019-13056-X.", ["10.1038/s41467-019-13056-x"]),
+        Row("http://www.nature.com/articles/nature14539", ["10.1038/nature14539"]),
+        # any other article ID is no derived hit: its DOI is not always the ID (cr20174)
+        Row("nature.com/articles/ncomms1234 nature.com/articles/cr20174", []),
+    ],
+    "derived_beside_the_doi": [
+        Row(
+            "arXiv:1706.03762 (https://doi.org/10.48550/arXiv.1706.03762)",
+            ["10.48550/arxiv.1706.03762", "10.48550/arxiv.1706.03762"],
+            ["derived-arxiv", "resolver-url"],
+        ),
+    ],
+}

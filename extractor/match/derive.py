@@ -70,14 +70,14 @@ DERIVED: tuple[Source, ...] = (
         _arxiv,
         "`arXiv:ID`, `arxiv.org/abs/ID`, `arxiv.org/pdf/ID` → `10.48550/arXiv.ID` (the version "
         "dropped; an old-style ID without its subject class)",
-        "https://info.arxiv.org/help/doi.html",
+        "arXiv's help, https://info.arxiv.org/help/doi.html (and https://blog.arxiv.org/2022/02/17/new-arxiv-articles-are-now-automatically-assigned-dois)",
     ),
     Source(
         "zenodo",
         _compile(rf"{_HOST}zenodo\.org/records?/(?P<n>[0-9]+){_END}"),
         _one("10.5281/zenodo."),
         "`zenodo.org/records/N` → `10.5281/zenodo.N`",
-        "https://help.zenodo.org/docs/deposit/describe-records/reserve-doi/",
+        "each record's page gives its DOI; Zenodo's DOI versioning: https://zenodo.org/records/1256592",
     ),
     Source(
         "ssrn",
@@ -87,21 +87,21 @@ DERIVED: tuple[Source, ...] = (
         ),
         lambda m: f"10.2139/ssrn.{m['n'] or m['n2']}",
         "`ssrn.com/abstract=N`, `papers.ssrn.com/sol3/papers.cfm?abstract_id=N` → `10.2139/ssrn.N`",
-        "https://www.ssrn.com/index.cfm/en/ssrn-faq/#doi",
+        "SSRN's FAQ, https://www.elsevier.support/ssrn/answer/doi (a DOI for each paper posted with its full text)",
     ),
     Source(
         "elife",
         _compile(rf"{_HOST}elifesciences\.org/articles/(?P<n>[0-9]+){_END}"),
         _one("10.7554/elife."),
         "`elifesciences.org/articles/N` → `10.7554/eLife.N`",
-        "https://elifesciences.org/inside-elife/dois",
+        "each article's page gives its DOI",
     ),
     Source(
         "peerj",
         _compile(rf"{_HOST}peerj\.com/articles/(?P<cs>cs-)?(?P<n>[0-9]+){_END}"),
         _peerj,
         "`peerj.com/articles/N` → `10.7717/peerj.N`, `peerj.com/articles/cs-N` → `10.7717/peerj-cs.N`",
-        "https://peerj.com/about/policies-and-procedures/#doi",
+        "each article's page gives its DOI",
     ),
     Source(
         "nature",
@@ -110,7 +110,7 @@ DERIVED: tuple[Source, ...] = (
         ),
         _one("10.1038/"),
         "`nature.com/articles/ID` → `10.1038/ID`, for IDs `sNNNNN-NNN-NNNN(N)-C` and `natureN` only",
-        "https://www.nature.com/nature-research/editorial-policies (article IDs are DOI suffixes)",
+        "each article's page gives its DOI, the ID in these two shapes",
     ),
 )
 

@@ -1,0 +1,94 @@
+"""Spec §8, derived DOIs: the rows of tests/spec_table.py's DERIVED, found only when asked, by
+find_dois, find and scan alike, by the C and the Python matchers alike; a source per row of
+match/derive.py's DERIVED, each named with its rule in the README."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from extractor import canonicalize, find_dois
+from extractor.match.derive import DERIVE_CHOICES, DERIVED, derive_sources
+from extractor.match.forms import Form
+
+from .helpers import scan_here, table
+from .spec_table import DERIVED as ROWS
+from .spec_table import Row
+
+CASES = [
+    pytest.param(rule, row, id=f"{rule}-{i}") for rule, rows in ROWS.items() for i, row in enumerate(rows)
+]
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.mark.parametrize(("rule", "row"), CASES)
+def test_derived(rule: str, row: Row) -> None:
+    hits = list(find_dois(row.text, row.kind, derive=True))
+    assert [h.doi for h in hits] == row.dois, hits
+    if row.forms is not None:
+        assert [str(h.form) for h in hits] == row.forms
+    for h in hits:
+        assert row.text[h.start : h.end] == h.raw
+        assert canonicalize(h.doi) == h.doi  # a derived DOI is canonical (spec §8, §1)
+    plain = [h for h in find_dois(row.text, row.kind) if h.form.startswith("derived-")]
+    assert plain == []  # never without the option
+
+
+def test_some_sources_only_and_unknown_ones_named() -> None:
+    text = "arXiv:1706.03762 and zenodo.org/records/5"
+    assert [h.doi for h in find_dois(text, derive="zenodo")] == ["10.5281/zenodo.5"]
+    assert [h.doi for h in find_dois(text, derive=["arxiv"])] == ["10.48550/arxiv.1706.03762"]
+    with pytest.raises(ValueError, match="no derived-DOI source bogus: the sources are arxiv"):
+        derive_sources("arxiv,bogus")
+
+
+def test_every_source_has_its_form_and_its_row_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for source in DERIVED:
+        assert Form(f"derived-{source.name}")
+        assert f"| {source.name} | {source.rule} | {source.published} |" in readme, source.name
+
+
+def test_scan_finds_them_in_c_and_python_alike_and_only_when_asked(tmp_path: Path) -> None:
+    texts = [r.text for rows in ROWS.values() for r in rows]
+    doc = tmp_path / "in" / "refs.txt"
+    doc.parent.mkdir()
+    doc.write_text("\n".join(texts) + "\n")
+    want = sorted({d for rows in ROWS.values() for r in rows for d in r.dois})
+    got = {}
+    for other in (False, True):  # the C matcher, then the Python one (other prefixes)
+        out = tmp_path / f"out-{other}"
+        scan_here([doc.parent], out, derive=DERIVE_CHOICES, allow_other_prefix=other, occurrences=True)
+        got[other] = sorted(
+            (r["doi"], r["byte_offset"], r["line"], r["raw"], r["form"]) for r in table(out, "occurrences")
+        )
+        assert sorted({r["doi"] for r in table(out, "dois")}) == want
+    assert got[False] == got[True]
+    scan_here([doc.parent], tmp_path / "plain")
+    forms = {f for r in table(tmp_path / "plain", "mentions") for f in r["forms"]}
+    assert forms and not any(f.startswith("derived-") for f in forms)
+
+
+def test_find_derive_as_an_option_with_or_without_sources(tmp_path: Path) -> None:
+    paper = tmp_path / "paper.txt"
+    paper.write_text("Vaswani et al., arXiv:1706.03762; data: https://zenodo.org/records/42\n")
+
+    def find(*args: str) -> list[str]:
+        cmd = [sys.executable, "-m", "extractor.cli", "find", *args]
+        return subprocess.run(cmd, capture_output=True, text=True).stdout.split()
+
+    both = ["10.48550/arxiv.1706.03762", "10.5281/zenodo.42"]
+    assert find(str(paper)) == []
+    assert find("--derive", str(paper)) == both  # the word after it is an input
+    assert find(str(paper), "--derive") == both
+    assert find("--derive", "zenodo", str(paper)) == both[1:]
+    assert find("--derive=arxiv", str(paper)) == both[:1]
+    bad = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "find", "--derive", "zenodo,bogus", str(paper)],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "no derived-DOI source bogus" in bad.stderr
