@@ -288,6 +288,52 @@ def test_canonicalize_array_is_canonicalize_element_wise(values: list[str | None
             assert canonicalize_array(array.slice(1, len(values) - 2)).to_pylist() == want[1:-1]
 
 
+# URLs of publishers and other sites, read in C by the plain scan (column.c's col_url_key)
+_URL_STARTS = [
+    "https://",
+    "http://",
+    "HTTPS://",
+    "https://link.springer.com/article/",
+    "http://www.scopus.com/x?doi=",
+]
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_URL_STARTS), st.lists(st.sampled_from(PIECES), max_size=8)).map(
+            lambda t: clean(t[0] + "".join(t[1]))[0]
+        ),
+        max_size=30,
+    )
+)
+def test_canonicalize_array_reads_urls_as_canonicalize(values: list[str]) -> None:
+    assert canonicalize_array(pa.array(values)).to_pylist() == [canonicalize(v) for v in values]
+
+
+def test_canonicalize_array_reads_publisher_urls_in_c() -> None:
+    """A publisher's URL and a query string's doi= never reach Python: a fallback that fails
+    shows it; a shortDOI in a URL is canonicalize's."""
+    if not native.HAVE_C:
+        pytest.skip("needs the C matcher")
+    from extractor.match import _cscan
+
+    def refuse(value: str) -> str | None:
+        raise AssertionError(value)
+
+    values = [
+        "https://link.springer.com/article/10.1007/s00125-019-4859-x/fulltext.html",
+        "http://link.springer.com/article/10.1155/2010/359081",
+        "https://www.scopus.com/inward/record.uri?eid=2-s2.0-1&doi=10.1016%2fj.cell.2020.01.001&partnerID=40",
+        "https://www.sciencedirect.com/science/article/pii/S0092867420300",
+    ]
+    valid, offsets, data = pa.array(values).buffers()
+    _v, _o, d, nulls = _cscan.canonical_column(offsets, data, valid, 0, 4, False, refuse)
+    assert (d, nulls) == (b"10.1007/s00125-019-4859-x10.1155/2010/35908110.1016/j.cell.2020.01.001", 1)
+    _valid, offsets, data = pa.array(["https://x.org/go?u=https://doi.org/b6v3"]).buffers()
+    with pytest.raises(AssertionError, match="b6v3"):
+        _cscan.canonical_column(offsets, data, None, 0, 1, False, refuse)
+
+
 def test_canonicalize_array_takes_chunks_dictionaries_nulls_and_names_wrong_types() -> None:
     chunked = pa.chunked_array([["doi:10.1000/ABC", None], [], ["https://doi.org/10.1000/x."]])
     assert canonicalize_array(chunked).to_pylist() == ["10.1000/abc", None, "10.1000/x"]

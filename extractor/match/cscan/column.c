@@ -4,8 +4,9 @@
  * ASCII, bare, behind `doi:` or a doi.org resolver, a suffix of letters, digits, . _ - / : and
  * balanced parentheses, ending in a letter, digit or ")", so that no rule of spec §4 can end it
  * early — are folded here;
- * every other value is given to the Python function (canonicalize itself), so the result is
- * canonicalize's by construction. tests/test_arrow.py holds the two together.
+ * a URL of a publisher or another site is read by the C plain scan as canonicalize reads it
+ * with find_dois (col_url_key); every other value is given to the Python function
+ * (canonicalize itself). tests/test_arrow.py holds the column and canonicalize together.
  */
 
 static inline int col_suffix_char(unsigned char c)
@@ -14,22 +15,22 @@ static inline int col_suffix_char(unsigned char c)
 }
 
 /* The prefixes read here (identifiers._ID_PREFIX's, lower case); the label's spaces after it. */
-static const char *const COL_PREFIXES[] = {
-    "https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "https://www.doi.org/", "doi.org/", "doi:",
+static const Word COL_PREFIXES[] = {
+    W("https://doi.org/"), W("http://doi.org/"), W("https://dx.doi.org/"), W("http://dx.doi.org/"), W("https://www.doi.org/"), W("doi.org/"), W("doi:"),
 };
 
 static int col_prefix(const unsigned char *s, Py_ssize_t n, Py_ssize_t *at)
 {
     for (size_t p = 0; p < sizeof COL_PREFIXES / sizeof *COL_PREFIXES; p++) {
-        Py_ssize_t k = (Py_ssize_t)strlen(COL_PREFIXES[p]);
+        Py_ssize_t k = COL_PREFIXES[p].len;
         if (n < k)
             continue;
         Py_ssize_t i = 0;
-        while (i < k && (s[i] | (ascii_alpha(s[i]) ? 0x20 : 0)) == (unsigned char)COL_PREFIXES[p][i])
+        while (i < k && (s[i] | (ascii_alpha(s[i]) ? 0x20 : 0)) == (unsigned char)COL_PREFIXES[p].s[i])
             i++;
         if (i < k)
             continue;
-        if (COL_PREFIXES[p][k - 1] == ':')
+        if (COL_PREFIXES[p].s[k - 1] == ':')
             while (k < n && (s[k] == ' ' || s[k] == '\t'))
                 k++;
         *at = k;
@@ -86,6 +87,83 @@ static Py_ssize_t col_fast_key(const unsigned char *s, Py_ssize_t n, char *out)
     return k;
 }
 
+/* Publisher and other URLs (identifiers.parse_identifier's last branch): a value that begins
+ * with http:// or https://, no prefix of _ID_PREFIX after it (a doi.org, dx.doi.org or
+ * hdl.handle.net resolver is read above or by canonicalize), ASCII with no character of
+ * rules.RUN_END and no '"'. canonicalize reads it as find_dois reads plain text and takes its
+ * first hit in URL form (or at its start); here the C plain scan, held equal to find_dois by
+ * the differential tests, reads it the same way. A shortDOI among its hits is left to
+ * canonicalize. The key's length into out; -1: no DOI; -2: canonicalize decides; -3: an error. */
+static const Word COL_RESOLVERS[] = {W("dx.doi.org/"), W("doi.org/"), W("www.doi.org/"), W("hdl.handle.net/")};
+
+static int col_starts(const unsigned char *s, Py_ssize_t n, Word p)
+{
+    if (n < p.len)
+        return 0;
+    for (Py_ssize_t i = 0; i < p.len; i++)
+        if ((s[i] | (ascii_alpha(s[i]) ? 0x20 : 0)) != (unsigned char)p.s[i])
+            return 0;
+    return 1;
+}
+
+static int col_url_form(int form)
+{
+    return form == F_RESOLVER || form == F_DX || form == F_HANDLE || form == F_OTHER || form == F_PERCENT;
+}
+
+typedef struct {
+    PFound found; /* a value's hits */
+    cp_t *run;    /* the scan's run buffers (scan_in), allocated once for a column */
+    Py_ssize_t *bo;
+} ColScan;
+
+static Py_ssize_t col_url_key(const unsigned char *s, Py_ssize_t n, char *out, ColScan *c)
+{
+    PFound *f = &c->found;
+    static const Word HTTPS = W("https://"), HTTP = W("http://");
+    Py_ssize_t at = col_starts(s, n, HTTPS) ? 8 : col_starts(s, n, HTTP) ? 7 : 0;
+    if (at == 0)
+        return -2;
+    for (size_t p = 0; p < sizeof COL_RESOLVERS / sizeof *COL_RESOLVERS; p++)
+        if (col_starts(s + at, n - at, COL_RESOLVERS[p]))
+            return -2;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (s[i] >= 0x7f || s[i] <= 0x20 || s[i] == '"')
+            return -2;
+    Buf B = {s, n, NULL};
+    Sink k;
+    memset(&k, 0, sizeof k);
+    k.hi = n;
+    k.rhi = n + 1;
+    k.line_base = -1;
+    k.collect = f;
+    f->n = f->nn = f->nu = 0;
+    if (c->run == NULL) {
+        c->run = PyMem_Malloc(sizeof(cp_t) * RUN_CAP);
+        c->bo = PyMem_Malloc(sizeof(Py_ssize_t) * RUN_CAP);
+        if (c->run == NULL || c->bo == NULL) {
+            PyErr_NoMemory();
+            return -3;
+        }
+    }
+    if (scan_in(&B, &k, c->run, c->bo) < 0)
+        return -3;
+    for (Py_ssize_t h = 0; h < f->n; h++) {
+        const PHit *x = &f->hit[h];
+        if (x->form == F_SHORT)
+            return -2;
+        if (x->start == 0 || col_url_form(x->form)) {
+            char kb[KEY_BYTES];
+            Py_ssize_t kn = name_key(f->names + x->name, x->len, kb);
+            if (kn > n)
+                return -2;
+            memcpy(out, kb, (size_t)kn);
+            return kn;
+        }
+    }
+    return -1;
+}
+
 /* canonical_column(offsets, data, validity, offset, length, large, fallback) ->
  * (validity, offsets, data, null_count): an Arrow string (large: large_string) column's buffers
  * to its canonical DOIs' buffers, of the same type, null where a value is null or no DOI. */
@@ -131,6 +209,7 @@ static PyObject *py_canonical_column(PyObject *self, PyObject *args)
     }
     Py_ssize_t pos = 0, nulls = 0;
     int ok = 1;
+    ColScan urls = {0}; /* a URL's scan (col_url_key), its buffers reused value after value */
     for (Py_ssize_t r = 0; ok && r < length; r++) {
         Py_ssize_t x = offset + r;
         if (large)
@@ -149,6 +228,16 @@ static PyObject *py_canonical_column(PyObject *self, PyObject *args)
             break;
         }
         Py_ssize_t k = col_fast_key(data + a, z - a, out + pos);
+        if (k < 0)
+            k = col_url_key(data + a, z - a, out + pos, &urls);
+        if (k == -3) {
+            ok = 0;
+            break;
+        }
+        if (k == -1) {
+            nulls++;
+            continue;
+        }
         if (k < 0) { /* canonicalize decides */
             PyObject *value = PyUnicode_DecodeUTF8((const char *)data + a, z - a, "surrogateescape");
             PyObject *doi = value == NULL ? NULL : PyObject_CallOneArg(fallback, value);
@@ -189,6 +278,9 @@ static PyObject *py_canonical_column(PyObject *self, PyObject *args)
             result = Py_BuildValue("(OOOn)", vout, oout, dout, nulls);
     }
     PyMem_Free(out);
+    pfound_free(&urls.found);
+    PyMem_Free(urls.run);
+    PyMem_Free(urls.bo);
 done:
     Py_XDECREF(vout);
     Py_XDECREF(oout);

@@ -233,23 +233,30 @@ static Py_ssize_t tail_match(int rule, const cp_t *s, Py_ssize_t n)
                 return i;
         return -1;
     case 1: { /* /(?:views)(?:\.html?)?/?\Z */
-        static const char *const EXT[] = {"", ".htm", ".html"};
+        /* a view word holds no '/': for each ending (a '/' or none, then .htm, .html or none)
+         * the word is the segment after the last '/' before it, compared by length first */
+        static const Word EXT[] = {W(""), W(".htm"), W(".html")};
         Py_ssize_t best = -1;
         if (n < 4)
             return -1;
-        for (int a = 0; VIEWS[a].s; a++) {
-            Py_ssize_t L = VIEWS[a].len;
-            for (int slash = 0; slash <= 1; slash++) {
-                if (slash && s[n - 1] != '/')
+        for (int slash = 0; slash <= 1; slash++) {
+            if (slash && s[n - 1] != '/')
+                continue;
+            for (int x = 0; x < 3; x++) {
+                Py_ssize_t we = n - slash - EXT[x].len; /* the view word's end */
+                if (we < 1 || !lit_at(s, n - slash, we, EXT[x].s))
                     continue;
-                for (int x = 0; x < 3; x++) {
-                    Py_ssize_t we = n - slash - (Py_ssize_t)strlen(EXT[x]); /* the view word's end */
-                    Py_ssize_t st = we - L - 1;
-                    if (st < 0 || s[st] != '/' || !lit_at(s, we, st + 1, VIEWS[a].s) || !lit_at(s, n - slash, we, EXT[x]))
-                        continue;
-                    if (best < 0 || st < best)
-                        best = st;
-                }
+                Py_ssize_t st = we - 1;
+                while (st >= 0 && s[st] != '/')
+                    st--;
+                if (st < 0)
+                    continue;
+                for (int a = 0; VIEWS[a].s; a++)
+                    if (VIEWS[a].len == we - st - 1 && lit_at(s, we, st + 1, VIEWS[a].s)) {
+                        if (best < 0 || st < best)
+                            best = st;
+                        break;
+                    }
             }
         }
         return best;
