@@ -242,5 +242,5 @@ def record(lines: list[str], argv: list[str] | None, repeat: int) -> None:
         text = text.rstrip() + "\n\n" + section
     else:
         end = text.find("\n## ", start + len(title))
-        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
+        text = text[:start] + section + ("\n" + text[end + 1 :] if end >= 0 else "")
     path.write_text(text, encoding="utf-8")

@@ -32,6 +32,9 @@ EXAMPLES = [
     ("10.7717/peerj.506", None),
     # eLife
     ("10.7554/elife.57838.003", "10.7554/elife.57838"),
+    ("10.7554/elife.52882.sa1", "10.7554/elife.52882"),  # the decision letter (sub-article)
+    ("10.7554/elife.52882.sa2", "10.7554/elife.52882"),  # the author response
+    ("10.7554/elife.52882.s", None),
     ("10.7554/elife.57838", None),
     # Copernicus
     ("10.5194/acp-13-1-2013-supplement", "10.5194/acp-13-1-2013"),

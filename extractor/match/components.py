@@ -36,10 +36,12 @@ COMPONENT_RULES: tuple[ComponentRule, ...] = (
         "PeerJ figures, tables and supplements",
         r"^(?P<parent>10\.7717/peerj(?:-cs)?\.[0-9]+)/(?:fig|table|supp|supplemental)-[0-9]+$",
     ),
-    # eLife: a three-digit component after the article number (figures, digest, decision letter).
+    # eLife: a three-digit component after the article number (figures, digest, decision letter),
+    # or a sub-article .saN (the decision letter and author response, .sa1 and .sa2 of a real
+    # eLife JATS article, elife-52882-v2.xml).
     ComponentRule(
-        "eLife figures, digests and decision letters",
-        r"^(?P<parent>10\.7554/elife\.[0-9]{5,})\.[0-9]{3}$",
+        "eLife figures, digests, decision letters and author responses",
+        r"^(?P<parent>10\.7554/elife\.[0-9]{5,})\.(?:[0-9]{3}|sa[0-9]+)$",
     ),
     # Copernicus (EGU journals): the supplement of <journal>-<volume>-<page>-<year>.
     ComponentRule(
