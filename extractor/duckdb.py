@@ -6,6 +6,7 @@ DuckDB's own Parquet reader and finds what `scan` finds."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .arrow import canonicalize_array, find_array
@@ -19,11 +20,13 @@ def register(
     kind: str | None = None,
     syntax: str | None = None,
     allow_other_prefix: bool = False,
+    derive: bool | str | Iterable[str] | None = None,
 ) -> None:
     """Add `doi_find(VARCHAR) -> VARCHAR[]` and `doi_canonicalize(VARCHAR) -> VARCHAR` to the
     DuckDB connection `con`. A NULL gives NULL. `kind` (plain, html, pdf) and `syntax` (a source
     syntax of spec §7, or "none") force how every text is read, as scan's --kind and --syntax;
-    by default each text's are told by its content."""
+    by default each text's are told by its content. `derive` makes doi_find report the DOIs of
+    spec §8 too (True, or sources by name), as find_dois's does."""
     import duckdb
 
     # duckdb.sqltype is 1.4's and 2's name of what duckdb.typing held before
@@ -31,7 +34,7 @@ def register(
     varchar = sqltype("VARCHAR") if sqltype is not None else duckdb.typing.VARCHAR  # type: ignore[attr-defined]
 
     def doi_find(texts: Any) -> Any:
-        return find_array(texts, kind, syntax=syntax, allow_other_prefix=allow_other_prefix)
+        return find_array(texts, kind, syntax=syntax, allow_other_prefix=allow_other_prefix, derive=derive)
 
     con.create_function(
         "doi_find",

@@ -92,3 +92,30 @@ def test_find_derive_as_an_option_with_or_without_sources(tmp_path: Path) -> Non
         text=True,
     )
     assert bad.returncode == 2 and "no derived-DOI source bogus" in bad.stderr
+
+
+def test_the_arrow_functions_and_duckdb_derive_when_asked() -> None:
+    import pyarrow as pa
+
+    from extractor.arrow import extract_batch, find_array
+
+    texts = ["see arXiv:1706.03762 and doi:10.1000/182", "zenodo.org/records/42"]
+    batch = pa.table({"id": ["a", "b"], "text": texts})
+    rows = extract_batch(batch, derive=True).to_pylist()
+    assert [(r["id"], r["form"], r["doi"]) for r in rows] == [
+        ("a", "derived-arxiv", "10.48550/arxiv.1706.03762"),
+        ("a", "doi-label", "10.1000/182"),
+        ("b", "derived-zenodo", "10.5281/zenodo.42"),
+    ]
+    assert [r["doi"] for r in extract_batch(batch).to_pylist()] == ["10.1000/182"]
+    assert find_array(pa.array(texts), derive="zenodo").to_pylist() == [
+        ["10.1000/182"],
+        ["10.5281/zenodo.42"],
+    ]
+    duckdb = pytest.importorskip("duckdb")
+    import extractor.duckdb
+
+    con = duckdb.connect()
+    extractor.duckdb.register(con, derive=True)
+    got = con.execute("SELECT doi_find(?)", [texts[0]]).fetchone()
+    assert got == (["10.48550/arxiv.1706.03762", "10.1000/182"],)

@@ -10,6 +10,7 @@ plain text, PDF text and HTML by the C matcher straight from the Arrow buffer.
 from __future__ import annotations
 
 from array import array as typed_array
+from collections.abc import Iterable
 from itertools import accumulate
 from typing import Any
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..match import FORMS, KINDS, canonicalize, native
+from ..match.derive import derive_sources
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
 from .io.decode import HEAD_BYTES, clean, syntax_for
@@ -49,6 +51,7 @@ def extract_batch(
     *,
     allow_other_prefix: bool = False,
     syntax: str | None = None,
+    derive: bool | str | Iterable[str] | None = None,
 ) -> pa.Table:
     """Every DOI in column `text` of `batch`, one row per hit (see batch_schema).
 
@@ -56,7 +59,8 @@ def extract_batch(
     `kind` is one of plain, html, pdf for every text, or None to detect each text's kind as scan
     does; `syntax` a source syntax of spec §7 for every text ("wikitext", "latex", "bibtex",
     "csv", "json", "markdown"), "none" for prose, or None to tell each text's by its head as
-    scan does. A null text has no hits. Offsets count characters of the text.
+    scan does. A null text has no hits. Offsets count characters of the text. `derive` asks for
+    the DOIs of spec §8 too, as find_dois's does (hits of form derived-<source>).
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS} or None, not {kind!r}")
@@ -69,6 +73,7 @@ def extract_batch(
         raise KeyError(
             f"no id column {id!r} in the batch (its columns: {', '.join(names)}); id=None numbers the rows"
         )
+    sources = derive_sources(derive)
     texts = _strings(batch.column(text), text)
     ids = batch.column(id) if id is not None else None
     id_type = ids.type if ids is not None else pa.int64()
@@ -77,7 +82,7 @@ def extract_batch(
     for row, data in enumerate(texts):
         if data is None:
             continue
-        hits = _hits(data, kind, allow_other_prefix, syntax)
+        hits = _hits(data, kind, allow_other_prefix, syntax, sources)
         rows += [row] * len(hits)
         for at, _end, form, doi, raw, _line in hits:
             cols["char_offset"].append(at)
@@ -103,16 +108,20 @@ def find_array(
     *,
     syntax: str | None = None,
     allow_other_prefix: bool = False,
+    derive: bool | str | Iterable[str] | None = None,
 ) -> pa.Array | pa.ChunkedArray:
     """Each text's distinct canonical DOIs in the order of their first hit, as a list of strings
     (null where the text is null), each text read as scan reads a record — the mention table's
     batch reading, in C from the Arrow buffers — so that its (row, DOI) pairs are scan's
-    (record, DOI) pairs. Takes what canonicalize_array takes; `kind` and `syntax` as
+    (record, DOI) pairs. Takes what canonicalize_array takes; `kind`, `syntax` and `derive` as
     extract_batch's."""
     array = _arrow_strings(array, "find_array")
     if isinstance(array, pa.ChunkedArray):
         return pa.chunked_array(
-            [find_array(c, kind, syntax=syntax, allow_other_prefix=allow_other_prefix) for c in array.chunks],
+            [
+                find_array(c, kind, syntax=syntax, allow_other_prefix=allow_other_prefix, derive=derive)
+                for c in array.chunks
+            ],
             type=_DOI_LIST,
         )
     if kind is not None and kind not in KINDS:
@@ -121,7 +130,9 @@ def find_array(
         raise ValueError(f"syntax must be one of {SYNTAX_CHOICES} or None, not {syntax!r}")
     n = len(array)
     texts = array.fill_null("") if array.null_count else array
-    config = ScanConfig(out="", kind=kind, syntax=syntax, allow_other_prefix=allow_other_prefix)
+    config = ScanConfig(
+        out="", kind=kind, syntax=syntax, allow_other_prefix=allow_other_prefix, derive=derive_sources(derive)
+    )
     docs, offsets, dois = [], [], []
     for rows in texts_mentions(texts, config, ShardResult(0)):
         cols = columns_arrays(rows.chunk)
@@ -232,11 +243,17 @@ def _strings(column: pa.Array | pa.ChunkedArray, name: str) -> list[memoryview |
     return out
 
 
-def _hits(data: memoryview, kind: str | None, allow_other_prefix: bool, syntax: str | None) -> list[CHit]:
+def _hits(
+    data: memoryview,
+    kind: str | None,
+    allow_other_prefix: bool,
+    syntax: str | None,
+    derive: tuple[str, ...] = (),
+) -> list[CHit]:
     """A text's hits as the C matcher reports them, offsets in characters."""
     if invalid_bytes(data, 0, len(data))[0]:  # not valid UTF-8 after all: read as scan reads it
         data = memoryview(clean(bytes(data).decode("utf-8", "surrogateescape"))[0].encode("utf-8"))
     hits: list[CHit] = []
     syn = syntax_for(syntax, None, bytes(data[:HEAD_BYTES]))
-    match_record(data, kind, allow_other_prefix, None, hits, syn)  # as scan searches a record
+    match_record(data, kind, allow_other_prefix, None, hits, syn, derive=derive)  # as scan searches a record
     return hits
