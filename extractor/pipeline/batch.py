@@ -208,7 +208,8 @@ def _arrow_strings(values: Any, what: str) -> pa.Array | pa.ChunkedArray:
             raise TypeError(
                 f"{what} takes an Arrow, pandas or Polars column of strings, not {type(values).__name__}"
             )
-    if pa.types.is_string_view(values.type):
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow 16 and later
+    if is_view is not None and is_view(values.type):
         values = values.cast(pa.large_string())
     return values
 
