@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
+from ..cpus import usable_cpus
+from ..io import remote, seekgz
+from ..io.decode import HEAD_BYTES
+from ..io.seekgz import GzipPlan
 from ..provenance import Meta
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec, Told
 
@@ -89,11 +93,29 @@ class Planned(NamedTuple):
     """How a file is cut into shards: its parts — byte ranges [start, stop) (stop -1: to the
     end) or row groups (g, g) — and, per part, its first line (JSONL ranges name their records
     by line); `told` when the plan told more of the file than the planner knew (a text's kind
-    and syntax, on its head: decode.text_told)."""
+    and syntax, on its head: decode.text_told). A gzip file cut in ranges of its text
+    (io/seekgz.py) has the seek points' file in `seek_points` and its text's size in `text_size`."""
 
     parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = ((0, -1),)
     line0: list[int] | tuple[int, ...] = ()
     told: Told | None = None
+    seek_points: str = ""
+    text_size: int = -1
+
+
+def split_gzip(inp: PlanInput) -> GzipPlan | None:
+    """A large gzip input's text in byte ranges at line ends (io/seekgz.py), where that can be: a
+    local file, rapidgzip installed, a scan with a work folder for the seek points (not find's
+    ranges, which read a file as stored); None for one shard."""
+    if (
+        inp.told.compression != "gzip"
+        or not inp.config.out
+        or remote.is_url(inp.path)
+        or not seekgz.available()
+    ):
+        return None
+    index = seekgz.index_path(inp.config.out, inp.path)
+    return seekgz.plan_ranges(inp.path, inp.config.shard_size, index, usable_cpus(), HEAD_BYTES)
 
 
 class Format(NamedTuple):

@@ -16,11 +16,20 @@ from typing import Any, BinaryIO, NamedTuple
 
 from ...match.jsonstr import JsonStringDecoder
 from ..errors import InputError
-from ..io import remote
-from ..io.read import ReadTap, byte_range, display_name, line_ranges, lines_at, lines_before, open_counted
+from ..io import remote, seekgz
+from ..io.read import (
+    ReadTap,
+    byte_range,
+    display_name,
+    limited,
+    line_ranges,
+    lines_at,
+    lines_before,
+    open_counted,
+)
 from ..provenance import Meta, field_of, from_record, meta_value
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
-from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText
+from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText, split_gzip
 
 try:
     import orjson as _orjson
@@ -72,7 +81,10 @@ def plan(inp: PlanInput) -> Planned:
     Not a file of many ranges, where shards that each counted their way from the file's start
     would read it over and over."""
     if inp.told.compression is not None:
-        return Planned()
+        split = split_gzip(inp)  # a large gzip file: ranges of its text (io/seekgz.py)
+        if split is None or len(split.parts) < 2:
+            return Planned()
+        return Planned(split.parts, split.line0, seek_points=split.seek_points, text_size=split.size)
     parts = line_ranges(inp.f, inp.size, inp.config.shard_size)
     cuts = [a for a, _ in parts]
     lazy = remote.is_url(inp.path) or (
@@ -460,7 +472,12 @@ def records(
 
     if ranged:
         skipped.before = lines_first
-        raw = stream = byte_range(spec.path, spec.start, spec.stop)
+        if spec.seek_points:  # a range of a gzip file's text, from its seek points
+            raw = stream = limited(
+                seekgz.open_at(spec.path, spec.seek_points, spec.start), spec.stop - spec.start
+            )
+        else:
+            raw = stream = byte_range(spec.path, spec.start, spec.stop)
         disk = progress
     else:
         raw, stream, disk = open_counted(

@@ -5,9 +5,9 @@ document, read in windows by search.py. The format of every file that is no othe
 from __future__ import annotations
 
 from ..errors import BinaryInput
-from ..io.decode import HEAD_BYTES, is_binary, text_told
+from ..io.decode import HEAD_BYTES, input_head, is_binary, text_told
 from ..io.read import line_ranges
-from .base import Format, PlanInput, Planned
+from .base import Format, PlanInput, Planned, split_gzip
 
 
 def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
@@ -20,8 +20,10 @@ def plan(inp: PlanInput) -> Planned:
     at all and its source syntax decided once, on its head, as for a file read whole (per range, one HTML-like line
     made a range read as HTML). A compressed stream can only be decompressed from its start, and
     a transcoded text is read whole (a byte range would cut its characters): one shard."""
-    if inp.told.compression is not None or inp.told.encoding is not None:
+    if inp.told.encoding is not None:
         return Planned()
+    if inp.told.compression is not None:
+        return _gzip_ranges(inp)
     inp.f.seek(0)
     first = inp.f.read(HEAD_BYTES)
     why = is_binary(first)
@@ -29,6 +31,17 @@ def plan(inp: PlanInput) -> Planned:
         raise BinaryInput(why)
     told = text_told(inp.told, inp.source, first, inp.config.syntax)
     return Planned(line_ranges(inp.f, inp.size, inp.config.shard_size), told=told)
+
+
+def _gzip_ranges(inp: PlanInput) -> Planned:
+    """A large gzip text in ranges of its decompressed bytes (split_gzip), its kind and syntax
+    told on its text's head as a shard that reads it whole would tell them; else one shard."""
+    split = split_gzip(inp)
+    if split is None or len(split.parts) < 2:
+        return Planned()
+    first, _start = input_head(split.head, 0)
+    told = text_told(inp.told, inp.source, first[:HEAD_BYTES], inp.config.syntax)
+    return Planned(split.parts, told=told, seek_points=split.seek_points, text_size=split.size)
 
 
 FORMAT = Format("text", tell, plan, None, ranges=True)

@@ -427,9 +427,15 @@ def byte_range(path: str, start: int, stop: int) -> BinaryIO:
     """Bytes [start, stop) of an uncompressed file (stop -1: to its end), as a stream."""
     f = open_input(path)
     f.seek(start)
-    if stop < 0:
-        return f
-    return io.BufferedReader(Limited(f, stop - start), buffer_size=1 << 20)
+    return limited(f, stop - start if stop >= 0 else -1)
+
+
+def limited(stream: BinaryIO, n: int) -> BinaryIO:
+    """The next `n` bytes of a stream (n < 0: all the rest), as a stream; closing it closes the
+    stream."""
+    if n < 0:
+        return stream
+    return io.BufferedReader(Limited(stream, n), buffer_size=1 << 20)
 
 
 class Limited(io.RawIOBase):

@@ -27,6 +27,7 @@ from ..formats import (
     records,
     tell_input,
 )
+from ..io import seekgz
 from ..io.decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for, text_told
 from ..io.read import ReadTap, open_counted, open_input, read_upto
 from ..table import Columns, Mentions, MentionTable
@@ -221,7 +222,10 @@ def _text_chunks(
     range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
     comp, encoding = spec.told.compression, spec.told.encoding
-    raw, stream, progress = open_counted(spec.path, comp, progress, result.text_cut(spec.source))
+    if spec.seek_points:  # a range of a gzip file's text, from its seek points (io/seekgz.py)
+        raw = stream = seekgz.open_at(spec.path, spec.seek_points, max(0, range_lo - RANGE_OVERLAP))
+    else:
+        raw, stream, progress = open_counted(spec.path, comp, progress, result.text_cut(spec.source))
     with raw, stream:
         if encoding is not None:  # a text in another encoding is one shard (formats/text.py)
             source = StreamSource.of_blocks(_decoded_blocks(stream, encoding, config.block_size))

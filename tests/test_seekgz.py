@@ -1,0 +1,94 @@
+"""One large gzip file in many shards (io/seekgz.py): its text cut in ranges at line ends by one
+pass of rapidgzip, each shard decompressing its own range from the seek points; the rows are
+those of the same text uncompressed, and without rapidgzip the file is one shard, as before."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extractor.pipeline.io import seekgz
+
+from .helpers import run_json, scan_here, table
+
+pytest.importorskip("rapidgzip")
+
+SHARD = 64 << 10
+
+
+def _noise(i: int) -> str:
+    """Words gzip cannot shrink much, so that the file is large as stored too."""
+    return random.Random(i).getrandbits(96).to_bytes(12, "big").hex()
+
+
+def _records(n: int) -> bytes:
+    lines = []
+    for i in range(n):
+        record: dict[str, Any] = {
+            "text": f"see doi:10.1000/{i} {_noise(i)} and https://doi.org/10.1038/NATURE{i % 97}."
+        }
+        if i % 5:
+            record["id"] = f"r{i}"  # a fifth without an id: named by its line
+        lines.append(json.dumps(record) + "\n")
+    lines[7] = '{"id": "no-text"}\n'  # a skipped line, named by its line too
+    return "".join(lines).encode()
+
+
+def _text(n: int) -> bytes:
+    return "".join(
+        f"ligne {i} – doi:10.1000/{i} {_noise(i)}, 10.1038/nature{i % 97}\n" for i in range(n)
+    ).encode()
+
+
+def _rows(out: Path, name: str) -> list[str]:
+    """A dataset's rows but for the input's name."""
+    drop = {"source", "first_source"}
+    return sorted(str({k: v for k, v in r.items() if k not in drop}) for r in table(out, name))
+
+
+@pytest.mark.parametrize(("name", "data"), [("r.jsonl", _records(6000)), ("t.txt", _text(6000))])
+def test_a_gzip_file_in_ranges_gives_the_rows_of_its_text(tmp_path: Path, name: str, data: bytes) -> None:
+    plain = tmp_path / "plain" / name
+    packed = tmp_path / "packed" / f"{name}.gz"
+    for p, body in ((plain, data), (packed, gzip.compress(data))):
+        p.parent.mkdir()
+        p.write_bytes(body)
+    assert packed.stat().st_size >= SHARD  # planned by its contents, not grouped
+    scan_here([plain], tmp_path / "a", shard_size=SHARD, occurrences=True)
+    scan_here([packed], tmp_path / "b", shard_size=SHARD, occurrences=True, keep_work=True)
+    a, b = run_json(tmp_path / "a"), run_json(tmp_path / "b")
+    assert b["shards"] == a["shards"] > 2
+    assert (b["hits"], b["documents"], b["bytes_read"]) == (a["hits"], a["documents"], a["bytes_read"])
+    assert [s["first"] for s in b["skipped_records"]] == [s["first"] for s in a["skipped_records"]]
+    for dataset in ("mentions", "occurrences", "dois"):
+        assert _rows(tmp_path / "b", dataset) == _rows(tmp_path / "a", dataset), dataset
+    assert list((tmp_path / "b" / "_work" / "seek").glob("*.gzidx"))  # the seek points, in the work
+
+
+def test_without_rapidgzip_or_when_cut_a_gzip_file_is_one_shard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _records(6000)
+    packed = tmp_path / "in" / "r.jsonl.gz"
+    packed.parent.mkdir()
+    packed.write_bytes(gzip.compress(data))
+    scan_here([packed], tmp_path / "split", shard_size=SHARD)
+    with monkeypatch.context() as m:
+        m.setattr(seekgz, "available", lambda: False)
+        scan_here([packed], tmp_path / "whole", shard_size=SHARD)
+    assert run_json(tmp_path / "whole")["shards"] == 1 < run_json(tmp_path / "split")["shards"]
+    assert _rows(tmp_path / "whole", "mentions") == _rows(tmp_path / "split", "mentions")
+    # a download cut short: rapidgzip cannot read it to its end, so it is read as one stream,
+    # its records before the cut kept and the cut named (tests/test_messy.py)
+    cut = tmp_path / "cut" / "r.jsonl.gz"
+    cut.parent.mkdir()
+    whole = packed.read_bytes()
+    cut.write_bytes(whole[: len(whole) * 2 // 3])
+    scan_here([cut], tmp_path / "cut-out", shard_size=SHARD)
+    run = run_json(tmp_path / "cut-out")
+    assert run["shards"] == 1 and run["partial"] and 0 < run["documents"] < 6000
