@@ -141,3 +141,42 @@ def records_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
         f"two workers' speed-up on files {med['text files, 1 worker'] / med['text files, 2 workers']:.2f}x "
         f"against a median capacity of {sorted(capacities)[len(capacities) // 2]:.2f}"
     )
+
+
+def gzip_split_tables(corpus: Path, repeat: int, tmp: Path, say: Any) -> None:
+    """Issue 46: one large .jsonl.gz (the corpus's JSONL parts end to end, gzipped) scanned by one
+    worker and by two, its text in ranges from rapidgzip's seek points (io/seekgz.py,
+    --split-gzip), against the same file as one shard (--no-split-gzip); medians of alternating
+    rounds, the two-process capacity measured in each round."""
+    import gzip
+
+    parts = sorted((corpus / "jsonl").iterdir())
+    packed = tmp / "all.jsonl.gz"
+    nbytes = 0
+    with gzip.open(packed, "wb", compresslevel=6) as out:
+        for part in parts:
+            data = part.read_bytes()
+            nbytes += len(data)
+            out.write(data)
+    target = str(tmp / "out")
+    cmds = {
+        "one shard, 1 worker": [*scan_cmd([str(packed)], target, 1), "--no-split-gzip"],
+        "one shard, 2 workers": [*scan_cmd([str(packed)], target, 2), "--no-split-gzip"],
+        "ranges, 1 worker": [*scan_cmd([str(packed)], target, 1), "--split-gzip"],
+        "ranges, 2 workers": [*scan_cmd([str(packed)], target, 2), "--split-gzip"],
+    }
+    rounds = alternating_rounds(cmds, repeat, lambda: shutil.rmtree(target, ignore_errors=True))
+    _times, med, capacities = rounds
+    say_rounds(
+        say,
+        f"one .jsonl.gz of {nbytes / 1e6:.0f} MB of text ({packed.stat().st_size / 1e6:.0f} MB stored)",
+        rounds,
+        nbytes,
+        "x 1 shard",
+        lambda label: "one shard, 1 worker",
+    )
+    say(
+        f"two workers over the ranges against one: {med['ranges, 1 worker'] / med['ranges, 2 workers']:.2f}x, "
+        f"against one shard: {med['one shard, 1 worker'] / med['ranges, 2 workers']:.2f}x, "
+        f"beside a median two-process capacity of {sorted(capacities)[len(capacities) // 2]:.2f}"
+    )

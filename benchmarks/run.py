@@ -40,7 +40,7 @@ from .matcher import canonicalize_tables, find_tables, syntax_tables
 from .memory import check_memory
 from .pages import pages_tables
 from .plain import find_jobs_tables, plain_tables
-from .records import records_tables
+from .records import gzip_split_tables, records_tables
 from .shapes import shapes_tables
 
 
@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
             "canonicalize",
             "archives",
             "records",
+            "gzip-split",
             "find-jobs",
             "plain",
         ),
@@ -107,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             archive_tables(corpus, a.repeat, tmp, say)
         elif a.only == "records":
             records_tables(corpus, a.repeat, tmp, say)
+        elif a.only == "gzip-split":
+            gzip_split_tables(corpus, a.repeat, tmp, say)
         elif a.only == "find-jobs":
             find_jobs_tables(rg, plain_files, a.repeat, tmp, say)
         elif a.only == "plain":

@@ -60,7 +60,7 @@ def test_a_gzip_file_in_ranges_gives_the_rows_of_its_text(tmp_path: Path, name: 
         p.write_bytes(body)
     assert packed.stat().st_size >= SHARD  # planned by its contents, not grouped
     scan_here([plain], tmp_path / "a", shard_size=SHARD, occurrences=True)
-    scan_here([packed], tmp_path / "b", shard_size=SHARD, occurrences=True, keep_work=True)
+    scan_here([packed], tmp_path / "b", shard_size=SHARD, occurrences=True, keep_work=True, split_gzip=True)
     a, b = run_json(tmp_path / "a"), run_json(tmp_path / "b")
     assert b["shards"] == a["shards"] > 2
     assert (b["hits"], b["documents"], b["bytes_read"]) == (a["hits"], a["documents"], a["bytes_read"])
@@ -77,10 +77,12 @@ def test_without_rapidgzip_or_when_cut_a_gzip_file_is_one_shard(
     packed = tmp_path / "in" / "r.jsonl.gz"
     packed.parent.mkdir()
     packed.write_bytes(gzip.compress(data))
-    scan_here([packed], tmp_path / "split", shard_size=SHARD)
+    scan_here([packed], tmp_path / "split", shard_size=SHARD, split_gzip=True)
     with monkeypatch.context() as m:
         m.setattr(seekgz, "available", lambda: False)
-        scan_here([packed], tmp_path / "whole", shard_size=SHARD)
+        scan_here([packed], tmp_path / "whole", shard_size=SHARD, split_gzip=True)
+    scan_here([packed], tmp_path / "asked-not", shard_size=SHARD, split_gzip=False)
+    assert run_json(tmp_path / "asked-not")["shards"] == 1
     assert run_json(tmp_path / "whole")["shards"] == 1 < run_json(tmp_path / "split")["shards"]
     assert _rows(tmp_path / "whole", "mentions") == _rows(tmp_path / "split", "mentions")
     # a download cut short: rapidgzip cannot read it to its end, so it is read as one stream,
@@ -89,6 +91,19 @@ def test_without_rapidgzip_or_when_cut_a_gzip_file_is_one_shard(
     cut.parent.mkdir()
     whole = packed.read_bytes()
     cut.write_bytes(whole[: len(whole) * 2 // 3])
-    scan_here([cut], tmp_path / "cut-out", shard_size=SHARD)
+    scan_here([cut], tmp_path / "cut-out", shard_size=SHARD, split_gzip=True)
     run = run_json(tmp_path / "cut-out")
     assert run["shards"] == 1 and run["partial"] and 0 < run["documents"] < 6000
+
+
+def test_scan_split_gzip_on_the_command_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    packed = tmp_path / "r.jsonl.gz"
+    packed.write_bytes(gzip.compress(_records(6000)))
+    for flag, many in (("--split-gzip", True), ("--no-split-gzip", False)):
+        out = tmp_path / flag
+        cmd = [sys.executable, "-m", "extractor.cli", "scan", str(packed), "-o", str(out)]
+        subprocess.run([*cmd, "--shard-size", str(SHARD), flag, "--quiet", "--workers", "2"], check=True)
+        assert (run_json(out)["shards"] > 1) is many

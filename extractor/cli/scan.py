@@ -211,6 +211,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         kind=args.kind,
         syntax=None if args.syntax == "auto" else args.syntax,
         shard_size=args.shard_size,
+        split_gzip=args.split_gzip,
         wiki_namespaces=args.wiki_namespaces,
         keep_work=args.keep_work,
     )

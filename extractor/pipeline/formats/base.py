@@ -106,9 +106,14 @@ class Planned(NamedTuple):
 def split_gzip(inp: PlanInput) -> GzipPlan | None:
     """A large gzip input's text in byte ranges at line ends (io/seekgz.py), where that can be: a
     local file, rapidgzip installed, a scan with a work folder for the seek points (not find's
-    ranges, which read a file as stored); None for one shard."""
+    ranges, which read a file as stored), and asked for (ScanConfig.split_gzip) or on a machine of
+    several CPUs; None for one shard."""
+    wanted = inp.config.split_gzip
+    if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)
+        wanted = usable_cpus() >= seekgz.SPLIT_GZIP_CPUS
     if (
-        inp.told.compression != "gzip"
+        not wanted
+        or inp.told.compression != "gzip"
         or not inp.config.out
         or remote.is_url(inp.path)
         or not seekgz.available()
