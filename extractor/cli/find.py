@@ -289,38 +289,24 @@ def find_one(
                 start, stop, kind, said["syntax"] = part
             # -c alone, of a text: the matcher's own count, no Python object per hit
             counted = args.count and not _reads_on(args)
+            # how a range of the file, or its stream, is read (the range in its file's kind and syntax)
+            in_range = (
+                (path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive) if part else ()
+            )
+            in_stream = (stream, name or "", args.kind, args.other_prefixes)
+            reading = {"syntax": syntax, "said": said, "derive": args.derive}
             if counted and part is not None:
-                count = count_in_range(
-                    path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive
-                )
+                count = count_in_range(*in_range)
                 found_hits = iter(())
             elif counted and told.fmt == "text":
-                count = count_in_stream(
-                    stream,
-                    name or "",
-                    args.kind,
-                    args.other_prefixes,
-                    syntax=syntax,
-                    said=said,
-                    derive=args.derive,
-                )
+                count = count_in_stream(*in_stream, **reading)
                 found_hits = iter(())
             elif _one_doi_a_line(args) and (part is not None or told.fmt == "text"):
                 # a text's DOIs a line each, nothing else: written a window at a time, no Hit made
                 if part is not None:
-                    lists = doi_lists_in_range(
-                        path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive
-                    )
+                    lists = doi_lists_in_range(*in_range)
                 else:
-                    lists = doi_lists_in_stream(
-                        stream,
-                        name or "",
-                        args.kind,
-                        args.other_prefixes,
-                        syntax=syntax,
-                        said=said,
-                        derive=args.derive,
-                    )
+                    lists = doi_lists_in_stream(*in_stream, **reading)
                 for dois in lists:
                     count += len(dois)
                     out.write("".join([prefix + doi + "\n" for doi in dois]))
@@ -329,10 +315,7 @@ def find_one(
                 # a range's lines count from its start: the newlines of the ranges before it added
                 base = lines_before(path, start) if args.line_number else 0
                 found_hits = (
-                    (None, h, None if line is None else line + base)
-                    for line, h in hits_in_range(
-                        path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive
-                    )
+                    (None, h, None if line is None else line + base) for line, h in hits_in_range(*in_range)
                 )
             else:
                 found_hits = _hits(path, told, name, args, lines, syntax, said, stream, read)
