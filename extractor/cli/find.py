@@ -18,6 +18,7 @@ from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import BinaryInput, Fatal, InputError
 from ..pipeline.find import (
     LineCounter,
+    TextRange,
     count_in_range,
     count_in_stream,
     doi_lists_in_range,
@@ -291,31 +292,33 @@ def find_one(
             counted = args.count and not _reads_on(args)
             # how a range of the file, or its stream, is read (the range in its file's kind and syntax)
             in_range = (
-                (path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive) if part else ()
+                TextRange(path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive)
+                if part
+                else None
             )
             in_stream = (stream, name or "", args.kind, args.other_prefixes)
             reading = {"syntax": syntax, "said": said, "derive": args.derive}
-            if counted and part is not None:
-                count = count_in_range(*in_range)
+            if counted and in_range is not None:
+                count = count_in_range(in_range)
                 found_hits = iter(())
             elif counted and told.fmt == "text":
                 count = count_in_stream(*in_stream, **reading)
                 found_hits = iter(())
-            elif _one_doi_a_line(args) and (part is not None or told.fmt == "text"):
+            elif _one_doi_a_line(args) and (in_range is not None or told.fmt == "text"):
                 # a text's DOIs a line each, nothing else: written a window at a time, no Hit made
-                if part is not None:
-                    lists = doi_lists_in_range(*in_range)
+                if in_range is not None:
+                    lists = doi_lists_in_range(in_range)
                 else:
                     lists = doi_lists_in_stream(*in_stream, **reading)
                 for dois in lists:
                     count += len(dois)
                     out.write("".join([prefix + doi + "\n" for doi in dois]))
                 found_hits = iter(())
-            elif part is not None:
+            elif in_range is not None:
                 # a range's lines count from its start: the newlines of the ranges before it added
                 base = lines_before(path, start) if args.line_number else 0
                 found_hits = (
-                    (None, h, None if line is None else line + base) for line, h in hits_in_range(*in_range)
+                    (None, h, None if line is None else line + base) for line, h in hits_in_range(in_range)
                 )
             else:
                 found_hits = _hits(path, told, name, args, lines, syntax, said, stream, read)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..match import FORMS, Hit
 from ..match.native import CHit
@@ -117,75 +117,51 @@ def text_ranges(path: str, source: str, config: ScanConfig) -> Planned | None:
         return planned if planned.told is not None else None
 
 
-def hits_in_range(
-    path: str,
-    start: int,
-    stop: int,
-    kind: str,
-    allow_other_prefix: bool = False,
-    syntax: str | None = None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[tuple[int | None, Hit]]:
-    """(line, hit) for each DOI of a text file that starts in its byte range [start, stop) (stop
-    -1: to the end), read as a scan's shard of that range reads it — from a little before
-    `start` to well past `stop`, so that a DOI across a cut is found once, by the range it
-    starts in — in the kind and syntax decided for the whole file (text_ranges). Offsets count
-    bytes of the file; lines count from the range's first line."""
+class TextRange(NamedTuple):
+    """A byte range [start, stop) of a text file (stop -1: to the end) as one of find's processes
+    reads it: in the kind and syntax decided for the whole file (text_ranges), other prefixes
+    accepted or not, the sources of spec §8 asked for."""
+
+    path: str
+    start: int
+    stop: int
+    kind: str
+    allow_other_prefix: bool = False
+    syntax: str | None = None
+    derive: tuple[str, ...] = ()
+
+
+def hits_in_range(r: TextRange) -> Iterator[tuple[int | None, Hit]]:
+    """(line, hit) for each DOI that starts in the range, read as a scan's shard of that range
+    reads it — from a little before its start to well past its stop, so that a DOI across a cut
+    is found once, by the range it starts in. Offsets count bytes of the file; lines count from
+    the range's first line."""
     hits: list[CHit] = []
-    yield from _window_hits(
-        _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits, derive), hits
-    )
+    yield from _window_hits(_range_windows(r, hits), hits)
 
 
-def doi_lists_in_range(
-    path: str,
-    start: int,
-    stop: int,
-    kind: str,
-    allow_other_prefix: bool = False,
-    syntax: str | None = None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[list[str]]:
+def doi_lists_in_range(r: TextRange) -> Iterator[list[str]]:
     """The canonical DOIs hits_in_range gives, a list a window, with no Hit made."""
     hits: list[CHit] = []
-    yield from _window_dois(
-        _range_windows(path, start, stop, kind, allow_other_prefix, syntax, hits, derive), hits
-    )
+    yield from _window_dois(_range_windows(r, hits), hits)
 
 
-def count_in_range(
-    path: str,
-    start: int,
-    stop: int,
-    kind: str,
-    allow_other_prefix: bool = False,
-    syntax: str | None = None,
-    derive: tuple[str, ...] = (),
-) -> int:
+def count_in_range(r: TextRange) -> int:
     """How many DOIs hits_in_range gives, counted by the matcher with no Python object per hit."""
-    return sum(_range_windows(path, start, stop, kind, allow_other_prefix, syntax, None, derive))
+    return sum(_range_windows(r, None))
 
 
-def _range_windows(
-    path: str,
-    start: int,
-    stop: int,
-    kind: str,
-    allow_other_prefix: bool,
-    syntax: str | None,
-    hits: list[CHit] | None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[int]:
+def _range_windows(r: TextRange, hits: list[CHit] | None) -> Iterator[int]:
     """The hits of each window of a byte range as hits_in_range reads it, listed in `hits`."""
-    with input_errors(), open(path, "rb") as f:
+    with input_errors(), open(r.path, "rb") as f:
         fd = f.fileno()
         size = os.fstat(fd).st_size
-        base = max(0, start - RANGE_OVERLAP) if start else 0
-        hi = None if stop < 0 else stop
+        base = max(0, r.start - RANGE_OVERLAP) if r.start else 0
+        hi = None if r.stop < 0 else r.stop
         windows = FileSource(fd, base, size if hi is None else min(size, hi + 8 * BYTE_RESERVE), 8 << 20)
-        match = matcher_for(kind, allow_other_prefix, None, hits, syntax, derive)
+        match = matcher_for(r.kind, r.allow_other_prefix, None, hits, r.syntax, r.derive)
         try:
-            yield from scan_windows(windows, match, ShardResult(0), no_progress, start, hi)
+            yield from scan_windows(windows, match, ShardResult(0), no_progress, r.start, hi)
         finally:
             windows.release()
 
