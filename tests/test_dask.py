@@ -112,6 +112,7 @@ def _same_output(a: Path, b: Path) -> None:
     assert run_json(a)["hits"] == run_json(b)["hits"]
 
 
+@pytest.mark.slow  # a real cluster's start and a whole scan on it: CI's thorough profile runs it
 def test_a_scan_on_a_dask_cluster_equals_the_local_engine(tmp_path: Path, cluster: Cluster) -> None:
     src = _corpus(tmp_path)
     local, dask = tmp_path / "local", tmp_path / "dask"

@@ -52,6 +52,8 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+# the build of an sdist and a wheel (the C parts compiled): CI's thorough profile runs these
+@pytest.mark.slow
 def test_the_sdist_holds_what_its_tests_read(dist: Path) -> None:
     if not (ROOT / ".git").exists():
         pytest.skip("compares with the repository's files")
@@ -80,6 +82,7 @@ def test_the_sdist_holds_what_its_tests_read(dist: Path) -> None:
     assert "Classifier: Typing :: Typed\n" in meta
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_type_hints_and_the_license(dist: Path) -> None:
     (wheel,) = dist.glob("*.whl")
     with zipfile.ZipFile(wheel) as z:
