@@ -130,8 +130,14 @@ def find_array(
         raise ValueError(f"syntax must be one of {SYNTAX_CHOICES} or None, not {syntax!r}")
     n = len(array)
     texts = array.fill_null("") if array.null_count else array
+    # one bucket: the rows are ordered below, so the table's hash buckets would only cost
     config = ScanConfig(
-        out="", kind=kind, syntax=syntax, allow_other_prefix=allow_other_prefix, derive=derive_sources(derive)
+        out="",
+        buckets=1,
+        kind=kind,
+        syntax=syntax,
+        allow_other_prefix=allow_other_prefix,
+        derive=derive_sources(derive),
     )
     docs, offsets, dois = [], [], []
     for rows in texts_mentions(texts, config, ShardResult(0)):
