@@ -166,3 +166,22 @@ def test_a_stop_file_left_by_a_killed_run_is_cleared(tmp_path: Path) -> None:
     (tmp_path / "out" / ".stop-99999").write_text("")
     with output_folder(str(tmp_path / "out")):
         assert not (tmp_path / "out" / ".stop-99999").exists()
+
+
+def test_rejected_inputs_are_listed_in_the_order_of_their_shards_not_of_their_finishing(
+    tmp_path: Path,
+) -> None:
+    """_run.json is the same from one run to the next: shards run largest first (and workers
+    finish them in any order), but their rejected inputs are listed in the shards' order."""
+    from .helpers import scan_here
+
+    src = tmp_path / "in"
+    src.mkdir()
+    names = ["a.jsonl.gz", "b.jsonl.gz", "c.jsonl.gz", "d.txt"]
+    for i, name in enumerate(names[:3]):  # a shard each (compressed), the last the largest: run first
+        body = "".join(f'{{"id": "{os.urandom(8).hex()}", "body": "x"}}\n' for _ in range(100 * (i + 1)))
+        (src / name).write_bytes(gzip.compress(body.encode()))
+    (src / "d.txt").write_text("see doi:10.1000/182\n" * 100)
+    scan_here([src / n for n in names], tmp_path / "out", shard_size=1000, split_gzip=False)
+    rejected = [r["source"] for r in run_json(tmp_path / "out")["rejected"]]
+    assert rejected == [str(src / n) for n in names[:3]]

@@ -259,13 +259,15 @@ def run_scan(
     t_plan = time.monotonic()
     # Largest first, so that no worker is left with a big shard at the end; the output order
     # depends on shard numbers only.
+    # each shard's rejected inputs, said as they come, kept in the shards' order (not the order
+    # the workers finished them in): _run.json is the same from one run to the next
+    shard_rejected: dict[int, list[dict[str, str]]] = {}
     for res in engine.run_shards(sorted(todo, key=lambda s: -shard_bytes(s)), config, obs.progress):
         done[res.index] = res
-        problems = list(res.rejected)
+        problems = shard_rejected[res.index] = list(res.rejected)
         if res.error:
             problems.append({"source": specs[res.index].source, "reason": res.error})
         for r in problems:
-            rejected.append(r)
             obs.rejected(r["source"], r["reason"])
         for sk in res.skipped:
             obs.skipped(sk["source"], sk["records"], sk["first"])
@@ -289,6 +291,7 @@ def run_scan(
             inputs_read += left[src] == 0
         obs.inputs_done(inputs_read, len(left))
     t_shards = time.monotonic()
+    rejected += [r for i in sorted(shard_rejected) for r in shard_rejected[i]]
     if finished is not None:
         read_any = any(r.error is None and len(r.rejected) < len(specs[i].units()) for i, r in done.items())
         if not read_any:
