@@ -146,7 +146,8 @@ def find_array(
         dois.append(cols[0])
         offsets.append(cols[2])
     found = pa.Table.from_arrays(
-        [_joined(docs, pa.int64()), _joined(offsets, pa.int64()), _joined(dois, pa.string())],
+        # texts_mentions gives one batch at least (the last, of no rows when there are none)
+        [pa.concat_arrays(docs), pa.concat_arrays(offsets), pa.concat_arrays(dois)],
         names=["doc", "at", "doi"],
     )
     found = found.take(
@@ -164,15 +165,6 @@ def find_array(
     offsets_array = pa.Array.from_buffers(pa.int32(), n + 1, [None, pa.py_buffer(bounds)])
     mask = array.is_null() if array.null_count else None
     return pa.ListArray.from_arrays(offsets_array, found["doi"].combine_chunks(), mask=mask)
-
-
-def _joined(arrays: list[pa.Array], kind: pa.DataType) -> pa.Array:
-    """Arrays of one type end to end (an empty array of the type when there are none)."""
-    if arrays:
-        return pa.concat_arrays(arrays)
-    return pa.Array.from_buffers(
-        kind, 0, [None, pa.py_buffer(b"\0" * 4), pa.py_buffer(b"")][: 3 if kind == pa.string() else 2]
-    )
 
 
 def canonicalize_array(array: Any) -> pa.Array | pa.ChunkedArray:

@@ -553,7 +553,8 @@ def texts_mentions(texts: Any, config: ScanConfig, result: ShardResult) -> Itera
     """The mentions of a run of record texts — a list of str, or an Arrow string array of valid
     UTF-8 with no nulls — read as a scan reads a batch of records of no name of their own
     (_batch_docs: in the kind config.kind forces, else each its own), each row keyed by its
-    text's place in the run (DocBatch.docs); the Arrow batch API's and DuckDB's reading."""
+    text's place in the run (DocBatch.docs); one batch at least, the last perhaps of no rows.
+    The Arrow batch API's and DuckDB's reading."""
     batch = _Batch()
     n = len(texts)
     batch.extend(0, Records([None] * n, texts, [()] * n))
