@@ -107,7 +107,7 @@ def split_gzip(inp: PlanInput) -> GzipPlan | None:
     """A large gzip input's text in byte ranges at line ends (io/seekgz.py), where that can be: a
     local file, rapidgzip installed, a scan with a work folder for the seek points (not find's
     ranges, which read a file as stored), and asked for (ScanConfig.split_gzip) or on a machine of
-    several CPUs; None for one shard."""
+    several CPUs; None for one shard (a text of one range too)."""
     wanted = inp.config.split_gzip
     if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)
         wanted = usable_cpus() >= seekgz.SPLIT_GZIP_CPUS
@@ -120,7 +120,8 @@ def split_gzip(inp: PlanInput) -> GzipPlan | None:
     ):
         return None
     index = seekgz.index_path(inp.config.out, inp.path)
-    return seekgz.plan_ranges(inp.path, inp.config.shard_size, index, usable_cpus(), HEAD_BYTES)
+    split = seekgz.plan_ranges(inp.path, inp.config.shard_size, index, usable_cpus(), HEAD_BYTES)
+    return split if split is not None and len(split.parts) > 1 else None
 
 
 class Format(NamedTuple):

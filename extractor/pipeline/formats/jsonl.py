@@ -82,7 +82,7 @@ def plan(inp: PlanInput) -> Planned:
     would read it over and over."""
     if inp.told.compression is not None:
         split = split_gzip(inp)  # a large gzip file: ranges of its text (io/seekgz.py)
-        if split is None or len(split.parts) < 2:
+        if split is None:
             return Planned()
         return Planned(split.parts, split.line0, seek_points=split.seek_points, text_size=split.size)
     parts = line_ranges(inp.f, inp.size, inp.config.shard_size)

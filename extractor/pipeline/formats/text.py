@@ -37,7 +37,7 @@ def _gzip_ranges(inp: PlanInput) -> Planned:
     """A large gzip text in ranges of its decompressed bytes (split_gzip), its kind and syntax
     told on its text's head as a shard that reads it whole would tell them; else one shard."""
     split = split_gzip(inp)
-    if split is None or len(split.parts) < 2:
+    if split is None:
         return Planned()
     first, _start = input_head(split.head, 0)
     told = text_told(inp.told, inp.source, first[:HEAD_BYTES], inp.config.syntax)

@@ -223,7 +223,7 @@ def _text_chunks(
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
     comp, encoding = spec.told.compression, spec.told.encoding
     if spec.seek_points:  # a range of a gzip file's text, from its seek points (io/seekgz.py)
-        raw = stream = seekgz.open_at(spec.path, spec.seek_points, max(0, range_lo - RANGE_OVERLAP))
+        raw = stream = seekgz.open_at(spec.path, spec.seek_points, base)
     else:
         raw, stream, progress = open_counted(spec.path, comp, progress, result.text_cut(spec.source))
     with raw, stream:
