@@ -320,11 +320,15 @@ def test_a_killed_scan_leaves_no_semaphore(tmp_path: Path, whole_group: bool) ->
     )
     deadline = time.monotonic() + 30
     # this scan's named semaphores, not those of whatever else runs beside it (-n 2: another
-    # test's pool): mapped by its processes, and with a name in /dev/shm
+    # test's pool): mapped by its processes, their names perhaps removed already (the workers
+    # may open them before a poll of 10 ms sees them in /dev/shm)
     ours: set[str] = set()
-    while not ours and p.poll() is None and time.monotonic() < deadline:
-        ours = _semaphores_of(p.pid) & _semaphores()
+    pool = 0
+    while pool < 4 and p.poll() is None and time.monotonic() < deadline:
+        ours |= _semaphores_of(p.pid)
+        pool = len([c for c in _descendants(p.pid) if _is_worker(c)])
         time.sleep(0.01)  # the pool starting: its queues' semaphores made
+    ours |= _semaphores_of(p.pid)
     assert ours, "no pool was started"
     while ours & _semaphores() and time.monotonic() < deadline:
         time.sleep(0.01)  # the workers opening them, then their names removed

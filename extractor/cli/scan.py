@@ -20,7 +20,7 @@ from ..pipeline import Observer, OutputInUse, RunReport, ScanConfig, ShardResult
 from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import Fatal, StoreError
 from ..pipeline.io.remote import is_url
-from ..pipeline.out.publish import default_stage, preflight, publish
+from ..pipeline.out.publish import default_stage, preflight, publish, remove_work
 from ..pipeline.provenance import meta_fields
 
 
@@ -176,17 +176,27 @@ def cmd_scan(args: argparse.Namespace) -> int:
         return 2
     publish_to = None
     out = args.out
+    work = ""
     if is_url(out):
-        # The run is staged in a folder and its datasets published to the store at the end.
-        if args.dask not in (None, "local") and args.stage is None:
+        # The run is staged in a folder and its datasets published to the store at the end. On
+        # a cluster with no --stage folder, or with a --stage URL, the shards' work is kept in
+        # the store instead (the output's own prefix, or that URL): the workers then need to
+        # share no folder with this process or each other.
+        stage = args.stage
+        if stage is not None and is_url(stage):
+            work, stage = stage.rstrip("/"), None
+        elif stage is None and args.dask not in (None, "local"):
+            work = out.rstrip("/")
+        if work and "-" in args.inputs:
             say(
-                "doi-extract scan: with a Dask cluster, an output in object storage needs --stage, "
-                "a folder every worker reaches"
+                "doi-extract scan: standard input cannot be read by workers that share no folder with this process"
             )
             return 2
-        publish_to, out = out, args.stage or default_stage(out)
+        publish_to, out = out, stage or default_stage(out)
         try:
             preflight(publish_to)
+            if work != publish_to.rstrip("/") and work:
+                preflight(work)
         except StoreError as exc:
             say(f"doi-extract scan: {exc}")
             return 2
@@ -214,6 +224,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         split_gzip=args.split_gzip,
         wiki_namespaces=args.wiki_namespaces,
         keep_work=args.keep_work,
+        work=work,
     )
     interrupt = Interrupt()
     display = ProgressDisplay(args.quiet, interrupt)
@@ -247,11 +258,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
     display.close()
     if publish_to is not None:
         try:
-            objects = publish(out, publish_to)
+            objects = publish(out, publish_to, report.staged)
+            if work and not args.keep_work:
+                remove_work(work)
         except StoreError as exc:
-            say(f"doi-extract scan: the scan is complete in {out} but was not published: {exc}")
+            where = work or out
+            say(f"doi-extract scan: the scan is complete in {where} but was not published: {exc}")
             return 2
-        kept = args.stage is not None or args.keep_work
+        kept = (args.stage is not None and not work) or args.keep_work
         if not kept:
             # the store holds the result now: a full local copy is no cache worth its disk
             shutil.rmtree(out, ignore_errors=True)

@@ -154,9 +154,10 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument(
         "--stage",
-        metavar="DIR",
+        metavar="DIR|URL",
         help="with -o in object storage: the folder the run is staged in before it is published "
-        "(default: one per output URL under ~/.cache/doi-extractor/stage)",
+        "(default: one per output URL under ~/.cache/doi-extractor/stage), or a URL of the store "
+        "to keep the shards' work in, so that no folder is shared (the default with --dask ADDRESS)",
     )
     add_reading_arguments(ap)
     ap.add_argument(

@@ -27,7 +27,7 @@ from .io.read import display_name
 from .io.remote import is_url
 from .out.finalize import finalize
 from .out.output import OutputInUse, clear_result
-from .out.parts import completed_result
+from .out.parts import completed_markers
 from .out.write import atomically
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 
@@ -97,6 +97,9 @@ class RunReport:
     summary: dict[str, Any] = field(default_factory=dict)
     # inputs cut short, read up to the cut (ShardResult.partial)
     partial: list[dict[str, str]] = field(default_factory=list)
+    # with the work in object storage (ScanConfig.work): the prefix the datasets are staged
+    # under, for out/publish.py to move into place
+    staged: str = ""
 
 
 class FinishedOutput(OutputInUse):
@@ -229,12 +232,12 @@ def run_scan(
 
     done: dict[int, ShardResult] = {}
     todo: list[ShardSpec] = []
+    markers = completed_markers(config.work or out, specs)
     for s in specs:
-        prior = completed_result(out, s)
-        if prior is None:
+        if s.index not in markers:
             todo.append(s)
         else:
-            done[s.index] = prior
+            done[s.index] = prior = ShardResult(**markers[s.index]["result"])
             rejected.extend(prior.rejected)
             for p in prior.partial:
                 obs.partial(p["source"], p["at"], p["reason"])
@@ -302,9 +305,10 @@ def run_scan(
     counts = finalize(out, specs, done, config, engine)
     log.info("merged: %d mentions of %d distinct DOIs", counts["mentions"], counts["dois"])
     writing = counts.pop("write_seconds")
+    staged = counts.pop("staged", "")
     ok = sorted((r for r in done.values() if r.error is None), key=lambda r: r.index)
     partial = [p for r in ok for p in r.partial]
-    options = {k: v for k, v in asdict(config).items() if k != "out"}
+    options = {k: v for k, v in asdict(config).items() if k != "out" and (k != "work" or v)}
     summary = {
         "version": __version__,
         # the inputs as the run was told them (absolute paths, URLs): a later run of others
@@ -360,7 +364,7 @@ def run_scan(
         # stopped half-way through this leaves shards to redo, never a marker without its part.
         for name in ("_shards", "_work", "_spool"):
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)
-    return RunReport(len(specs), resumed, counts, rejected, summary, partial)
+    return RunReport(len(specs), resumed, counts, rejected, summary, partial, staged)
 
 
 def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:

@@ -8,10 +8,14 @@ passing fault is raised, and `work` (what an engine runs) retries it.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+from dataclasses import replace
 
 from .errors import InputError, is_transient
-from .out.parts import shard_paths, write_marker
+from .io.remote import is_url
+from .out.parts import shard_paths, ship, write_marker
 from .scan.search import unit_docs
 from .scan.sinks import OccurrenceSink, PartWriter
 from .units import DocBatch, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
@@ -94,7 +98,22 @@ def run_shard(spec: ShardSpec, config: ScanConfig, progress: Progress) -> ShardR
 
 def work(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: float = 0.5) -> ShardResult:
     """What an engine runs for a shard: run it, retrying passing faults (after `sleep` seconds,
-    doubling); an unreadable input becomes a result with an error."""
+    doubling); an unreadable input becomes a result with an error. With the work in object
+    storage (config.work), the shard runs in a folder of its own here and is shipped to the
+    store when complete: nothing it writes needs to be seen by another machine's file system."""
+    if not is_url(config.work):
+        return _work_here(spec, config, progress, sleep)
+    local = tempfile.mkdtemp(prefix="doi-extract-shard-")
+    try:
+        result = _work_here(spec, replace(config, out=local, work=""), progress, sleep)
+        if result.error is None:
+            ship(local, spec, config.work)
+        return result
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
+
+
+def _work_here(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: float) -> ShardResult:
     for attempt in range(RETRIES):
         try:
             return run_shard(spec, config, progress)

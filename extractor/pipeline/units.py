@@ -63,6 +63,10 @@ class ScanConfig:
     # Keep _work/ and _shards/ after a complete run, so that a rerun is incremental
     # (by default only the datasets and _run.json remain). Not part of key(): it changes no result.
     keep_work: bool = False
+    # Where the shards' part files and completion markers and the merged datasets are kept when
+    # not in `out`: a URL of object storage, for a cluster whose workers share no folder with
+    # the client or each other (shard.work, out/parts.ship). Not part of key().
+    work: str = ""
 
     @property
     def record_fields(self) -> tuple[tuple[str, str], ...]:

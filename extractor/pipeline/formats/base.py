@@ -106,7 +106,7 @@ class Planned(NamedTuple):
 def split_gzip(inp: PlanInput) -> GzipPlan | None:
     """A large gzip input's text in byte ranges at line ends (io/seekgz.py), where that can be: a
     local file, rapidgzip installed, a scan with a work folder for the seek points (not find's
-    ranges, which read a file as stored), and asked for (ScanConfig.split_gzip) or on a machine of
+    ranges, which read a file as stored) whose workers share it, and asked for (ScanConfig.split_gzip) or on a machine of
     several CPUs; None for one shard (a text of one range too)."""
     wanted = inp.config.split_gzip
     if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)
@@ -115,6 +115,9 @@ def split_gzip(inp: PlanInput) -> GzipPlan | None:
         not wanted
         or inp.told.compression != "gzip"
         or not inp.config.out
+        # the seek points are written where the planner is: a cluster that shares no folder
+        # with it (the work in object storage) cannot read them
+        or inp.config.work
         or remote.is_url(inp.path)
         or not seekgz.available()
     ):

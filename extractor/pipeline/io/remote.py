@@ -172,3 +172,104 @@ def open_binary(url: str) -> io.BufferedReader:
     except Exception as exc:
         raise StoreError(reason(exc)) from exc
     return io.BufferedReader(f, buffer_size=1 << 20)
+
+
+# The work of a scan kept in object storage, for a cluster whose workers share no folder
+# (out/parts.py, out/finalize.py, out/publish.py): whole objects and byte ranges read,
+# files put, prefixes listed and removed. Errors are StoreError with the store's reason.
+
+
+def _store_errors(what: str, url: str, exc: Exception) -> StoreError:
+    if isinstance(exc, StoreError):
+        return exc
+    return StoreError(f"{what} {url}: {reason(exc)}")
+
+
+def fetch(url: str, start: int | None = None, end: int | None = None) -> bytes:
+    """An object's bytes, or bytes [start, end) of it."""
+    try:
+        fs, path = filesystem(url)
+        # s3fs sizes a whole object from a listing it keeps, which an object written since
+        # (another worker's) is not in: it would be "not found"
+        fs.invalidate_cache(path)
+        data: bytes = fs.cat_file(path, start=start, end=end)
+        return data
+    except Exception as exc:
+        raise _store_errors("cannot read", url, exc) from exc
+
+
+def fetch_ranges(urls: list[str], starts: list[int], ends: list[int]) -> list[bytes]:
+    """Byte ranges of objects, asked of the store all at once (s3fs sends them concurrently):
+    a bucket merge's slices of every shard's part file cost one round trip, not one each."""
+    if not urls:
+        return []
+    try:
+        fs, _ = filesystem(urls[0])
+        paths = [filesystem(u)[1] for u in urls]
+        data: list[bytes] = fs.cat_ranges(paths, starts, ends)
+    except Exception as exc:
+        raise _store_errors("cannot read", urls[0], exc) from exc
+    for d in data:
+        if isinstance(d, Exception):
+            raise _store_errors("cannot read", urls[0], d)
+    return data
+
+
+def fetch_existing(urls: list[str]) -> dict[str, bytes]:
+    """The objects of `urls` that exist, by URL: one listing per folder, then the objects asked
+    of the store at once (a resume's completion markers)."""
+    if not urls:
+        return {}
+    try:
+        fs, _ = filesystem(urls[0])
+        folders = {u.rsplit("/", 1)[0] for u in urls}
+        there: set[str] = set()
+        for folder in folders:
+            there |= {fs.unstrip_protocol(p) for p in objects_in(fs, filesystem(folder)[1])}
+        wanted = [u for u in urls if u in there]
+        if not wanted:
+            return {}
+        got = fs.cat([filesystem(u)[1] for u in wanted], on_error="omit")
+    except Exception as exc:
+        raise _store_errors("cannot read", urls[0], exc) from exc
+    return {fs.unstrip_protocol(p): data for p, data in got.items()}
+
+
+def objects_in(fs: Any, path: str) -> list[str]:
+    """Every object under a prefix of a file system, as its paths (none when there is no such
+    prefix). Asked of the store each time: fsspec keeps listings, and the shards of a run add
+    objects that an earlier listing did not hold."""
+    fs.invalidate_cache(path)
+    try:
+        return [p for p, i in fs.find(path, detail=True).items() if i.get("type") != "directory"]
+    except FileNotFoundError:
+        return []
+
+
+def objects_under(url: str) -> list[str]:
+    """The URLs of every object under a prefix, sorted."""
+    try:
+        fs, path = filesystem(url)
+        return sorted(fs.unstrip_protocol(p) for p in objects_in(fs, path.rstrip("/")))
+    except Exception as exc:
+        raise _store_errors("cannot list", url, exc) from exc
+
+
+def put(local: str, url: str) -> None:
+    """A local file written to `url` as one object (whole or absent: stores write no half object)."""
+    try:
+        fs, path = filesystem(url)
+        fs.put_file(local, path)
+    except Exception as exc:
+        raise _store_errors("cannot write", url, exc) from exc
+
+
+def remove_under(url: str) -> None:
+    """Every object under a prefix removed (nothing when there is none)."""
+    try:
+        fs, path = filesystem(url)
+        paths = objects_in(fs, path.rstrip("/"))
+        if paths:
+            fs.rm(paths)
+    except Exception as exc:
+        raise _store_errors("cannot remove", url, exc) from exc

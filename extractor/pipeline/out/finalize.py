@@ -8,15 +8,18 @@ import os
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from typing import Any, Protocol, TypeVar
 
 import pyarrow as pa
 
+from ..io.remote import fetch, is_url, remove_under
 from ..provenance import column_types
 from ..units import CITING_COLUMN, ScanConfig, ShardResult, ShardSpec
 from .dedupe import merge_bucket, offset_columns
-from .parts import PART_EXT, PartRef, completed_parts, part_batches, read_part
+from .parts import PART_EXT, PartRef, completed_markers, completed_parts, part_batches, read_parts
 from .write import (
     DOIS_SCHEMA,
     OCCURRENCES_SCHEMA,
@@ -61,7 +64,7 @@ def merge_bucket_files(
     seconds spent writing Parquet."""
     schema = with_meta(PARTIAL_SCHEMA, meta)
     return _merge_into(
-        pa.concat_tables([read_part(ref, schema) for ref in files]).cast(schema),
+        pa.concat_tables(read_parts(files, schema)).cast(schema),
         dest_mentions,
         dest_dois,
         line_bases,
@@ -103,9 +106,18 @@ def merge_split_bucket(
     """Merge a bucket too large to hold in `ways` pieces: its rows are first written out by the
     finer bucket of their DOI (hash mod buckets × ways, whose remainder mod `buckets` is this
     bucket), one batch at a time, then each piece is merged alone into DEST-NN files. So the
-    merge's memory is bounded whatever one bucket holds (one huge document)."""
+    merge's memory is bounded whatever one bucket holds (one huge document). `spill`: a folder
+    for the pieces, or "" for one of this process's own (a worker that shares no folder)."""
     import pyarrow.compute as pc
 
+    if not spill:
+        spill = tempfile.mkdtemp(prefix="doi-extract-spill-")
+        try:
+            return merge_split_bucket(
+                files, bucket, buckets, ways, dest_mentions, dest_dois, spill, line_bases, meta, types
+            )
+        finally:
+            shutil.rmtree(spill, ignore_errors=True)
     os.makedirs(spill, exist_ok=True)
     paths = [os.path.join(spill, f"{bucket:05d}-{w:03d}{PART_EXT}") for w in range(ways)]
     written = [0] * ways
@@ -216,13 +228,26 @@ def finalize(
     out: str, specs: list[ShardSpec], done: dict[int, ShardResult], config: ScanConfig, engine: Mapper
 ) -> dict[str, Any]:
     """Merge the partial results bucket by bucket (buckets in parallel) into mentions/ and
-    dois/, and gather occurrences/; the datasets are published when complete."""
+    dois/, and gather occurrences/; the datasets are published when complete. With the work in
+    object storage (config.work), the merges read their slices from the store and write the
+    datasets there, staged under a prefix of their own (`counts["staged"]`) for out/publish.py to
+    move into place: nothing goes through a folder the workers would have to share."""
     counts: dict[str, Any] = {"mentions": 0, "dois": 0, "occurrences": 0, "write_seconds": 0.0}
     ok = [s for s in specs if s.index in done and done[s.index].error is None]
-    parts = [completed_parts(out, s) for s in ok]
+    root = config.work or out
+    markers = completed_markers(root, ok)
+    parts = [completed_parts(root, s, markers[s.index]) if s.index in markers else None for s in ok]
     bases = line_bases(specs, done)
-    staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
-    spill = os.path.join(out, f".spill.tmp-{os.getpid()}")
+    remote = is_url(root)
+    staged = ""
+    if remote:
+        staged = f"{root}/_work/staged-{uuid.uuid4().hex[:12]}"
+        counts["staged"] = staged
+        staging = {n: f"{staged}/{n}" for n in ("mentions", "dois")}
+        spill = ""
+    else:
+        staging = {n: tempfile.mkdtemp(prefix=f".{n}.tmp-", dir=out) for n in ("mentions", "dois")}
+        spill = os.path.join(out, f".spill.tmp-{os.getpid()}")
     try:
         jobs: list[tuple[Any, ...]] = []
         big: list[tuple[Any, ...]] = []
@@ -231,8 +256,8 @@ def finalize(
         counts["meta_types"] = dict(zip(meta, types, strict=True))
         for first, files, rows in _merge_groups(parts, config):
             dests = (
-                os.path.join(staging["mentions"], f"part-{first:05d}.parquet"),
-                os.path.join(staging["dois"], f"part-{first:05d}.parquet"),
+                f"{staging['mentions']}/part-{first:05d}.parquet",
+                f"{staging['dois']}/part-{first:05d}.parquet",
             )
             ways = -(-rows // config.merge_rows)
             if ways > 1:
@@ -246,26 +271,29 @@ def finalize(
             counts["write_seconds"] += seconds
         if not jobs and not big:  # nothing found: still a dataset with its schema, so that readers work
             write_table(
-                os.path.join(staging["mentions"], "part-00000.parquet"),
+                f"{staging['mentions']}/part-00000.parquet",
                 {},
                 mentions_schema(meta, types, CITING_COLUMN in meta),
             )
-            write_table(os.path.join(staging["dois"], "part-00000.parquet"), {}, DOIS_SCHEMA)
+            write_table(f"{staging['dois']}/part-00000.parquet", {}, DOIS_SCHEMA)
         if config.occurrences:
             import pyarrow.compute as pc
             import pyarrow.parquet as pq
 
-            staging["occurrences"] = tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
+            staging["occurrences"] = (
+                f"{staged}/occurrences" if remote else tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
+            )
             i = 0
             for spec, p in zip(ok, parts, strict=True):
                 for path in p[1] if p is not None else []:
-                    t = pq.read_table(path, schema=PARTIAL_OCCURRENCES_SCHEMA)
+                    source = pa.BufferReader(fetch(path)) if remote else path
+                    t = pq.read_table(source, schema=PARTIAL_OCCURRENCES_SCHEMA)
                     counts["occurrences"] += t.num_rows
                     if t.num_rows:
                         t0 = time.perf_counter()
                         line = pc.add(t["line"], bases.get(spec.index, 0))
                         write_arrow(
-                            os.path.join(staging["occurrences"], f"part-{i:05d}.parquet"),
+                            f"{staging['occurrences']}/part-{i:05d}.parquet",
                             pa.Table.from_arrays(
                                 [
                                     t["source"],
@@ -281,13 +309,18 @@ def finalize(
                         )
                         i += 1
                         counts["write_seconds"] += time.perf_counter() - t0
-        for name, tmpdir in staging.items():
-            _publish(out, name, tmpdir)
+        if not remote:
+            for name, tmpdir in staging.items():
+                _publish(out, name, tmpdir)
     except BaseException:
         # Interrupted or failed: nothing is published, and no staging folder is left behind.
-        for tmpdir in staging.values():
+        if remote:
+            with suppress(OSError):
+                remove_under(staged)
+        for tmpdir in [] if remote else staging.values():
             shutil.rmtree(tmpdir, ignore_errors=True)
         raise
     finally:
-        shutil.rmtree(spill, ignore_errors=True)
+        if spill:
+            shutil.rmtree(spill, ignore_errors=True)
     return counts

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any, NamedTuple
 
 import pyarrow as pa
 
+from ..errors import StoreError
+from ..io.remote import fetch, fetch_existing, fetch_ranges, is_url, put
 from ..units import ShardResult, ShardSpec
 from .write import atomically
 
@@ -89,37 +92,71 @@ def write_part(
     return layout
 
 
+def _from_range(data: bytes, ref: PartRef, schema: pa.Schema) -> pa.Table | None:
+    """One bucket's record batches from the bytes of their range, or None when they are not of
+    the layout's schema or count."""
+    # the first bucket's range starts with the file's magic and schema, written with its
+    # first batch
+    messages = pa.ipc.MessageReader.open_stream(pa.py_buffer(data[8:] if data[:6] == b"ARROW1" else data))
+    batches: list[pa.RecordBatch] = []
+    try:
+        while len(batches) < ref.batches:
+            message = messages.read_next_message()
+            if message.type != "schema":
+                batches.append(pa.ipc.read_record_batch(message, schema))
+    except (pa.ArrowInvalid, StopIteration):
+        return None  # not the layout's schema: read as the file says
+    if batches and sum(b.num_rows for b in batches) == ref.rows:
+        return pa.Table.from_batches(batches, schema)
+    return None
+
+
+def _open_part(path: str) -> Any:
+    """A part file to read as Arrow IPC: memory-mapped, or an object of the store fetched whole."""
+    return pa.BufferReader(fetch(path)) if is_url(path) else pa.memory_map(path)
+
+
 def read_part(ref: PartRef, schema: pa.Schema | None = None) -> pa.Table:
     """The record batches of one bucket of a part file written by write_part with `schema`: read
     from their place where the layout says it, else found through the file's footer (opening and
     parsing it for each bucket of each part was a fifth of a merge)."""
-    if schema is not None and ref.start >= 0:
-        with open(ref.path, "rb") as f:
-            f.seek(ref.start)
-            data = f.read(ref.end - ref.start)
-        # the first bucket's range starts with the file's magic and schema, written with its
-        # first batch
-        messages = pa.ipc.MessageReader.open_stream(pa.py_buffer(data[8:] if data[:6] == b"ARROW1" else data))
-        batches: list[pa.RecordBatch] = []
-        try:
-            while len(batches) < ref.batches:
-                message = messages.read_next_message()
-                if message.type != "schema":
-                    batches.append(pa.ipc.read_record_batch(message, schema))
-        except (pa.ArrowInvalid, StopIteration):
-            batches = []  # not the layout's schema: read as the file says
-        if batches and sum(b.num_rows for b in batches) == ref.rows:
-            return pa.Table.from_batches(batches, schema)
-    with pa.memory_map(ref.path) as source:
-        reader = pa.ipc.open_file(source)
-        return pa.Table.from_batches(
-            [reader.get_batch(i) for i in range(ref.first, ref.first + ref.batches)], reader.schema
+    return read_parts([ref], schema)[0]
+
+
+def read_parts(refs: list[PartRef], schema: pa.Schema | None = None) -> list[pa.Table]:
+    """read_part of each slice; slices in object storage are asked of the store at once."""
+    ranged = [r for r in refs if schema is not None and r.start >= 0]
+    remote = [r for r in ranged if is_url(r.path)]
+    fetched = dict(
+        zip(
+            remote,
+            fetch_ranges([r.path for r in remote], [r.start for r in remote], [r.end for r in remote]),
+            strict=True,
         )
+    )
+    out = []
+    for ref in refs:
+        table = None
+        if schema is not None and ref.start >= 0:
+            data = fetched.get(ref)
+            if data is None:
+                with open(ref.path, "rb") as f:
+                    f.seek(ref.start)
+                    data = f.read(ref.end - ref.start)
+            table = _from_range(data, ref, schema)
+        if table is None:
+            with _open_part(ref.path) as source:
+                reader = pa.ipc.open_file(source)
+                table = pa.Table.from_batches(
+                    [reader.get_batch(i) for i in range(ref.first, ref.first + ref.batches)], reader.schema
+                )
+        out.append(table)
+    return out
 
 
 def part_batches(ref: PartRef) -> Iterator[pa.RecordBatch]:
     """The record batches of one bucket of a part file, one at a time."""
-    with pa.memory_map(ref.path) as source:
+    with _open_part(ref.path) as source:
         reader = pa.ipc.open_file(source)
         for i in range(ref.first, ref.first + ref.batches):
             yield reader.get_batch(i)
@@ -135,11 +172,36 @@ def write_marker(
 
 def _marker(paths: ShardPaths) -> dict[str, Any] | None:
     try:
-        with open(paths.marker, encoding="utf-8") as f:
-            marker: dict[str, Any] = json.load(f)
+        if is_url(paths.marker):
+            marker: dict[str, Any] = json.loads(fetch(paths.marker))
             return marker
+        with open(paths.marker, encoding="utf-8") as f:
+            marker = json.load(f)
+            return marker
+    except FileNotFoundError:
+        return None
+    except StoreError as exc:
+        if isinstance(exc.__cause__, FileNotFoundError):
+            return None
+        raise
     except (OSError, ValueError):
         return None
+
+
+def completed_markers(out: str, specs: list[ShardSpec]) -> dict[int, dict[str, Any]]:
+    """The completion markers of the shards that completed in an earlier run, by shard: in
+    object storage, one listing and the markers asked of the store at once (a GET per shard in
+    turn took a resume of thousands of shards minutes)."""
+    if not is_url(out):
+        return {s.index: m for s in specs if (m := _marker(shard_paths(out, s))) is not None}
+    urls = {shard_paths(out, s).marker: s.index for s in specs}
+    found = {}
+    for url, data in fetch_existing(list(urls)).items():
+        try:
+            found[urls[url]] = json.loads(data)
+        except ValueError:
+            continue  # not a marker this version wrote: the shard is done again
+    return found
 
 
 def completed_result(out: str, spec: ShardSpec) -> ShardResult | None:
@@ -148,16 +210,41 @@ def completed_result(out: str, spec: ShardSpec) -> ShardResult | None:
     return None if marker is None else ShardResult(**marker["result"])
 
 
-def completed_parts(out: str, spec: ShardSpec) -> tuple[dict[int, list[PartRef]], list[str]] | None:
+def completed_parts(
+    out: str, spec: ShardSpec, marker: dict[str, Any] | None = None
+) -> tuple[dict[int, list[PartRef]], list[str]] | None:
     """The part-file batches of a completed shard by bucket, and its occurrence files; None if
-    the shard has not completed."""
+    the shard has not completed. `marker`: its completion marker, when already read."""
     paths = shard_paths(out, spec)
-    marker = _marker(paths)
+    marker = marker if marker is not None else _marker(paths)
     if marker is None:
         return None
+    # A shard shipped to object storage names its files by its attempt (ship below).
+    attempt = marker.get("attempt")
+    if attempt:
+        paths = ShardPaths(f"{paths.parts}-{attempt}", f"{paths.occurrences}-{attempt}", paths.marker)
     by_bucket: dict[int, list[PartRef]] = {}
     for k, layout in enumerate(marker.get("parts", [])):
         for b, (first, count, *rows) in layout.items():
             by_bucket.setdefault(int(b), []).append(PartRef(paths.part(k), first, count, *rows))
     occ_files = [paths.occurrence_file(k) for k in range(marker.get("occurrence_parts", 0))]
     return by_bucket, occ_files
+
+
+def ship(local: str, spec: ShardSpec, out: str) -> None:
+    """A shard completed in the folder `local` put in object storage under `out`: its part and
+    occurrence files under names of this attempt, then its completion marker, which names the
+    attempt. Two attempts of one shard (a task Dask ran twice) never write each other's files,
+    and the marker read is always one attempt's, whole."""
+    here, there = shard_paths(local, spec), shard_paths(out, spec)
+    with open(here.marker, encoding="utf-8") as f:
+        marker: dict[str, Any] = json.load(f)
+    attempt = uuid.uuid4().hex[:10]
+    named = ShardPaths(f"{there.parts}-{attempt}", f"{there.occurrences}-{attempt}", there.marker)
+    for k in range(len(marker.get("parts", []))):
+        put(here.part(k), named.part(k))
+    for k in range(marker.get("occurrence_parts", 0)):
+        put(here.occurrence_file(k), named.occurrence_file(k))
+    marker["attempt"] = attempt
+    with atomically(there.marker) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        json.dump(marker, f)

@@ -17,7 +17,7 @@ import uuid
 from typing import Any
 
 from ..errors import StoreError
-from ..io.remote import filesystem, reason
+from ..io.remote import filesystem, objects_in, reason, remove_under
 from .output import MARKER, marker_text
 
 DATASETS = ("mentions", "dois", "occurrences")
@@ -34,6 +34,7 @@ def default_stage(url: str) -> str:
 
 def _ours(fs: Any, root: str, url: str) -> list[str]:
     """The objects under `root`, refused (StoreError) when a scan did not write them."""
+    fs.invalidate_cache(root)  # fsspec's listing of an earlier call is not what is there now
     existing = [p for p in fs.find(root) if p != root]  # not exists(): it hides a refused key
     top = {p[len(root) + 1 :].split("/", 1)[0] for p in existing}
     if top and not (MARKER in top or RUN in top):
@@ -61,10 +62,12 @@ def preflight(url: str) -> None:
         raise StoreError(f"cannot write to {url}: {reason(exc)}") from exc
 
 
-def publish(stage: str, url: str) -> int:
+def publish(stage: str, url: str, staged: str = "") -> int:
     """Copy the datasets and _run.json of a finished scan in `stage` to `url`; how many objects
-    were written. Raises StoreError when the store refuses, or when `url` holds objects that a
-    scan did not write (nothing is then touched)."""
+    were written. With `staged`, a prefix of the same store where the merges wrote the datasets
+    already (the work in object storage), they are moved from there instead. Raises StoreError
+    when the store refuses, or when `url` holds objects that a scan did not write (nothing is
+    then touched)."""
     try:
         fs, root = filesystem(url)
         root = root.rstrip("/")
@@ -72,12 +75,14 @@ def publish(stage: str, url: str) -> int:
         fs.put_file(os.path.join(stage, MARKER), f"{root}/{MARKER}")  # the stage's own marker
         if f"{root}/{RUN}" in existing:
             fs.rm_file(f"{root}/{RUN}")  # the commit point: absent while the datasets change
-        tmp = f"{root}/_publishing-{uuid.uuid4().hex[:12]}"
+        tmp = filesystem(staged)[1].rstrip("/") if staged else f"{root}/_publishing-{uuid.uuid4().hex[:12]}"
         written = 0
         for name in DATASETS:
             local = os.path.join(stage, name)
             new: set[str] = set()
-            if os.path.isdir(local):
+            if staged:
+                new = {p[len(tmp) + 1 :] for p in objects_in(fs, f"{tmp}/{name}")}
+            elif os.path.isdir(local):
                 for base, _dirs, files in os.walk(local):
                     for f in sorted(files):
                         rel = os.path.relpath(os.path.join(base, f), stage).replace(os.sep, "/")
@@ -97,3 +102,10 @@ def publish(stage: str, url: str) -> int:
         raise
     except Exception as exc:
         raise StoreError(f"cannot publish to {url}: {type(exc).__name__}: {exc}") from exc
+
+
+def remove_work(work: str) -> None:
+    """A published scan's work in object storage removed: the completion markers first, so
+    that a removal stopped half-way leaves shards to redo, never a marker without its parts."""
+    for name in ("_shards", "_work"):
+        remove_under(f"{work.rstrip('/')}/{name}")

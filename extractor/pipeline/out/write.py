@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
 import pyarrow as pa
 
+from ..io.remote import is_url, put
 from ..units import SELF_CITATION
 
 # Offsets in the unit of what was searched, each unit its own column: bytes of a text
@@ -109,7 +111,19 @@ def write_table(path: str, columns: dict[str, Sequence[Any]], schema: pa.Schema)
 
 @contextmanager
 def atomically(path: str) -> Iterator[str]:
-    """A temporary name beside `path` to write to; renamed to `path` when the block completes."""
+    """A temporary name beside `path` to write to; renamed to `path` when the block completes.
+    For a URL of object storage, a local temporary file, put as one object when the block
+    completes (a store writes an object whole or not at all: its rename)."""
+    if is_url(path):
+        fd, tmp = tempfile.mkstemp(prefix="doi-extract-put-")
+        os.close(fd)
+        try:
+            yield tmp
+            put(tmp, path)
+        finally:
+            with suppress(OSError):
+                os.remove(tmp)
+        return
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
