@@ -42,6 +42,7 @@ from .pages import pages_tables
 from .plain import find_jobs_tables, plain_tables
 from .records import gzip_split_tables, records_tables
 from .shapes import shapes_tables
+from .store import store_tables
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             "archives",
             "records",
             "gzip-split",
+            "store",
             "find-jobs",
             "plain",
         ),
@@ -110,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             records_tables(corpus, a.repeat, tmp, say)
         elif a.only == "gzip-split":
             gzip_split_tables(corpus, a.repeat, tmp, say)
+        elif a.only == "store":
+            store_tables(plain_files, 4, tmp, say)
         elif a.only == "find-jobs":
             find_jobs_tables(rg, plain_files, a.repeat, tmp, say)
         elif a.only == "plain":

@@ -207,6 +207,38 @@ def _merge_groups(
         yield first, files, rows
 
 
+def gather_occurrences(path: str, line_base: int, dest: str) -> tuple[int, float]:
+    """A shard's occurrence file written as a file of occurrences/: lines counted from the
+    file's start (`line_base`, the lines of the ranges before the shard's), one offset column
+    per unit; its rows, and the seconds spent writing."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(
+        pa.BufferReader(fetch(path)) if is_url(path) else path, schema=PARTIAL_OCCURRENCES_SCHEMA
+    )
+    if not t.num_rows:
+        return 0, 0.0
+    t0 = time.perf_counter()
+    line = pc.add(t["line"], line_base)
+    write_arrow(
+        dest,
+        pa.Table.from_arrays(
+            [
+                t["source"],
+                t["record"],
+                *offset_columns(t["offset"], line),
+                line,
+                t["raw"],
+                t["form"],
+                t["doi"],
+            ],
+            schema=OCCURRENCES_SCHEMA,
+        ),
+    )
+    return t.num_rows, time.perf_counter() - t0
+
+
 def line_bases(specs: list[ShardSpec], done: dict[int, ShardResult]) -> dict[int, int]:
     """For each byte range of a text file after its first, the newlines of the ranges before it
     (a shard counts its lines from its range's start: the merge adds these)."""
@@ -277,38 +309,23 @@ def finalize(
             )
             write_table(f"{staging['dois']}/part-00000.parquet", {}, DOIS_SCHEMA)
         if config.occurrences:
-            import pyarrow.compute as pc
-            import pyarrow.parquet as pq
-
             staging["occurrences"] = (
                 f"{staged}/occurrences" if remote else tempfile.mkdtemp(prefix=".occurrences.tmp-", dir=out)
             )
-            i = 0
-            for spec, p in zip(ok, parts, strict=True):
-                for path in p[1] if p is not None else []:
-                    source = pa.BufferReader(fetch(path)) if remote else path
-                    t = pq.read_table(source, schema=PARTIAL_OCCURRENCES_SCHEMA)
-                    counts["occurrences"] += t.num_rows
-                    if t.num_rows:
-                        t0 = time.perf_counter()
-                        line = pc.add(t["line"], bases.get(spec.index, 0))
-                        write_arrow(
-                            f"{staging['occurrences']}/part-{i:05d}.parquet",
-                            pa.Table.from_arrays(
-                                [
-                                    t["source"],
-                                    t["record"],
-                                    *offset_columns(t["offset"], line),
-                                    line,
-                                    t["raw"],
-                                    t["form"],
-                                    t["doi"],
-                                ],
-                                schema=OCCURRENCES_SCHEMA,
-                            ),
-                        )
-                        i += 1
-                        counts["write_seconds"] += time.perf_counter() - t0
+            # a shard writes no empty occurrence file: numbered in the shards' order, they are
+            # the dataset's files in the same order
+            occ_files = [
+                (path, bases.get(spec.index, 0))
+                for spec, p in zip(ok, parts, strict=True)
+                for path in (p[1] if p is not None else [])
+            ]
+            occ_jobs = [
+                (path, base, f"{staging['occurrences']}/part-{i:05d}.parquet")
+                for i, (path, base) in enumerate(occ_files)
+            ]
+            for rows, seconds in engine.map(gather_occurrences, occ_jobs):
+                counts["occurrences"] += rows
+                counts["write_seconds"] += seconds
         if not remote:
             for name, tmpdir in staging.items():
                 _publish(out, name, tmpdir)
