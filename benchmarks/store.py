@@ -19,7 +19,8 @@ from typing import Any
 from .engines import dask_cluster
 from .harness import run_measured, scan_cmd
 
-# A request line of werkzeug's log: method and path (with its query).
+# A request line of werkzeug's log: method and path (with its query); some in terminal colours.
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 _LINE = re.compile(r'"(GET|PUT|POST|HEAD|DELETE) (\S+) HTTP/1\.1" (\d+)')
 
 
@@ -38,8 +39,8 @@ def _kind(method: str, path: str) -> str:
         ("/_work/staged-", "staged dataset"),
         ("/_run.json", "_run.json"),
         ("/.doi-extract", "output marker"),
-        ("/mentions/", "result"),
-        ("/dois/", "result"),
+        ("/mentions/", "result (a copy, in the store)"),
+        ("/dois/", "result (a copy, in the store)"),
     ):
         if mark in path:
             place = name
@@ -79,7 +80,7 @@ def _requests(log: Path, since: int) -> tuple[Counter[str], int]:
     data = log.read_bytes()
     counts: Counter[str] = Counter()
     for line in data[since:].decode("utf-8", "replace").splitlines():
-        m = _LINE.search(line)
+        m = _LINE.search(_COLOUR.sub("", line))
         if m:
             counts[_kind(m.group(1), m.group(2))] += 1
     return counts, len(data)

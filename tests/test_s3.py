@@ -381,3 +381,48 @@ def test_archives_and_a_multistream_dump_in_object_storage_read_as_on_disk(
     assert len(records) == 60 + 60 + 300
     run = run_json(tmp_path / "remote")
     assert run["shards"] == run_json(tmp_path / "local")["shards"] >= 5  # the zip in parts
+
+
+def test_the_work_kept_in_the_store_gives_a_local_scans_rows(
+    tmp_path: Path, s3: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ScanConfig.work, what a cluster that shares no folder runs on (tests/test_shared_nothing.py
+    runs it on one): each shard's files shipped to the store under its attempt's name, marker
+    last; the merges reading their slices back by ranged GETs; the datasets staged in the store
+    and moved into place by publication; a rerun resumes every shard from the markers there."""
+    import pyarrow.dataset as ds
+
+    from extractor.pipeline.out.publish import preflight, publish, remove_work
+
+    from .helpers import scan_here
+
+    for k, v in s3.items():
+        monkeypatch.setenv(k, v)
+    src = make_corpus(tmp_path)
+    (src / "records.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"r{i}", "text": f"cites 10.5555/rec{i % 700}"}) + "\n" for i in range(3000)
+        )
+    )
+    config = {"occurrences": True, "shard_size": 20000, "flush_rows": 2000}
+    local = tmp_path / "local"
+    scan_here([src], local, **config)
+    _client(s3).create_bucket(Bucket="work")
+    preflight("s3://work/run")  # as the CLI does, before the shards write there
+    report = scan_here([src], tmp_path / "stage", work="s3://work/run", **config)
+    assert report.staged.startswith("s3://work/run/_work/staged-")
+    store = _store(s3)
+    markers = store.find("work/run/_shards")
+    assert len(markers) == report.shards > 3
+    attempt = json.loads(store.cat_file(markers[0]))["attempt"]
+    assert any(attempt in p for p in store.find("work/run/_work/parts"))
+    assert not (tmp_path / "stage" / "mentions").exists()  # nothing merged on this disk
+    publish(str(tmp_path / "stage"), "s3://work/run", report.staged)
+    for name in ("mentions", "dois", "occurrences"):
+        got = ds.dataset(f"work/run/{name}", format="parquet", filesystem=store).to_table()
+        assert got.equals(ds.dataset(str(local / name), format="parquet").to_table()), name
+    again = scan_here([src], tmp_path / "stage", force=True, work="s3://work/run", **config)
+    assert again.shards_resumed == again.shards
+    remove_work("s3://work/run")
+    store.invalidate_cache()
+    assert not [p for p in store.find("work/run") if "/_shards/" in p or "/_work/" in p]

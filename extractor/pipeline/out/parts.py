@@ -123,17 +123,29 @@ def read_part(ref: PartRef, schema: pa.Schema | None = None) -> pa.Table:
     return read_parts([ref], schema)[0]
 
 
+def _fetched(refs: list[PartRef]) -> dict[PartRef, bytes]:
+    """The bytes of slices of part files in object storage, asked of the store at once, the
+    slices that follow one another in a file in one request (a merge's consecutive buckets)."""
+    spans: list[list[Any]] = []  # [path, start, end, refs]
+    for ref in sorted(refs, key=lambda r: (r.path, r.start)):
+        last = spans[-1] if spans else None
+        if last is not None and last[0] == ref.path and last[2] == ref.start:
+            last[2] = ref.end
+            last[3].append(ref)
+        else:
+            spans.append([ref.path, ref.start, ref.end, [ref]])
+    datas = fetch_ranges([sp[0] for sp in spans], [sp[1] for sp in spans], [sp[2] for sp in spans])
+    out: dict[PartRef, bytes] = {}
+    for (_path, start, _end, members), data in zip(spans, datas, strict=True):
+        for ref in members:
+            out[ref] = data[ref.start - start : ref.end - start]
+    return out
+
+
 def read_parts(refs: list[PartRef], schema: pa.Schema | None = None) -> list[pa.Table]:
     """read_part of each slice; slices in object storage are asked of the store at once."""
     ranged = [r for r in refs if schema is not None and r.start >= 0]
-    remote = [r for r in ranged if is_url(r.path)]
-    fetched = dict(
-        zip(
-            remote,
-            fetch_ranges([r.path for r in remote], [r.start for r in remote], [r.end for r in remote]),
-            strict=True,
-        )
-    )
+    fetched = _fetched([r for r in ranged if is_url(r.path)])
     out = []
     for ref in refs:
         table = None
