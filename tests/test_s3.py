@@ -383,8 +383,15 @@ def test_archives_and_a_multistream_dump_in_object_storage_read_as_on_disk(
     assert run["shards"] == run_json(tmp_path / "local")["shards"] >= 5  # the zip in parts
 
 
+@pytest.mark.parametrize(
+    "merge_rows",
+    # small: buckets too large to merge at once are split, their slices read again (many
+    # requests of a slow server: the thorough profile)
+    [100_000, pytest.param(4000, marks=pytest.mark.slow)],
+    ids=["merged", "split"],
+)
 def test_the_work_kept_in_the_store_gives_a_local_scans_rows(
-    tmp_path: Path, s3: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, s3: dict[str, str], monkeypatch: pytest.MonkeyPatch, merge_rows: int
 ) -> None:
     """ScanConfig.work, what a cluster that shares no folder runs on (tests/test_shared_nothing.py
     runs it on one): each shard's files shipped to the store under its attempt's name, marker
@@ -404,7 +411,12 @@ def test_the_work_kept_in_the_store_gives_a_local_scans_rows(
             json.dumps({"id": f"r{i}", "text": f"cites 10.5555/rec{i % 700}"}) + "\n" for i in range(3000)
         )
     )
-    config = {"occurrences": True, "shard_size": 20000, "flush_rows": 2000}
+    config: dict[str, Any] = {
+        "occurrences": True,
+        "shard_size": 20000,
+        "flush_rows": 2000,
+        "merge_rows": merge_rows,
+    }
     local = tmp_path / "local"
     scan_here([src], local, **config)
     _client(s3).create_bucket(Bucket="work")

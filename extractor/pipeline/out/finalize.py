@@ -127,7 +127,7 @@ def merge_split_bucket(
     writers = [pa.ipc.new_file(p, schema) for p in paths]
     try:
         for ref in files:
-            for batch in part_batches(ref):
+            for batch in part_batches(ref, schema):
                 batch = batch.cast(schema)
                 fine = _finer_buckets(batch["doi"], buckets, ways)
                 for w in range(ways):
