@@ -419,22 +419,23 @@ def test_the_work_kept_in_the_store_gives_a_local_scans_rows(
     }
     local = tmp_path / "local"
     scan_here([src], local, **config)
-    _client(s3).create_bucket(Bucket="work")
-    preflight("s3://work/run")  # as the CLI does, before the shards write there
-    report = scan_here([src], tmp_path / "stage", work="s3://work/run", **config)
-    assert report.staged.startswith("s3://work/run/_work/staged-")
+    bucket = f"work{merge_rows}"
+    _client(s3).create_bucket(Bucket=bucket)
+    preflight(f"s3://{bucket}/run")  # as the CLI does, before the shards write there
+    report = scan_here([src], tmp_path / "stage", work=f"s3://{bucket}/run", **config)
+    assert report.staged.startswith(f"s3://{bucket}/run/_work/staged-")
     store = _store(s3)
-    markers = store.find("work/run/_shards")
+    markers = store.find(f"{bucket}/run/_shards")
     assert len(markers) == report.shards > 3
     attempt = json.loads(store.cat_file(markers[0]))["attempt"]
-    assert any(attempt in p for p in store.find("work/run/_work/parts"))
+    assert any(attempt in p for p in store.find(f"{bucket}/run/_work/parts"))
     assert not (tmp_path / "stage" / "mentions").exists()  # nothing merged on this disk
-    publish(str(tmp_path / "stage"), "s3://work/run", report.staged)
+    publish(str(tmp_path / "stage"), f"s3://{bucket}/run", report.staged)
     for name in ("mentions", "dois", "occurrences"):
-        got = ds.dataset(f"work/run/{name}", format="parquet", filesystem=store).to_table()
+        got = ds.dataset(f"{bucket}/run/{name}", format="parquet", filesystem=store).to_table()
         assert got.equals(ds.dataset(str(local / name), format="parquet").to_table()), name
-    again = scan_here([src], tmp_path / "stage", force=True, work="s3://work/run", **config)
+    again = scan_here([src], tmp_path / "stage", force=True, work=f"s3://{bucket}/run", **config)
     assert again.shards_resumed == again.shards
-    remove_work("s3://work/run")
+    remove_work(f"s3://{bucket}/run")
     store.invalidate_cache()
-    assert not [p for p in store.find("work/run") if "/_shards/" in p or "/_work/" in p]
+    assert not [p for p in store.find(f"{bucket}/run") if "/_shards/" in p or "/_work/" in p]
