@@ -19,7 +19,7 @@ from ..io.remote import fetch, is_url, remove_under
 from ..provenance import column_types
 from ..units import CITING_COLUMN, ScanConfig, ShardResult, ShardSpec
 from .dedupe import merge_bucket, offset_columns
-from .parts import PART_EXT, PartRef, completed_markers, completed_parts, part_batches, read_parts
+from .parts import PART_EXT, PartRef, completed_markers, completed_parts, read_parts
 from .write import (
     DOIS_SCHEMA,
     OCCURRENCES_SCHEMA,
@@ -126,8 +126,8 @@ def merge_split_bucket(
     # cost a third of a split merge's time)
     writers = [pa.ipc.new_file(p, schema) for p in paths]
     try:
-        for ref in files:
-            for batch in part_batches(ref, schema):
+        for group in _fetch_groups(files):
+            for batch in (b for t in read_parts(group, schema) for b in t.to_batches()):
                 batch = batch.cast(schema)
                 fine = _finer_buckets(batch["doi"], buckets, ways)
                 for w in range(ways):
@@ -156,6 +156,27 @@ def merge_split_bucket(
             writing += seconds
         os.remove(path)
     return rows[0], rows[1], writing
+
+
+# A split bucket's slices read this many at a time, up to this many rows: in object storage
+# one batch of concurrent GETs each (one GET after another took a task of 100,000 part files
+# half an hour), the memory they take bounded as a merge's is.
+FETCH_SLICES = 256
+FETCH_ROWS = 100_000
+
+
+def _fetch_groups(files: list[PartRef]) -> Iterator[list[PartRef]]:
+    """Consecutive slices, at most FETCH_SLICES and FETCH_ROWS rows (at least one slice) a group."""
+    group: list[PartRef] = []
+    rows = 0
+    for ref in files:
+        if group and (len(group) >= FETCH_SLICES or rows + ref.rows > FETCH_ROWS):
+            yield group
+            group, rows = [], 0
+        group.append(ref)
+        rows += ref.rows
+    if group:
+        yield group
 
 
 def _finer_buckets(dois: pa.Array, buckets: int, ways: int) -> pa.Array:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any, NamedTuple
 
@@ -165,17 +164,6 @@ def read_parts(refs: list[PartRef], schema: pa.Schema | None = None) -> list[pa.
         out.append(table)
     return out
 
-
-def part_batches(ref: PartRef, schema: pa.Schema | None = None) -> Iterator[pa.RecordBatch]:
-    """The record batches of one bucket of a part file, one at a time (a part file in object
-    storage: only the bucket's bytes fetched, where the layout says where they are)."""
-    if is_url(ref.path) and schema is not None and ref.start >= 0:
-        yield from read_parts([ref], schema)[0].to_batches()
-        return
-    with _open_part(ref.path) as source:
-        reader = pa.ipc.open_file(source)
-        for i in range(ref.first, ref.first + ref.batches):
-            yield reader.get_batch(i)
 
 def write_marker(
     paths: ShardPaths, result: ShardResult, layouts: list[dict[int, list[int]]], occurrence_files: int
