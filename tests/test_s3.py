@@ -439,3 +439,19 @@ def test_the_work_kept_in_the_store_gives_a_local_scans_rows(
     remove_work(f"s3://{bucket}/run")
     store.invalidate_cache()
     assert not [p for p in store.find(f"{bucket}/run") if "/_shards/" in p or "/_work/" in p]
+
+
+def test_work_in_the_store_is_a_url_and_reads_no_standard_input(tmp_path: Path) -> None:
+    """What workers that share no folder cannot read is refused before anything is written."""
+    from extractor.pipeline import ScanConfig
+
+    with pytest.raises(ValueError, match="work must be a URL"):
+        ScanConfig(out=str(tmp_path), work=str(tmp_path / "work"))
+    p = subprocess.run(
+        [*SCAN, "-", "-o", "s3://results/run", "--stage", "s3://results/work"],
+        input="doi:10.1000/182\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 2 and "standard input cannot be read by workers" in p.stderr

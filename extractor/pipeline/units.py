@@ -92,6 +92,8 @@ class ScanConfig:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)}")
+        if self.work and "://" not in self.work:
+            raise ValueError(f"work must be a URL of object storage (s3://…), not {self.work!r}")
 
     def key(self) -> str:
         """What a shard's results depend on besides its input: a completed shard is reused only
