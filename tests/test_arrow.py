@@ -310,6 +310,113 @@ def test_canonicalize_array_reads_urls_as_canonicalize(values: list[str]) -> Non
     assert canonicalize_array(pa.array(values)).to_pylist() == [canonicalize(v) for v in values]
 
 
+# The shapes column.c's col_plain_url_key takes without the plain scan, and every edge of it:
+# other hosts and keys, a second "10.", short and long prefixes, "%2F", suffixes with the tails
+# spec §4 cuts (.pdf, .mp4, .full, view segments, bioRxiv's v1), trailing marks, what follows.
+_PLAIN_URL_HEADS = [
+    "http://link.springer.com/article/",
+    "https://link.springer.com/chapter/",
+    "https://rd.springer.com/content/pdf/",
+    "https://example.org/files/",
+    "https://www.biorxiv.org/content/",
+    "https://www.example.com/content/",
+    "https://www.scopus.com/inward/record.uri?eid=2-s2.0-85021796043&doi=",
+    "https://www.scopus.com/inward/record.uri?doi=",
+    "https://x.org/a?DOI=",
+    "https://x.org/a?xdoi=",
+    "https://x.org/a?doi=10.1000/1&doi=",
+    "https://x.org/rg/",
+    "https://x.org/10/",
+]
+_PLAIN_URL_PREFIXES = ["10.1007", "10.1101", "10.1016", "10.123", "10.1234567890", "10.1000.12", "10.1000."]
+_PLAIN_URL_SUFFIX = st.text(alphabet="aZ09.-_v", max_size=10) | st.text(alphabet="aZ09.-_v/%()~", max_size=10)
+_PLAIN_URL_TAILS = [
+    "",
+    ".pdf",
+    ".mp4",
+    ".full",
+    "/fulltext",
+    "/abstract",
+    "v1",
+    "3v12",
+    "v12.full",
+    ".",
+    "-",
+    ")",
+    ".012",
+]
+_PLAIN_URL_AFTER = [
+    "",
+    "&partnerID=40&md5=5df2345b1da7ec6d74aac1bac03e31ab",
+    "?x=1",
+    "#a",
+    "&x=10.5555/z",
+    " ",
+]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_PLAIN_URL_HEADS),
+            st.sampled_from(_PLAIN_URL_PREFIXES),
+            st.sampled_from(["/", "%2f", "%2F", "%2"]),
+            _PLAIN_URL_SUFFIX,
+            st.sampled_from(_PLAIN_URL_TAILS),
+            st.sampled_from(_PLAIN_URL_AFTER),
+        ).map("".join),
+        max_size=30,
+    )
+)
+def test_canonicalize_array_reads_plain_publisher_urls_as_canonicalize(values: list[str]) -> None:
+    assert canonicalize_array(pa.array(values)).to_pylist() == [canonicalize(v) for v in values]
+
+
+# One value at each edge of col_plain_url_key's shapes, read as canonicalize reads it.
+PLAIN_URL_EDGES = [
+    "http://link.springer.com/article/10.1007/s00125-019-4859-x",
+    "http://link.springer.com/chapter/10.1007/978-3-319-12345-6_7",
+    "http://link.springer.com/article/10.1007/a.pdf",
+    "http://link.springer.com/article/10.1007/a.mp4",
+    "http://link.springer.com/article/10.1007/a.full",
+    "http://link.springer.com/article/10.1007/fulltext",
+    "http://link.springer.com/article/10.1007/s1-2/fulltext",
+    "http://link.springer.com/article/10.1007/a.",
+    "http://link.springer.com/article/10.1007/a-",
+    "http://link.springer.com/article/10.1007/a_",
+    "http://link.springer.com/article/10.1007%2Fabc",
+    "http://link.springer.com/article/10.123/abc",
+    "http://link.springer.com/article/10.1234567890/abc",
+    "http://link.springer.com/article/10.1000.12/abc",
+    "http://link.springer.com/article/10.1000./abc",
+    "https://www.example.com/content/10.1101/0123v1",
+    "https://www.example.com/content/10.1101/2020.01.01.0123v1",
+    "https://www.example.com/content/10.1101/0123v",
+    "https://www.example.com/content/10.1234/abcv1",
+    "https://www.example.com/10/content/10.1234/abc",
+    "https://www.example.com/rg/10.1234/abc",
+    "https://www.example.com/a10.1234/abc",
+    "https://www.example.com/10.1234/abc?x=1",
+    "https://www.example.com/10.1234/abc#top",
+    "https://www.scopus.com/inward/record.uri?eid=2-s2.0-1&doi=10.1016%2fj.cell.2015.03.012&partnerID=40",
+    "https://www.scopus.com/inward/record.uri?doi=10.1016%2Fj.cell.2015.03.012",
+    "https://www.scopus.com/inward/record.uri?eid=1&doi=10.1016%2fj.cell.2015.pdf&partnerID=40",
+    "https://www.scopus.com/inward/record.uri?eid=1&doi=10.1016%2fj.cell.2015.03.012.e1&x=1",
+    "https://www.scopus.com/inward/record.uri?eid=1&DOI=10.1016%2fabc.1&x=1",
+    "https://www.scopus.com/inward/record.uri?eid=1&xdoi=10.1016%2fabc.1&x=1",
+    "https://www.scopus.com/inward/record.uri?eid=1&doi=10.1016%2fabc.1&x=10.5555/z",
+    "https://www.scopus.com/inward/record.uri?eid=1&doi=10.1016%2fabc.1%2fx&x=1",
+    "https://www.scopus.com/inward/record.uri?eid=1&doi=10.1016%2fabc%29&x=1",
+    "https://x.com/go?u=https://doi.org/b6v3&doi=10.1234/abc",
+    "https://x.com/go?u=doi:10/b6v3&doi=10.1234/abc",
+]
+
+
+@pytest.mark.parametrize("value", PLAIN_URL_EDGES)
+def test_canonicalize_array_reads_each_plain_url_edge_as_canonicalize(value: str) -> None:
+    assert canonicalize_array(pa.array([value])).to_pylist() == [canonicalize(value)]
+
+
 def test_canonicalize_array_reads_publisher_urls_in_c() -> None:
     """A publisher's URL and a query string's doi= never reach Python: a fallback that fails
     shows it; a shortDOI in a URL is canonicalize's."""

@@ -48,14 +48,14 @@ static Py_ssize_t col_fast_key(const unsigned char *s, Py_ssize_t n, char *out)
         n--;
     while (n > 0 && s[0] < 0x80 && is_space(s[0]))
         s++, n--;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (s[i] >= 0x80)
-            return -1;
     Py_ssize_t i;
     col_prefix(s, n, &i);
     Py_ssize_t name = i;
     if (n - i < 5 || s[i] != '1' || s[i + 1] != '0' || s[i + 2] != '.')
         return -1;
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (s[j] >= 0x80)
+            return -1;
     i += 3;
     for (;;) { /* the prefix: 10. digits (. digits)* / */
         Py_ssize_t d = i;
@@ -117,6 +117,95 @@ typedef struct {
     Py_ssize_t *bo;
 } ColScan;
 
+/* The first "10." in [s, end), or NULL. */
+static const unsigned char *col_find10(const unsigned char *s, const unsigned char *end)
+{
+    while (end - s >= 3 && (s = memchr(s, '1', (size_t)(end - s - 2))) != NULL) {
+        if (s[1] == '0' && s[2] == '.')
+            return s;
+        s++;
+    }
+    return NULL;
+}
+
+/* The key of a publisher URL whose DOI no rule of spec §4 can shorten, without the plain scan:
+ * one "10." in the value, right after a "/" (a path segment) or a "doi=" query parameter, the
+ * prefix 10.NNNN(.NNNN)* and "/" (or "%2F"), then a suffix of letters, digits, "-", "_" and "."
+ * that runs to the value's end (a path) or to "&" (a query) and ends in a letter or digit, with
+ * no "/" (no view segment, file store or OUP id), its last "."-piece all digits (no extension:
+ * .pdf, .mp4, .full), and no "<digit>v<digits>" end without a "." (bioRxiv's version tail). No
+ * "10/" or "rg/" (a shortDOI's trigger) anywhere. So the SpringerLink and Scopus export columns'
+ * values; anything else is read by the plain scan. The key's length into out, or -2. */
+static Py_ssize_t col_plain_url_key(const unsigned char *s, Py_ssize_t n, char *out)
+{
+    for (const unsigned char *sl = memchr(s, '/', (size_t)n); sl != NULL;
+         sl = memchr(sl + 1, '/', (size_t)(n - (sl + 1 - s)))) {
+        if (sl - s >= 2) {
+            unsigned char a = sl[-2], b = sl[-1];
+            if ((a == '1' && b == '0') || ((a | 0x20) == 'r' && (b | 0x20) == 'g'))
+                return -2;
+        }
+    }
+    const unsigned char *at = col_find10(s, s + n);
+    if (at == NULL || at == s || col_find10(at + 1, s + n) != NULL)
+        return -2;
+    Py_ssize_t p = at - s;
+    int query = 0;
+    if (s[p - 1] == '=') {
+        if (p < 5 || !col_starts(s + p - 4, 4, (Word)W("doi=")) || (s[p - 5] != '?' && s[p - 5] != '&'))
+            return -2;
+        query = 1;
+    } else if (s[p - 1] != '/') {
+        return -2;
+    }
+    Py_ssize_t i = p + 3, d = i;
+    while (i < n && is_digit(s[i]))
+        i++;
+    if (i - d < 4 || i - d > 9)
+        return -2;
+    while (i < n && s[i] == '.') {
+        d = ++i;
+        while (i < n && is_digit(s[i]))
+            i++;
+        if (i == d)
+            return -2;
+    }
+    Py_ssize_t k = i - p;
+    if (i < n && s[i] == '/')
+        i++;
+    else if (i + 2 < n && s[i] == '%' && s[i + 1] == '2' && (s[i + 2] | 0x20) == 'f')
+        i += 3;
+    else
+        return -2;
+    Py_ssize_t start = i, last_dot = -1;
+    while (i < n && (ascii_alpha(s[i]) || is_digit(s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.')) {
+        if (s[i] == '.')
+            last_dot = i;
+        i++;
+    }
+    if (i == start || !(i == n || (query && s[i] == '&')))
+        return -2;
+    if (!(ascii_alpha(s[i - 1]) || is_digit(s[i - 1])))
+        return -2;
+    if (last_dot >= 0) {
+        for (Py_ssize_t j = last_dot + 1; j < i; j++)
+            if (!is_digit(s[j]))
+                return -2;
+    } else {
+        Py_ssize_t j = i;
+        while (j > start && is_digit(s[j - 1]))
+            j--;
+        if (j < i && j - 1 > start && (s[j - 1] | 0x20) == 'v' && is_digit(s[j - 2]))
+            return -2;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        out[j] = (char)s[p + j];
+    out[k++] = '/';
+    for (Py_ssize_t j = start; j < i; j++)
+        out[k++] = (char)((s[j] >= 'A' && s[j] <= 'Z') ? s[j] + 32 : s[j]);
+    return k;
+}
+
 static Py_ssize_t col_url_key(const unsigned char *s, Py_ssize_t n, char *out, ColScan *c)
 {
     PFound *f = &c->found;
@@ -130,6 +219,9 @@ static Py_ssize_t col_url_key(const unsigned char *s, Py_ssize_t n, char *out, C
     for (Py_ssize_t i = 0; i < n; i++)
         if (s[i] >= 0x7f || s[i] <= 0x20 || s[i] == '"')
             return -2;
+    Py_ssize_t plain = col_plain_url_key(s + at, n - at, out);
+    if (plain >= 0)
+        return plain;
     Buf B = {s, n, NULL};
     Sink k;
     memset(&k, 0, sizeof k);
