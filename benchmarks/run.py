@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             "archives",
             "records",
             "gzip-split",
+            "bzip2-split",
             "store",
             "find-jobs",
             "plain",
@@ -112,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             records_tables(corpus, a.repeat, tmp, say)
         elif a.only == "gzip-split":
             gzip_split_tables(corpus, a.repeat, tmp, say)
+        elif a.only == "bzip2-split":
+            gzip_split_tables(corpus, a.repeat, tmp, say, "bzip2")
         elif a.only == "store":
             store_tables(plain_files, 4, tmp, say)
         elif a.only == "find-jobs":

@@ -1,9 +1,10 @@
-"""One large gzip file in many shards (io/seekgz.py): its text cut in ranges at line ends by one
-pass of rapidgzip, each shard decompressing its own range from the seek points; the rows are
-those of the same text uncompressed, and without rapidgzip the file is one shard, as before."""
+"""One large gzip or bzip2 file in many shards (io/seekgz.py): its text cut in ranges at line ends
+by one pass of rapidgzip, each shard decompressing its own range from the seek points; the rows
+are those of the same text uncompressed, and without rapidgzip the file is one shard, as before."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
 import random
@@ -51,11 +52,27 @@ def _rows(out: Path, name: str) -> list[str]:
     return sorted(str({k: v for k, v in r.items() if k not in drop}) for r in table(out, name))
 
 
+# bzip2 in blocks of 100 kB (level 1), so that the file holds several and its ranges start inside
+COMPRESSIONS = {"gz": gzip.compress, "bz2": lambda data: bz2.compress(data, 1)}
+
+
+def _streams(data: bytes) -> bytes:
+    """bzip2 in several streams, as pbzip2 and lbzip2 write it."""
+    third = len(data) // 3
+    return b"".join(bz2.compress(data[i : i + third], 1) for i in range(0, len(data), third))
+
+
+@pytest.mark.parametrize("ext", ["gz", "bz2", "streams.bz2"])
 @pytest.mark.parametrize(("name", "data"), [("r.jsonl", _records(6000)), ("t.txt", _text(6000))])
-def test_a_gzip_file_in_ranges_gives_the_rows_of_its_text(tmp_path: Path, name: str, data: bytes) -> None:
+def test_a_gzip_file_in_ranges_gives_the_rows_of_its_text(
+    tmp_path: Path, name: str, data: bytes, ext: str
+) -> None:
     plain = tmp_path / "plain" / name
-    packed = tmp_path / "packed" / f"{name}.gz"
-    for p, body in ((plain, data), (packed, gzip.compress(data))):
+    packed = tmp_path / "packed" / f"{name}.{ext}"
+    for p, body in (
+        (plain, data),
+        (packed, _streams(data) if ext == "streams.bz2" else COMPRESSIONS[ext](data)),
+    ):
         p.parent.mkdir()
         p.write_bytes(body)
     assert packed.stat().st_size >= SHARD  # planned by its contents, not grouped
@@ -96,6 +113,23 @@ def test_without_rapidgzip_or_when_cut_a_gzip_file_is_one_shard(
     assert run["shards"] == 1 and run["partial"] and 0 < run["documents"] < 6000
 
 
+def test_a_bzip2_file_cut_short_is_one_shard(tmp_path: Path) -> None:
+    """Cut inside a block, rapidgzip fails the pass; cut between two blocks, the file lacks its
+    end-of-stream marker (seekgz._bzip2_ends): either way one stream, read up to the cut."""
+    whole = COMPRESSIONS["bz2"](_records(6000))
+    (tmp_path / "in").mkdir()
+    assert seekgz._bzip2_ends_stream(whole) and not seekgz._bzip2_ends_stream(whole[:-3])
+    for level in (1, 9):  # the marker at every bit offset a file can end it at
+        for n in range(0, 400, 7):
+            assert seekgz._bzip2_ends_stream(bz2.compress(random.Random(n).randbytes(n), level))
+    for i, size in enumerate((len(whole) * 2 // 3, len(whole) - 3)):
+        cut = tmp_path / "in" / f"r{i}.jsonl.bz2"
+        cut.write_bytes(whole[:size])
+        scan_here([cut], tmp_path / f"out{i}", shard_size=SHARD, split_gzip=True)
+        run = run_json(tmp_path / f"out{i}")
+        assert run["shards"] == 1 and run["partial"], size
+
+
 def test_scan_split_gzip_on_the_command_line(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -107,3 +141,22 @@ def test_scan_split_gzip_on_the_command_line(tmp_path: Path) -> None:
         cmd = [sys.executable, "-m", "extractor.cli", "scan", str(packed), "-o", str(out)]
         subprocess.run([*cmd, "--shard-size", str(SHARD), flag, "--quiet", "--workers", "2"], check=True)
         assert (run_json(out)["shards"] > 1) is many
+
+
+def test_by_default_bzip2_is_split_on_two_cpus_and_gzip_on_four(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bzip2 decompresses so slowly that two workers over its ranges beat one shard on 2 cores;
+    gzip's second decompression pays from 4 (seekgz.SPLIT_CPUS, benchmarks/RESULTS.md)."""
+    from extractor.pipeline.formats import base
+
+    data = _records(6000)
+    (tmp_path / "in").mkdir()
+    for ext, compress in COMPRESSIONS.items():
+        (tmp_path / "in" / f"r.jsonl.{ext}").write_bytes(compress(data))
+    for cpus, split in ((1, set()), (2, {"bz2"}), (4, {"bz2", "gz"})):
+        monkeypatch.setattr(base, "usable_cpus", lambda cpus=cpus: cpus)
+        for ext in COMPRESSIONS:
+            out = tmp_path / f"out-{cpus}-{ext}"
+            scan_here([tmp_path / "in" / f"r.jsonl.{ext}"], out, shard_size=SHARD)
+            assert (run_json(out)["shards"] > 1) is (ext in split), (cpus, ext)

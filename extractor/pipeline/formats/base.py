@@ -104,16 +104,17 @@ class Planned(NamedTuple):
 
 
 def split_gzip(inp: PlanInput) -> GzipPlan | None:
-    """A large gzip input's text in byte ranges at line ends (io/seekgz.py), where that can be: a
+    """A large gzip or bzip2 input's text in byte ranges at line ends (io/seekgz.py), where that can be: a
     local file, rapidgzip installed, a scan with a work folder for the seek points (not find's
     ranges, which read a file as stored) whose workers share it, and asked for (ScanConfig.split_gzip) or on a machine of
-    several CPUs; None for one shard (a text of one range too)."""
+    several CPUs (seekgz.SPLIT_CPUS); None for one shard (a text of one range too)."""
+    if inp.told.compression not in seekgz.SPLITS:
+        return None
     wanted = inp.config.split_gzip
     if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)
-        wanted = usable_cpus() >= seekgz.SPLIT_GZIP_CPUS
+        wanted = usable_cpus() >= seekgz.SPLIT_CPUS[inp.told.compression]
     if (
         not wanted
-        or inp.told.compression != "gzip"
         or not inp.config.out
         # the seek points are written where the planner is: a cluster that shares no folder
         # with it (the work in object storage) cannot read them
@@ -123,7 +124,9 @@ def split_gzip(inp: PlanInput) -> GzipPlan | None:
     ):
         return None
     index = seekgz.index_path(inp.config.out, inp.path)
-    split = seekgz.plan_ranges(inp.path, inp.config.shard_size, index, usable_cpus(), HEAD_BYTES)
+    split = seekgz.plan_ranges(
+        inp.path, inp.config.shard_size, index, usable_cpus(), HEAD_BYTES, inp.told.compression
+    )
     return split if split is not None and len(split.parts) > 1 else None
 
 

@@ -1,9 +1,10 @@
-"""One large gzip file in many shards: its decompressed text cut into byte ranges at line ends
-in one pass of rapidgzip, which decompresses on several threads and keeps seek points (its
-index, a file beside the run's work) from which each shard starts decompressing its own range.
+"""One large gzip or bzip2 file in many shards: its decompressed text cut into byte ranges at
+line ends in one pass of rapidgzip (which reads both), decompressing on several threads and
+keeping seek points (its index, a file beside the run's work) from which each shard starts
+decompressing its own range.
 
-Without rapidgzip (the `fast` extra), for an input in object storage, or for a gzip file it
-cannot read to its end (cut short, corrupt), the file is one shard, as any compressed file is.
+Without rapidgzip (the `fast` extra), for an input in object storage, or for a file it cannot
+read to its end (cut short, corrupt), the file is one shard, as any compressed file is.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from typing import Any, BinaryIO, NamedTuple
 
 # The blocks the planning pass reads (its memory: one of them).
 BLOCK = 4 << 20
-# The CPUs from which a gzip file is cut by default. The pass decodes the whole file once more
-# (rapidgzip, ~4-5 s a GB on one of this machine's cores) and a shard decodes its range in the
-# thread that scans it: on 2 cores a 1 GB .jsonl.gz took 16.4 s in ranges with two workers against
-# 11.2 s as one shard, whose gzip is decompressed ahead on the other core; with more cores the
-# pass divides among them and the ranges among the workers.
-SPLIT_GZIP_CPUS = 4
+# The CPUs from which a file of each compression is cut by default. The pass decodes the whole
+# file once more (rapidgzip) and a shard decodes its range in the thread that scans it. gzip: on
+# 2 cores a 1 GB .jsonl.gz took 16.4 s in ranges with two workers against 11.2 s as one shard,
+# whose gzip is decompressed ahead on the other core; with more cores the pass divides among
+# them and the ranges among the workers. bzip2 decompresses ~5x slower than gzip, so the ranges
+# pay on 2 cores already: 214 MB of JSONL as .bz2 took 8.98-9.38 s in ranges with two workers
+# against 10.8-11.8 s as one shard (benchmarks/RESULTS.md).
+SPLIT_CPUS = {"gzip": 4, "bzip2": 2}
 
 
 class GzipPlan(NamedTuple):
@@ -55,7 +58,13 @@ def index_path(out: str, path: str) -> str:
     return os.path.join(out, "_work", "seek", f"{name}.gzidx")
 
 
-def plan_ranges(path: str, shard_size: int, index: str, threads: int, head_bytes: int) -> GzipPlan | None:
+# The compressions planned here (read.py's names): rapidgzip reads and indexes both.
+SPLITS = tuple(SPLIT_CPUS)
+
+
+def plan_ranges(
+    path: str, shard_size: int, index: str, threads: int, head_bytes: int, compression: str = "gzip"
+) -> GzipPlan | None:
     """A gzip file's text in ranges of about `shard_size` bytes, each cut just after a newline as
     line_ranges cuts an uncompressed file, with the lines before each, in one pass; its seek
     points written to `index`. None when rapidgzip cannot read the file to its end."""
@@ -86,7 +95,7 @@ def plan_ranges(path: str, shard_size: int, index: str, threads: int, head_bytes
             f.export_index(index)
     except Exception:  # rapidgzip's own errors for a cut or corrupt stream: one shard, as before
         return None
-    if not _whole(path, pos):
+    if not (_whole(path, pos) if compression == "gzip" else _bzip2_ends(path)):
         return None
     if len(cuts) > 1 and cuts[-1] >= pos:
         cuts.pop()
@@ -103,6 +112,29 @@ def _whole(path: str, size: int) -> bool:
     with open(path, "rb") as f:
         f.seek(-4, os.SEEK_END)
         return int.from_bytes(f.read(4), "little") == size % (1 << 32)
+
+
+# bzip2's end-of-stream marker, a 48-bit magic (sqrt(pi)) before the stream's 32-bit CRC and
+# 0-7 bits of padding to a byte: the last stream of a whole file ends so.
+_BZ2_EOS = 0x177245385090
+
+
+def _bzip2_ends(path: str) -> bool:
+    """Whether a bzip2 file ends with its end-of-stream marker: rapidgzip raises for a stream cut
+    inside a block, and a cut between blocks leaves no marker (the file is then one shard, read
+    up to its cut by the usual reader, which names it)."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - 11))
+        return _bzip2_ends_stream(f.read(11))
+
+
+def _bzip2_ends_stream(data: bytes) -> bool:
+    """Whether bzip2 data ends with its end-of-stream marker, CRC and padding."""
+    if len(data) < 11:
+        return False
+    tail = int.from_bytes(data[-11:], "big")
+    return any((tail >> (pad + 32)) & ((1 << 48) - 1) == _BZ2_EOS for pad in range(8))
 
 
 def open_at(path: str, index: str, start: int) -> BinaryIO:
@@ -151,13 +183,13 @@ class _Reading(io.RawIOBase):
         try:
             return int(self._f.readinto(b))
         except RuntimeError as exc:
-            raise EOFError(f"the gzip file changed since it was planned: {exc}") from exc
+            raise EOFError(f"the compressed file changed since it was planned: {exc}") from exc
 
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         try:
             return int(self._f.seek(offset, whence))
         except RuntimeError as exc:
-            raise EOFError(f"the gzip file changed since it was planned: {exc}") from exc
+            raise EOFError(f"the compressed file changed since it was planned: {exc}") from exc
 
     def tell(self) -> int:
         return int(self._f.tell())
