@@ -154,21 +154,14 @@ def gzip_split_tables(corpus: Path, repeat: int, tmp: Path, say: Any, compressio
 
     parts = sorted((corpus / "jsonl").iterdir())
     nbytes = 0
-    if compression == "bzip2":
-        parts = parts[:4]
-        packed = tmp / "four.jsonl.bz2"
-        with bz2.open(packed, "wb", compresslevel=1) as out:
-            for part in parts:
-                data = part.read_bytes()
-                nbytes += len(data)
-                out.write(data)
-    else:
-        packed = tmp / "all.jsonl.gz"
-        with gzip.open(packed, "wb", compresslevel=6) as out:
-            for part in parts:
-                data = part.read_bytes()
-                nbytes += len(data)
-                out.write(data)
+    bzip2 = compression == "bzip2"
+    packed = tmp / ("four.jsonl.bz2" if bzip2 else "all.jsonl.gz")
+    opener: Any = bz2.open if bzip2 else gzip.open
+    with opener(packed, "wb", compresslevel=1 if bzip2 else 6) as out:
+        for part in parts[:4] if bzip2 else parts:
+            data = part.read_bytes()
+            nbytes += len(data)
+            out.write(data)
     target = str(tmp / "out")
     cmds = {
         "one shard, 1 worker": [*scan_cmd([str(packed)], target, 1), "--no-split-gzip"],

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -25,10 +24,10 @@ import pytest
 from extractor.pipeline.out.output import MARKER
 
 from .helpers import SCAN, make_corpus, run_json
+from .test_dask import DASK, Cluster
 from .test_s3 import _client, _store, _upload, s3  # noqa: F401 - s3 is the server fixture
 
-distributed = pytest.importorskip("distributed")
-DASK = str(Path(sys.executable).parent / "dask")
+pytest.importorskip("distributed")
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -66,21 +65,14 @@ def _private(hidden: list[Path], keep: list[Path], home: Path, cmd: list[str]) -
     return ["unshare", "-m", "--propagation", "private", "sh", "-c", "\n".join(script)]
 
 
-class PrivateCluster:
-    """A scheduler, and workers each in a mount namespace of its own."""
+class PrivateCluster(Cluster):
+    """test_dask's cluster, each worker in a mount namespace of its own, every process with the
+    store's environment."""
 
     def __init__(self, tmp: Path, env: dict[str, str]) -> None:
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.address = f"tcp://127.0.0.1:{self.port}"
-        self.tmp = tmp
         self.env = {**os.environ, **env}
-        self.procs: list[subprocess.Popen[bytes]] = []
         self.workers = 0
-        self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"])
+        super().__init__(tmp)
 
     def _start(self, cmd: list[str]) -> subprocess.Popen[bytes]:
         log = open(self.tmp / f"proc{len(self.procs)}.log", "wb")  # noqa: SIM115 - closed with the process
@@ -102,19 +94,6 @@ class PrivateCluster:
         cmd = [DASK, "worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard"]
         cmd += ["--local-directory", str(home)]
         return self._start(_private(hidden, [REPO, Path(sys.prefix)], home, cmd))
-
-    def wait_for_workers(self, n: int) -> None:
-        with distributed.Client(self.address, timeout=60) as client:
-            client.wait_for_workers(n, timeout=60)
-
-    def kill(self, p: subprocess.Popen[bytes]) -> None:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-
-    def stop(self) -> None:
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                self.kill(p)
 
 
 @pytest.fixture
