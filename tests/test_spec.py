@@ -224,6 +224,25 @@ def test_canonicalize_reads_any_value_as_find_reads_one_doi(value: object, doi: 
         assert [h.doi for h in find_dois(value)] == [doi]
 
 
+# Every row of the spec's tables that is one URL in plain text, read as one identifier: the
+# table drives canonicalize as it drives find_dois (a shields.io badge's escapes were kept).
+ONE_URL_ROWS = [
+    pytest.param(row.text, row.dois[0], id=f"{rule}-{i}")
+    for rule, rows in ALL_TABLES.items()
+    for i, row in enumerate(rows)
+    if row.kind == "plain"
+    and row.syntax is None
+    and len(row.dois) == 1
+    and row.text.lower().startswith(("http://", "https://"))
+    and not any(c.isspace() for c in row.text)
+]
+
+
+@pytest.mark.parametrize(("url", "doi"), ONE_URL_ROWS)
+def test_canonicalize_reads_each_url_of_the_tables_as_find_does(url: str, doi: str) -> None:
+    assert canonicalize(url) == doi
+
+
 @pytest.mark.parametrize(
     "doi", ["10.1000/abc/", "10.1000/abc.", "10.1000/x)", "10.1000/x)y", "10.1000/a,", "10.1000/q?"]
 )

@@ -13,6 +13,7 @@ from .find import GROUP_FORMS, URLISH, Hit, find_dois
 from .forms import Form
 from .rules import RUN_END, end_of_name
 from .shortdoi import short_dois
+from .tails import SHIELDS, shields_unescape
 
 _ID_PREFIX = re.compile(
     r"""(?ix)\A(?:
@@ -97,11 +98,14 @@ def _short_name(s: str, rest: str, form: Form) -> str | None:
 
 def _name_from_hit(hit: Hit) -> str:
     """The raw DOI name inside a hit: from the `10.` of its DOI to its end (a URL may hold other
-    `10.`s before it: http://192.168.10.1/doi/10.1000/182)."""
+    `10.`s before it: http://192.168.10.1/doi/10.1000/182); in a shields.io badge's message,
+    its escapes undone as find_dois undoes them (spec §4: "--" is "-", "__" is "_")."""
+    badge = bool(SHIELDS.search(hit.raw))
     i = hit.raw.find("10.")
     while i >= 0:
-        if _ID_NAME.match(hit.raw, i) and fold_ascii(clean_name(hit.raw[i:])) == hit.doi:
-            return hit.raw[i:]
+        name = shields_unescape(hit.raw[i:]) if badge else hit.raw[i:]
+        if _ID_NAME.match(hit.raw, i) and fold_ascii(clean_name(name)) == hit.doi:
+            return name
         i = hit.raw.find("10.", i + 1)
     return hit.raw[hit.raw.find("10.") :]
 
