@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow.dataset as ds
 import pytest
@@ -23,6 +24,7 @@ from .test_scan import scan, start_scan, wait_for_a_completed_shard
 distributed = pytest.importorskip("distributed")
 
 DASK = str(Path(sys.executable).parent / "dask")
+C = TypeVar("C", bound="Cluster")
 
 
 def _free_port() -> int:
@@ -35,17 +37,21 @@ def _free_port() -> int:
 class Cluster:
     """A scheduler and workers as separate processes, each in its own session (to kill whole)."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
         self.port = _free_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.tmp = tmp
+        # in a folder of their own, as a cluster's processes are: not the scan's working folder
+        self.cwd = cwd or tmp
+        self.env = env
         self.procs: list[subprocess.Popen[bytes]] = []
         self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"])
 
     def _start(self, cmd: list[str]) -> subprocess.Popen[bytes]:
         log = open(self.tmp / f"proc{len(self.procs)}.log", "wb")  # noqa: SIM115 - closed with the process
-        # in a folder of their own, as a cluster's processes are: not the scan's working folder
-        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.tmp)
+        p = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.cwd, env=self.env
+        )
         self.procs.append(p)
         return p
 
@@ -79,9 +85,8 @@ class Cluster:
                 self.kill(p)
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    c = Cluster(tmp_path)
+def running(c: C) -> Iterator[C]:
+    """A cluster with two workers, for a fixture to yield from: stopped, processes and all, after."""
     try:
         c.add_worker()
         c.add_worker()
@@ -91,11 +96,16 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         c.stop()
 
 
-def _corpus(tmp_path: Path) -> Path:
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    yield from running(Cluster(tmp_path))
+
+
+def _corpus(tmp_path: Path, lines: int = 20000) -> Path:
     src = make_corpus(tmp_path)
     for i in range(6):
         (src / f"more{i}.txt").write_text(
-            "".join(f"doi:10.1234/k{i}.{j} see 10.1000/182\n" for j in range(20000))
+            "".join(f"doi:10.1234/k{i}.{j} see 10.1000/182\n" for j in range(lines))
         )
     (src / "recs.jsonl").write_text(
         "".join(f'{{"id": "r{i}", "text": "x 10.5555/{i} y"}}\n' for i in range(3000))

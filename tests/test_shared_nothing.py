@@ -23,8 +23,9 @@ import pytest
 
 from extractor.pipeline.out.output import MARKER
 
-from .helpers import SCAN, make_corpus, run_json
-from .test_dask import DASK, Cluster
+from .helpers import SCAN, run_json
+from .test_dask import DASK, Cluster, running
+from .test_dask import _corpus as dask_corpus
 from .test_s3 import _client, _store, _upload, s3  # noqa: F401 - s3 is the server fixture
 
 pytest.importorskip("distributed")
@@ -67,20 +68,11 @@ def _private(hidden: list[Path], keep: list[Path], home: Path, cmd: list[str]) -
 
 class PrivateCluster(Cluster):
     """test_dask's cluster, each worker in a mount namespace of its own, every process with the
-    store's environment."""
+    store's environment and started from the root folder."""
 
     def __init__(self, tmp: Path, env: dict[str, str]) -> None:
-        self.env = {**os.environ, **env}
         self.workers = 0
-        super().__init__(tmp)
-
-    def _start(self, cmd: list[str]) -> subprocess.Popen[bytes]:
-        log = open(self.tmp / f"proc{len(self.procs)}.log", "wb")  # noqa: SIM115 - closed with the process
-        p = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd="/", env=self.env
-        )
-        self.procs.append(p)
-        return p
+        super().__init__(tmp, {**os.environ, **env}, Path("/"))
 
     def add_worker(self) -> subprocess.Popen[bytes]:
         self.workers += 1
@@ -98,25 +90,13 @@ class PrivateCluster(Cluster):
 
 @pytest.fixture
 def cluster(tmp_path: Path, s3: dict[str, str]) -> Iterator[PrivateCluster]:  # noqa: F811
-    c = PrivateCluster(tmp_path, s3)
-    try:
-        c.add_worker()
-        c.add_worker()
-        c.wait_for_workers(2)
-        yield c
-    finally:
-        c.stop()
+    yield from running(PrivateCluster(tmp_path, s3))
 
 
 def _corpus(tmp_path: Path, slow: int = 0) -> Path:
-    src = make_corpus(tmp_path)
-    for i in range(6):
-        (src / f"more{i}.txt").write_text(
-            "".join(f"doi:10.1234/k{i}.{j} see 10.1000/182\n" for j in range(8000))
-        )
-    (src / "recs.jsonl").write_text(
-        "".join(f'{{"id": "r{i}", "text": "x 10.5555/{i} y"}}\n' for i in range(3000))
-    )
+    """test_dask's corpus, smaller (the store is moto's, in Python), with `slow` files of 20,000
+    DOIs each to kill a worker among."""
+    src = dask_corpus(tmp_path, lines=8000)
     for i in range(slow):
         (src / f"slow{i}.txt").write_text("".join(f"10.1234/s{i}.{j} " for j in range(20000)))
     return src

@@ -27,7 +27,7 @@ from .io.read import display_name
 from .io.remote import is_url
 from .out.finalize import finalize
 from .out.output import OutputInUse, clear_result
-from .out.parts import completed_markers
+from .out.parts import completed_markers, marker_result
 from .out.write import atomically
 from .units import Progress, ScanConfig, ShardResult, ShardSpec
 
@@ -237,7 +237,7 @@ def run_scan(
         if s.index not in markers:
             todo.append(s)
         else:
-            done[s.index] = prior = ShardResult(**markers[s.index]["result"])
+            done[s.index] = prior = marker_result(markers[s.index])
             rejected.extend(prior.rejected)
             for p in prior.partial:
                 obs.partial(p["source"], p["at"], p["reason"])

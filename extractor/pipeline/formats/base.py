@@ -108,7 +108,7 @@ def split_gzip(inp: PlanInput) -> GzipPlan | None:
     local file, rapidgzip installed, a scan with a work folder for the seek points (not find's
     ranges, which read a file as stored) whose workers share it, and asked for (ScanConfig.split_gzip) or on a machine of
     several CPUs (seekgz.SPLIT_CPUS); None for one shard (a text of one range too)."""
-    if inp.told.compression not in seekgz.SPLITS:
+    if inp.told.compression not in seekgz.SPLIT_CPUS:
         return None
     wanted = inp.config.split_gzip
     if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)

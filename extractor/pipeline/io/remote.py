@@ -246,15 +246,6 @@ def objects_in(fs: Any, path: str) -> list[str]:
         return []
 
 
-def objects_under(url: str) -> list[str]:
-    """The URLs of every object under a prefix, sorted."""
-    try:
-        fs, path = filesystem(url)
-        return sorted(fs.unstrip_protocol(p) for p in objects_in(fs, path.rstrip("/")))
-    except Exception as exc:
-        raise _store_errors("cannot list", url, exc) from exc
-
-
 def put(local: str, url: str) -> None:
     """A local file written to `url` as one object (whole or absent: stores write no half object)."""
     try:

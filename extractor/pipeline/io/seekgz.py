@@ -26,6 +26,7 @@ BLOCK = 4 << 20
 # them and the ranges among the workers. bzip2 decompresses ~5x slower than gzip, so the ranges
 # pay on 2 cores already: 214 MB of JSONL as .bz2 took 8.98-9.38 s in ranges with two workers
 # against 10.8-11.8 s as one shard (benchmarks/RESULTS.md).
+# The compressions planned here are its keys (read.py's names): rapidgzip reads and indexes both.
 SPLIT_CPUS = {"gzip": 4, "bzip2": 2}
 
 
@@ -56,10 +57,6 @@ def index_path(out: str, path: str) -> str:
     ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}".encode("utf-8", "surrogateescape")
     name = hashlib.blake2b(ident, digest_size=8).hexdigest()
     return os.path.join(out, "_work", "seek", f"{name}.gzidx")
-
-
-# The compressions planned here (read.py's names): rapidgzip reads and indexes both.
-SPLITS = tuple(SPLIT_CPUS)
 
 
 def plan_ranges(

@@ -355,8 +355,9 @@ def finalize(
         if remote:
             with suppress(OSError):
                 remove_under(staged)
-        for tmpdir in [] if remote else staging.values():
-            shutil.rmtree(tmpdir, ignore_errors=True)
+        else:
+            for tmpdir in staging.values():
+                shutil.rmtree(tmpdir, ignore_errors=True)
         raise
     finally:
         if spill:

@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from ..errors import StoreError
 from ..io.remote import fetch, fetch_existing, fetch_ranges, is_url, put
 from ..units import ShardResult, ShardSpec
 from .write import atomically
@@ -58,6 +57,10 @@ class ShardPaths(NamedTuple):
 
     def occurrence_file(self, n: int) -> str:
         return f"{self.occurrences}-{n:04d}.parquet"
+
+    def of_attempt(self, attempt: str) -> ShardPaths:
+        """The names of the files one attempt of a shard shipped to object storage (ship)."""
+        return ShardPaths(f"{self.parts}-{attempt}", f"{self.occurrences}-{attempt}", self.marker)
 
 
 def shard_paths(out: str, spec: ShardSpec) -> ShardPaths:
@@ -175,18 +178,9 @@ def write_marker(
 
 def _marker(paths: ShardPaths) -> dict[str, Any] | None:
     try:
-        if is_url(paths.marker):
-            marker: dict[str, Any] = json.loads(fetch(paths.marker))
-            return marker
         with open(paths.marker, encoding="utf-8") as f:
-            marker = json.load(f)
+            marker: dict[str, Any] = json.load(f)
             return marker
-    except FileNotFoundError:
-        return None
-    except StoreError as exc:
-        if isinstance(exc.__cause__, FileNotFoundError):
-            return None
-        raise
     except (OSError, ValueError):
         return None
 
@@ -207,25 +201,21 @@ def completed_markers(out: str, specs: list[ShardSpec]) -> dict[int, dict[str, A
     return found
 
 
-def completed_result(out: str, spec: ShardSpec) -> ShardResult | None:
-    """The result of a shard that completed in an earlier run, or None."""
-    marker = _marker(shard_paths(out, spec))
-    return None if marker is None else ShardResult(**marker["result"])
+def marker_result(marker: dict[str, Any]) -> ShardResult:
+    """The result a completion marker holds."""
+    return ShardResult(**marker["result"])
 
 
 def completed_parts(
-    out: str, spec: ShardSpec, marker: dict[str, Any] | None = None
-) -> tuple[dict[int, list[PartRef]], list[str]] | None:
-    """The part-file batches of a completed shard by bucket, and its occurrence files; None if
-    the shard has not completed. `marker`: its completion marker, when already read."""
+    out: str, spec: ShardSpec, marker: dict[str, Any]
+) -> tuple[dict[int, list[PartRef]], list[str]]:
+    """The part-file batches of a completed shard by bucket, and its occurrence files, as its
+    completion marker (completed_markers) lists them."""
     paths = shard_paths(out, spec)
-    marker = marker if marker is not None else _marker(paths)
-    if marker is None:
-        return None
     # A shard shipped to object storage names its files by its attempt (ship below).
     attempt = marker.get("attempt")
     if attempt:
-        paths = ShardPaths(f"{paths.parts}-{attempt}", f"{paths.occurrences}-{attempt}", paths.marker)
+        paths = paths.of_attempt(attempt)
     by_bucket: dict[int, list[PartRef]] = {}
     for k, layout in enumerate(marker.get("parts", [])):
         for b, (first, count, *rows) in layout.items():
@@ -243,7 +233,7 @@ def ship(local: str, spec: ShardSpec, out: str) -> None:
     with open(here.marker, encoding="utf-8") as f:
         marker: dict[str, Any] = json.load(f)
     attempt = uuid.uuid4().hex[:10]
-    named = ShardPaths(f"{there.parts}-{attempt}", f"{there.occurrences}-{attempt}", there.marker)
+    named = there.of_attempt(attempt)
     for k in range(len(marker.get("parts", []))):
         put(here.part(k), named.part(k))
     for k in range(marker.get("occurrence_parts", 0)):
