@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 import os
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,20 @@ from extractor.pipeline.io.inputs import plan_shards
 
 PAGE = b'<html><head><meta charset="iso-8859-1"></head><body><p>Caf\xe9 doi:10.1000/1</p></body></html>'
 RECORDS = "".join(json.dumps({"id": i, "text": f"doi:10.1000/{i}"}) + "\n" for i in range(3)).encode()
+
+
+def _tar() -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as t:
+        info = tarfile.TarInfo("réf.txt")  # a name of non-ASCII bytes: the checksum is the same
+        info.size = 13
+        t.addfile(info, io.BytesIO(b"doi:10.1000/1"))
+    return out.getvalue()
+
+
+# a text with `ustar` where a tar header has its magic: a text still (the header's checksum)
+USTAR_AT_257 = json.dumps({"id": 1, "text": "x" * 238 + "ustar " + "y" * 300}).encode() + b"\n"
+PROSE_AT_257 = b"see doi:10.1000/1 " * 14 + b"x" * 5 + b"ustar  " + b"y" * 300
 PAIRS = [
     ("a.txt", b"see doi:10.1000/1\n", Told("text")),
     ("a.txt.gz", gzip.compress(b"see doi:10.1000/1\n"), Told("text", "gzip")),
@@ -30,6 +46,10 @@ PAIRS = [
     ("r.jsonl.gz", gzip.compress(RECORDS), Told("jsonl", "gzip")),
     ("r.bin", RECORDS, Told("jsonl")),  # told by its contents, not its name
     ("t.csv", "\ufeffDOI,Title\n10.1000/1,x\n".encode("utf-8"), Told("csv")),
+    ("a.bin", _tar(), Told("archive")),
+    ("a.bin.gz", gzip.compress(_tar()), Told("archive", "gzip")),
+    ("r.jsonl", USTAR_AT_257, Told("jsonl")),
+    ("u.bin", PROSE_AT_257, Told("text")),
 ]
 
 
@@ -41,6 +61,10 @@ def test_an_input_is_told_by_its_first_bytes_as_stored(
     path.write_bytes(data)
     config = ScanConfig(out="", id_field="DOI" if name.endswith(".csv") else "id")
     assert tell_input(str(path), data[:FORMAT_HEAD], config) == want
+
+
+def test_the_texts_told_have_the_tar_magic_where_a_header_has_it() -> None:
+    assert USTAR_AT_257[257:262] == PROSE_AT_257[257:262] == _tar()[257:262] == b"ustar"
 
 
 def test_a_texts_kind_and_syntax_are_told_once_and_a_forced_one_kept() -> None:

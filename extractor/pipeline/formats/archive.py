@@ -66,9 +66,17 @@ _COMPRESSED_SUFFIX = (".gz", ".bz2", ".xz", ".zst", ".zstd", ".z")
 
 
 def is_tar(head: bytes) -> bool:
-    """Whether decompressed bytes start a POSIX or GNU tar (the `ustar` magic of its first
-    header)."""
-    return head[257:262] == b"ustar"
+    """Whether decompressed bytes start a POSIX or GNU tar: the `ustar` magic of its first
+    header, and the header's checksum (POSIX.1 ustar: the octal sum of its 512 bytes with the
+    checksum field read as spaces, unsigned or, in old tars, signed). A text that has `ustar` at
+    byte 257 is no archive."""
+    if len(head) < 512 or head[257:262] != b"ustar":
+        return False
+    digits = head[148:156].split(b"\x00", 1)[0].strip()
+    if not digits or digits.strip(b"01234567"):
+        return False
+    block = head[:148] + b" " * 8 + head[156:512]
+    return int(digits, 8) in (sum(block), sum(b - 256 if b > 127 else b for b in block))
 
 
 def is_zip(head: bytes) -> bool:
