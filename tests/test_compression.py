@@ -57,6 +57,19 @@ def test_same_text_in_every_compression_format(tmp_path: Path) -> None:
     assert dois["10.1000/182"]["occurrences"] == 12 and dois["10.1000/182"]["documents"] == 6
 
 
+def test_a_text_that_starts_with_a_magics_letters_is_a_text(tmp_path: Path) -> None:
+    # bzip2's "BZh" is letters: its block size and a block's (or the end's) magic must follow
+    texts = [b"BZh, a code in a list: doi:10.1000/1\n", b"BZh9 then words doi:10.1000/2\n"]
+    for i, data in enumerate(texts):
+        (tmp_path / f"t{i}.txt").write_bytes(data)
+    out = tmp_path / "out"
+    scan_here(sorted(tmp_path.glob("t*.txt")), out)
+    assert sorted(m["doi"] for m in table(out, "mentions")) == ["10.1000/1", "10.1000/2"]
+    assert read.detect_compression(bz2.compress(b"")) == "bzip2"  # an empty stream: its end magic
+    assert read.detect_compression(bz2.compress(b"doi")[:6]) == "bzip2"  # one cut short
+    assert read.detect_compression(b"BZh91AY&SX") is None
+
+
 def test_nul_byte_after_first_read_buffer_does_not_end_file(tmp_path: Path) -> None:
     body = ("filler words " * 80 + "\n") * (BLOCK // 1000 + 10)
     f = tmp_path / "nul.txt"

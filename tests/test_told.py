@@ -50,6 +50,7 @@ PAIRS = [
     ("a.bin.gz", gzip.compress(_tar()), Told("archive", "gzip")),
     ("r.jsonl", USTAR_AT_257, Told("jsonl")),
     ("u.bin", PROSE_AT_257, Told("text")),
+    ("z.bz2", b"BZh9 starts this text: doi:10.1000/1\n", Told("text")),  # no bzip2 block follows
 ]
 
 

@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from ..errors import InputError
 from ..io.decode import HEAD_BYTES, is_binary
-from ..io.read import ReadTap, decompressed, detect_compression, display_name, open_input
+from ..io.read import MAGIC_BYTES, ReadTap, decompressed, detect_compression, display_name, open_input
 from ..provenance import Meta, from_headers
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import FileText, Format, PlanInput, Planned, Record, SkippedRecords
@@ -359,7 +359,7 @@ class Reader:
         limit = self.config.max_record_bytes
         first = _read(f, limit + 1, guard)
         whole = len(first) <= limit
-        comp = detect_compression(first[:8])
+        comp = detect_compression(first[:MAGIC_BYTES])
         if comp is not None or is_tar(first) or is_zip(first):
             if depth >= MAX_DEPTH:
                 self.skip(rid, f"an archive or compressed file nested over {MAX_DEPTH} deep")

@@ -31,10 +31,13 @@ except ImportError:  # pragma: no cover - the stdlib fallback is tested by forci
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
-    (b"BZh", "bzip2"),
     (b"\xfd7zXZ\x00", "xz"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
 )
+# bzip2: "BZh", the block size 1-9, then a block's magic (π's digits) or, for an empty stream,
+# the end-of-stream magic (√π's): "BZh" alone also starts a text (a "BZh…" line).
+_BZIP2_NEXT = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
+MAGIC_BYTES = 10
 
 
 def display_name(path: str) -> str:
@@ -53,10 +56,15 @@ def display_name(path: str) -> str:
 
 
 def detect_compression(head: bytes) -> str | None:
-    """The compression of a stream from its first bytes: gzip, bzip2, xz, zstd or None."""
+    """The compression of a stream from its first bytes (MAGIC_BYTES of them, or all a shorter
+    stream has): gzip, bzip2, xz, zstd or None."""
     for magic, name in _MAGIC:
         if head.startswith(magic):
             return name
+    if head[:3] == b"BZh" and head[3:4] in b"123456789" and len(head) > 3:
+        block = head[4:MAGIC_BYTES]
+        if any(m.startswith(block) for m in _BZIP2_NEXT):  # whole, or a stream cut short
+            return "bzip2"
     return None
 
 
@@ -73,7 +81,7 @@ def open_stream(path: str | BinaryIO, read_ahead: bool = False) -> tuple[BinaryI
     with peek, such as stdin), and the compression its first bytes tell (an input nothing was
     told of: stdin, an archive's member; a planned input's is known, see `decompressed`)."""
     raw = open_input(path) if isinstance(path, str) else path
-    head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
+    head = raw.peek(MAGIC_BYTES)[:MAGIC_BYTES] if hasattr(raw, "peek") else b""
     comp = detect_compression(head)
     return decompressed(raw, comp, read_ahead), comp
 
@@ -380,7 +388,7 @@ def format_head(path: str, n: int) -> bytes:
     reader gives nothing then)."""
     raw = open_input(path)
     with raw:
-        head = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
+        head = raw.peek(MAGIC_BYTES)[:MAGIC_BYTES] if hasattr(raw, "peek") else b""
         if detect_compression(head) == "gzip":
             with gzip.GzipFile(fileobj=raw) as gz:
                 return read_head(gz, n)
