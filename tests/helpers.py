@@ -285,6 +285,20 @@ PDF_PIECES = [
     "abstract",
     "t001",
     "showed",
+    # registrants' shapes, cut and completed farther down (pdf.SHAPES)
+    "10.1038/nmeth.",
+    "10.1371/journal.pgen.",
+    "10.1146/annurev.genet.42.110807.091",
+    "10.1016/j.tree.2020.",
+    "10.1371/",
+    "2942",
+    "1001674",
+    "601",
+    "11.011",
+    "journal.pbio.1153981",
+    "\f",
+    "1101\n",
+    "                                                                                  ",
 ]
 
 # A name for each rule of pdf.DEHYPHENATION_RULES that the rule rewrites (pdftotext dropped the

@@ -486,6 +486,69 @@ CLEANING = {
             "pdf",
         ),
     ],
+    # Spec §5, the registrant's shape (pdf.SHAPES): a piece that is no whole DOI of its
+    # registrant's shape goes on where the rest completes it — on the next line against the
+    # page-number rule, past a blank line (a column's end), a page number, or in -layout text
+    # the other column's lines; a piece that stops in "/" or "-" goes on past them too.
+    "pdf_rest_farther_down": [
+        Row(
+            "J Biol 95: 599-1942. doi:10.1038/nmeth.\n2942\n11. H. Muller",
+            ["10.1038/nmeth.2942"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "J Biol 40: 574-1476. doi:10.1371/journal.pgen.\n\n1001674\n109. G. Okafor",
+            ["10.1371/journal.pgen.1001674"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "J Biol 86: 12-1410. doi:10.1038/\n\nnature.3745\n51. A. Jones",
+            ["10.1038/nature.3745"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "J Biol 17: 617-1303. doi:10.1371/\n1101\njournal.pbio.1153981\n109. D. Wang",
+            ["10.1371/journal.pbio.1153981"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "Annu Rev Genet. doi:10.1146/annurev.genet.42.110807.091\n\f154 A. Sundstrom et al.\n601\n",
+            ["10.1146/annurev.genet.42.110807.091601"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "   gene in neural of regulation. J Biol 80: 354-1603. doi:10.1016/j.tree.2020.\n"
+            "                                                                                  evolution. J Biol 64: 28-1930.\n"
+            "   11.011\n"
+            "10. G. Muller, E. Garcia (1990) Networks",
+            ["10.1016/j.tree.2020.11.011"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "                                        Immunopathol. 349: 833-862. DOI: 10.1016/0090-\n"
+            "4. Freise J, Hofmann R, Gebel M\n"
+            "                                        1229(78)90099-5\n"
+            "chronic gastric erosions.",
+            ["10.1016/0090-1229(78)90099-5"],
+            None,
+            "pdf",
+        ),
+    ],
+    "pdf_rest_farther_down_only_to_complete": [
+        Row(
+            "doi:10.1371/journal.pone.0046041\n\n1234567\nnext", ["10.1371/journal.pone.0046041"], None, "pdf"
+        ),
+        Row("doi:10.1016/j.cell.2009.01.042\n\n.021 more", ["10.1016/j.cell.2009.01.042"], None, "pdf"),
+        Row("doi:10.1038/nmeth.\n\nshowed that\n2942", ["10.1038/nmeth"], None, "pdf"),
+        Row("doi:10.1038/\n\n12. A. Smith (2001)", [], None, "pdf"),
+        Row("doi:10.1038/nmeth.\n2942\n11. H. Muller", ["10.1038/nmeth"], None, "plain"),
+    ],
     "pdf_continuation_has_a_digit": [
         Row(
             "doi:10.1111/j.1365-2486.2003.00619.\nx PMID: 1234",

@@ -26,7 +26,7 @@ from extractor.pipeline.scan.windows import CMatcher, PythonMatcher, Window
 from extractor.pipeline.table import Mentions
 
 from .helpers import PDF_PIECES, PIECES, REHYPHENATION_EXAMPLES
-from .spec_table import SYNTAX, Row
+from .spec_table import ENDS, SYNTAX, Row
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -232,6 +232,15 @@ def test_c_pdf_matcher_agrees_on_pdf_corpora(path: Path) -> None:
     """Text as pdftotext (default and -layout), PDFium, pdfminer and others extract it: lines
     broken inside DOIs, columns, running headers, reference numbers."""
     agree(path.read_bytes(), "pdf")
+
+
+@pytest.mark.parametrize(
+    ("name", "row"),
+    [(n, r) for n, rows in ENDS.items() for r in rows if r.kind == "pdf"],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_c_pdf_matcher_agrees_on_the_spec_table(name: str, row: Row) -> None:
+    agree(row.text.encode("utf-8"), "pdf")
 
 
 @given(st.lists(st.sampled_from(PDF_PIECES + PIECES), max_size=40))

@@ -324,6 +324,134 @@ def _new_below(text: str, b: int) -> bool:
 _BREAK_THEN_TOKEN = re.compile(_LINEBREAK.pattern + "(" + _NEXT_TOKEN.pattern + ")")
 
 
+# The shape every DOI of a kind has at a registrant that sets them so (spec §5): a piece cut at
+# a line end that is no whole DOI of its shape goes on where the rest completes the shape, also
+# past a page number, blank lines or, in -layout text, the other column's lines. One row per
+# registrant prefix; each pattern is matched against the lower-case suffix, and a whole DOI of
+# the shape may go on with a component (`.g001`). Add a row where a registrant's DOIs are set so.
+SHAPES: dict[str, re.Pattern[str]] = {
+    # Elsevier's journal DOIs: j.<journal>.<year>.<month>.<item> or j.<journal>.<year>.<article>
+    # (j.neuroimage.2012.01.021, j.jclepro.2019.118596)
+    "10.1016": re.compile(r"j\.[a-z][a-z0-9]*\.(?:19|20)[0-9]{2}\.(?:[01][0-9]\.[0-9]{3}|[0-9]{6})"),
+    # Nature's journals: <journal>.<number> (nmeth.3098, ng.2401, ncomms.1234 is not set so)
+    "10.1038": re.compile(r"n[a-z]{1,9}\.[0-9]{3,5}"),
+    # Annual Reviews: annurev.<journal>.<volume>.<yymmdd>.<six digits>, or the dashed form
+    "10.1146": re.compile(
+        r"annurev\.[a-z]+\.[0-9]{1,3}\.[0-9]{6}\.[0-9]{6}|annurev-[a-z]+-[0-9]{6}-[0-9]{6}"
+    ),
+    # PLOS: journal.<journal>.<seven digits>
+    "10.1371": re.compile(r"journal\.p[a-z]{2,4}\.[0-9]{7}"),
+}
+FAR_LINES = 4  # lines read past (blank, a page number, the other column's) for a DOI's rest
+FAR_CHARS = 1024  # and never further than this past the break (within a scan window's overlap)
+
+
+def whole_by_shape(key: str) -> bool | None:
+    """Whether the canonical key is a whole DOI of its registrant's shape (SHAPES): None when the
+    registrant has no row."""
+    prefix, _, suffix = key.partition("/")
+    shape = SHAPES.get(prefix)
+    if shape is None:
+        return None
+    m = shape.match(suffix)
+    return m is not None and (m.end() == len(suffix) or suffix[m.end()] == ".")
+
+
+def _completes(so_far: str, rest: str) -> bool:
+    """Whether `so_far` is no whole DOI of its registrant's shape and `so_far + rest` is one."""
+    if whole_by_shape(_key(_complete_name(so_far))) is not False:
+        return False
+    return whole_by_shape(_key(_complete_name(so_far + rest))) is True
+
+
+def go_far(text: str, b: int, so_far: str, start: int) -> int:
+    """Where the DOI `so_far` cut at `b` goes on, given the next line's `start` the line-by-line
+    join took (-1 for none): far_rest's when there is none, or when the line taken is a page
+    number or running header and far_rest finds the rest past it. -1 when it does not go on."""
+    if start >= 0 and not (_PAGE_LINE.match(text, start) or _RUNNING_HEAD.match(text, start)):
+        return start
+    far = far_rest(text, b, so_far)
+    return start if far is None else far
+
+
+def far_rest(text: str, b: int, so_far: str) -> int | None:
+    """Where the rest of a DOI cut at `b` (a line end) starts when the line-by-line join did not
+    take the next line (spec §5): on the next line when it completes the registrant's shape
+    (SHAPES) against the page-number and prose rules, or past blank lines, a page number or
+    running header and, in -layout text, lines with nothing in the DOI's column, where the rest
+    completes the shape. A piece that stops in `/` or `-` (no DOI ends so) goes on past them
+    with any rest that starts no new item."""
+    if _LINEBREAK.match(text, b) is None:
+        return None
+    cut = so_far[-1] in "-/"
+    if not cut and whole_by_shape(_key(_complete_name(so_far))) is not False:
+        return None
+    nl = text.rfind("\n", max(0, b - _MAX_LINE), b)
+    if nl < 0 and b > _MAX_LINE:
+        return None  # a line too long to be a column's
+    line_start = nl + 1
+    blocks = [g.start() - line_start for g in _SEGMENT.finditer(text, line_start, b)]
+    if not blocks:
+        return None
+    c0, c1 = blocks[-1], b - line_start  # the DOI's block, in columns
+    limit = min(len(text), b + FAR_CHARS)
+    i = text.find("\n", b, limit)
+    skipped = False
+    for _ in range(FAR_LINES + 1):
+        if i < 0:
+            return None
+        start = i + 1
+        end = text.find("\n", start, limit)
+        line = text[start : end if end >= 0 else limit].replace("\f", " ").replace("\r", " ")
+        i = end
+        segments = [(g.start(), g.end()) for g in _SEGMENT.finditer(line)]
+        if not segments:
+            skipped = True
+            continue
+        body = line.strip()
+        if _RUNNING_HEAD.match(body):  # "154 A. Sundström et al.": never a DOI's rest
+            skipped = True
+            continue
+        # the rest starts in the DOI's column: where its block starts, or a hanging indent in
+        col = next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
+        run = "" if col is None else RUN.match(line, col).group()  # type: ignore[union-attr]  # a starred pattern always matches
+        if run and _completes(so_far, run):
+            return start + col  # type: ignore[operator]  # run is empty when col is None
+        if _PAGE_ALONE.fullmatch(body):  # a number alone that completes nothing: a page number
+            skipped = True
+            continue
+        if not any(a < c1 and e > c0 for a, e in segments):
+            skipped = True  # the other column's line (-layout): nothing in the DOI's column
+            continue
+        if cut and skipped and run and _DOI_CHAR_START.match(run) and not _STARTS_NEW.match(run):
+            return start + col  # type: ignore[operator]
+        return None
+    return None
+
+
+def may_go_far(so_far: str) -> bool:
+    """Whether far_rest can find a rest for the piece: past its prefix, it stops in `/` or `-`,
+    or its registrant has a shape (the C matcher asks far_rest only then)."""
+    m = _SEPARATOR.search(so_far)
+    return m is not None and (so_far[-1] in "-/" or so_far[: m.start()] in SHAPES)
+
+
+def go_far_bytes(window: bytes, b: int, so_far: str, start: int) -> int:
+    """go_far for the C matcher, on UTF-8 bytes from the DOI's line start: byte offsets."""
+    text = window.decode("utf-8", "surrogateescape")
+    at = len(window[:b].decode("utf-8", "surrogateescape"))
+    if start >= 0:
+        start = len(window[:start].decode("utf-8", "surrogateescape"))
+    r = go_far(text, at, so_far, start)
+    return r if r < 0 else len(text[:r].encode("utf-8", "surrogateescape"))
+
+
+_PAGE_ALONE = re.compile(r"[1-9][0-9]{0,3}")
+_PAGE_LINE = re.compile(r"[1-9][0-9]{0,3}[ \t\r\f]*(?:\n|\Z)")
+# A running header or page number line: "154 A. Sundström et al." or "Page 3".
+_RUNNING_HEAD = re.compile(r"[1-9][0-9]{0,3}[ \t]+[A-Z]|(?i:page)[ \t]+[0-9]+\Z")
+
+
 def join_pieces(
     text: str, p: int, q: int, pieces: list[tuple[int, int]], evidence: Evidence | None
 ) -> tuple[list[tuple[int, int]], bool]:
@@ -335,37 +463,46 @@ def join_pieces(
     uncertain = False
     for _ in range(MAX_JOINS):
         b = pieces[-1][1]
-        if _new_below(text, b):
-            break
         so_far = "".join(text[a:e] for a, e in pieces)
-        cont = _continuation(text, b)
-        if cont is None and so_far[-1] in "-/" and _suffix(so_far):
-            # pdfminer sets its text boxes apart by a blank line: a DOI that stops in "-" or "/",
-            # which no DOI ends with, goes on in the next box (a column's end broke it)
-            bm = _BOX_BREAK.match(text, b)
-            if bm is not None and not _PAGE_NUMBER.match(text, bm.end()):
-                cont = bm.end()
-        if cont is None:
-            if so_far[-1] not in "-/.>" and _HAS_OPENER.search(so_far) is None:
-                break  # no space can be inside this DOI (_space_join): the common case, at once
-            sm = _SPACES.match(text, b)
-            if sm is None:
-                break
-            # spaces or TABs inside the DOI (spec §5)
-            nm = _NEXT_TOKEN.match(text, sm.end())
-            if nm is None or not _space_join(so_far, nm.group()):
-                break
-            run = RUN.match(text, sm.end()).group()  # type: ignore[union-attr]  # a starred pattern always matches
-            pieces = [*pieces, (sm.end(), sm.end() + len(run))]
-            continue
-        start = cont
-        nm = _NEXT_TOKEN.match(text, start)
-        if nm is None:
-            break
-        join, guess = _decide(so_far, nm.group(), evidence, text[start : start + 8])
-        uncertain = uncertain or guess
-        if not join:
+        nxt = _next_piece(text, b, so_far, evidence)
+        uncertain = uncertain or nxt is None
+        start = -1 if nxt is None else nxt
+        if may_go_far(so_far):
+            start = go_far(text, b, so_far, start)
+        if start < 0:
             break
         run = RUN.match(text, start).group()  # type: ignore[union-attr]  # a starred pattern always matches
         pieces = [*pieces, (start, start + len(run))]
     return pieces, uncertain
+
+
+def _next_piece(text: str, b: int, so_far: str, evidence: Evidence | None) -> int | None:
+    """Where the DOI `so_far`, stopping at `b`, goes on in the next line or after spaces: an
+    offset, -1 when it does not, None when it does not on a guess."""
+    if _new_below(text, b):
+        return -1
+    cont = _continuation(text, b)
+    if cont is None and so_far[-1] in "-/" and _suffix(so_far) is not None:
+        # pdfminer sets its text boxes apart by a blank line: a DOI that stops in "-" or "/",
+        # which no DOI ends with, goes on in the next box (a column's end broke it)
+        bm = _BOX_BREAK.match(text, b)
+        if bm is not None and not _PAGE_NUMBER.match(text, bm.end()):
+            cont = bm.end()
+    if cont is None:
+        if so_far[-1] not in "-/.>" and _HAS_OPENER.search(so_far) is None:
+            return -1  # no space can be inside this DOI (_space_join): the common case, at once
+        sm = _SPACES.match(text, b)
+        if sm is None:
+            return -1
+        # spaces or TABs inside the DOI (spec §5)
+        nm = _NEXT_TOKEN.match(text, sm.end())
+        if nm is None or not _space_join(so_far, nm.group()):
+            return -1
+        return sm.end()
+    nm = _NEXT_TOKEN.match(text, cont)
+    if nm is None:
+        return -1
+    join, guess = _decide(so_far, nm.group(), evidence, text[cont : cont + 8])
+    if not join:
+        return None if guess else -1
+    return cont

@@ -282,6 +282,28 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
     return batch_close(&t, i, rc);
 }
 
+/* set_far(go_far, prefixes, far_chars): pdf.go_far_bytes, the prefixes of pdf.SHAPES and
+ * pdf.FAR_CHARS, for the joins of PDF text farther down (cscan/pdf.c, go_far). */
+static PyObject *py_set_far(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *call, *prefixes;
+    Py_ssize_t chars;
+    if (!PyArg_ParseTuple(args, "OO!n", &call, &PyTuple_Type, &prefixes, &chars))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(prefixes); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(prefixes, i))) {
+            PyErr_SetString(PyExc_TypeError, "set_far: prefixes must be str");
+            return NULL;
+        }
+    Py_INCREF(call);
+    Py_INCREF(prefixes);
+    Py_XSETREF(far_call, call);
+    Py_XSETREF(far_prefixes, prefixes);
+    far_chars = chars;
+    Py_RETURN_NONE;
+}
+
 /* newlines(data, start, stop) -> how many newline bytes [start, stop) hold (line numbers). */
 static PyObject *py_newlines(PyObject *self, PyObject *args)
 {
@@ -493,6 +515,8 @@ static PyMethodDef methods[] = {
      "scan_arrow_texts(offsets, data, offset, length, large, start, mentions, head, sniff_kind, sniff_syntax,\n"
      "doc_base=0, max_rows=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid\n"
      "UTF-8, no nulls)."},
+    {"set_far", py_set_far, METH_VARARGS,
+     "set_far(go_far, prefixes, far_chars): how PDF text is joined farther down (pdf.go_far_bytes)."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

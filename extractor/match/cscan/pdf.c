@@ -769,55 +769,110 @@ static int add_run(const Buf *B, Logical *L, Py_ssize_t i)
     return add_piece(L, a, i);
 }
 
+/* pdf.go_far_bytes and what it reads (set_far, from native.py at import): where a DOI cut at a
+ * line end goes on farther down, when its registrant's shape (pdf.SHAPES) is not yet whole */
+static PyObject *far_call = NULL, *far_prefixes = NULL;
+static Py_ssize_t far_chars = 0;
+
+/* pdf.may_go_far: past its prefix, the piece stops in "/" or "-", or its prefix has a shape. */
+static int may_go_far(const cp_t *s, Py_ssize_t n)
+{
+    if (far_call == NULL)
+        return 0;
+    Py_ssize_t a = suffix_at(s, n);
+    if (a < 0)
+        return 0;
+    if (s[n - 1] == '/' || s[n - 1] == '-')
+        return 1;
+    Py_ssize_t sep = s[a - 1] == '/' ? a - 1 : a - 3;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(far_prefixes); i++) {
+        PyObject *p = PyTuple_GET_ITEM(far_prefixes, i);
+        if (PyUnicode_GET_LENGTH(p) != sep)
+            continue;
+        Py_ssize_t k = 0;
+        while (k < sep && PyUnicode_READ_CHAR(p, k) == s[k])
+            k++;
+        if (k == sep)
+            return 1;
+    }
+    return 0;
+}
+
+/* pdf.go_far at a line end `at`: the byte where the DOI goes on (`start`, the next line's the
+ * line-by-line join took, or -1, or one farther down), -1 for none, -2 on an error. */
+static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize_t start)
+{
+    /* from over MAX_LINE characters before (so the line's start is found as in the whole text)
+     * to far_chars characters after, whatever their widths */
+    Py_ssize_t ws = at - 4 * MAX_LINE - 4, we = at + 4 * far_chars;
+    if (ws < 0)
+        ws = 0;
+    if (we > B->n)
+        we = B->n;
+    PyObject *so_far = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, L->s, L->n);
+    if (so_far == NULL)
+        return -2;
+    PyObject *r = PyObject_CallFunction(far_call, "y#nOn", (const char *)B->b + ws, we - ws, at - ws, so_far,
+                                        start < 0 ? (Py_ssize_t)-1 : start - ws);
+    Py_DECREF(so_far);
+    if (r == NULL)
+        return -2;
+    Py_ssize_t got = PyLong_AsSsize_t(r);
+    Py_DECREF(r);
+    if (got == -1 && PyErr_Occurred())
+        return -2;
+    return got < 0 ? -1 : ws + got;
+}
+
 /* pdf.join_pieces: extend the DOI in L across the breaks that fall inside it. 0, or -1. */
 static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumns *C, int *uncertain)
 {
     cp_t t[NEXT_TOKEN];
     for (int j = 0; j < MAX_JOINS; j++) {
-        Py_ssize_t at = L->pb[L->np - 1];
-        if (new_below(B, at))
-            break;
-        Py_ssize_t cont = continuation(B, at, C);
-        if (cont == -2)
-            return -1;
-        cp_t last = L->s[L->n - 1];
-        if (cont < 0 && (last == '-' || last == '/')) {
-            Py_ssize_t a = suffix_at(L->s, L->n);
-            if (a >= 0 && a < L->n) {
+        Py_ssize_t at = L->pb[L->np - 1], start = -1;
+        if (!new_below(B, at)) { /* pdf._next_piece */
+            Py_ssize_t cont = continuation(B, at, C);
+            if (cont == -2)
+                return -1;
+            cp_t last = L->s[L->n - 1];
+            if (cont < 0 && (last == '-' || last == '/') && suffix_at(L->s, L->n) >= 0) {
                 /* pdfminer sets its text boxes apart by a blank line: a DOI that stops in "-" or
                  * "/", which no DOI ends with, goes on in the next box */
                 Py_ssize_t e = box_break(B, at);
                 if (e >= 0 && !page_number(B, e, B->n))
                     cont = e;
             }
+            if (cont < 0) {
+                if (last == '-' || last == '/' || last == '.' || last == '>' || has_opener(L->s, L->n)) {
+                    Py_ssize_t sp = at;
+                    while (sp < B->n && sp - at < 2 && (B->b[sp] == ' ' || B->b[sp] == '\t'))
+                        sp++;
+                    Py_ssize_t m = sp == at ? 0 : next_token(B, sp, t);
+                    if (m > 0 && space_join(L->s, L->n, t, m))
+                        start = sp; /* spaces or TABs inside the DOI (spec §5) */
+                } /* else no space can be inside this DOI: the common case, at once */
+            } else {
+                Py_ssize_t m = next_token(B, cont, t);
+                if (m > 0) {
+                    if (logical_room(L, 0) < 0)
+                        return -1;
+                    int guess, join = decide(B, L->s, L->n, t, m, cont, ev, &guess);
+                    if (join < 0)
+                        return -1;
+                    *uncertain |= guess;
+                    if (join)
+                        start = cont;
+                }
+            }
         }
-        if (cont < 0) {
-            if (!(last == '-' || last == '/' || last == '.' || last == '>') && !has_opener(L->s, L->n))
-                break; /* no space can be inside this DOI: the common case, at once */
-            Py_ssize_t sp = at;
-            while (sp < B->n && sp - at < 2 && (B->b[sp] == ' ' || B->b[sp] == '\t'))
-                sp++;
-            if (sp == at)
-                break;
-            Py_ssize_t m = next_token(B, sp, t);
-            if (m == 0 || !space_join(L->s, L->n, t, m))
-                break;
-            if (add_run(B, L, sp) < 0) /* spaces or TABs inside the DOI (spec §5) */
+        if (line_break(B, at) >= 0 && may_go_far(L->s, L->n)) {
+            start = go_far(B, L, at, start); /* farther down (spec §5) */
+            if (start == -2)
                 return -1;
-            continue;
         }
-        Py_ssize_t m = next_token(B, cont, t);
-        if (m == 0)
+        if (start < 0)
             break;
-        if (logical_room(L, 0) < 0)
-            return -1;
-        int guess, join = decide(B, L->s, L->n, t, m, cont, ev, &guess);
-        if (join < 0)
-            return -1;
-        *uncertain |= guess;
-        if (!join)
-            break;
-        if (add_run(B, L, cont) < 0)
+        if (add_run(B, L, start) < 0)
             return -1;
     }
     return 0;
