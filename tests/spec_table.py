@@ -540,6 +540,29 @@ CLEANING = {
             "pdf",
         ),
     ],
+    # The same for a prefix cut right after its "10.": in -layout text with the other column's
+    # text after it on the line, or with a page number between (pdf.far_anchor).
+    "pdf_registrant_code_farther_down": [
+        Row(
+            "  networks in dynamics networks. J Biol 58: 113-1788. https://doi.org/10.          model in. J Biol 46: 704-1589.\n"
+            "  1016/j.jmb.2000.11.080                                                         147. D. Muller, F. Jones\n",
+            ["10.1016/j.jmb.2000.11.080"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "83. H. Muller (1998) Cortical of model gene in. J Biol 3: 340-1388. doi:10.\n"
+            "1101\n"
+            "\n"
+            "\f1146/annurev.biochem.50.118814.400451\n"
+            "84. G. Muller",
+            ["10.1146/annurev.biochem.50.118814.400451"],
+            None,
+            "pdf",
+        ),
+        Row("10. G. Muller, E. Garcia (1990) Networks\n1234/abc and more", [], None, "pdf"),
+        Row("Table 10.   Results of the model\nwith 1016/2 of them", [], None, "pdf"),
+    ],
     "pdf_rest_farther_down_only_to_complete": [
         Row(
             "doi:10.1371/journal.pone.0046041\n\n1234567\nnext", ["10.1371/journal.pone.0046041"], None, "pdf"

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from extractor.match import FORMS, find_spans, kind_of, native
 from extractor.match.native import find_spans_utf8
+from extractor.match.pdf import SHAPES, may_go_far
 from extractor.match.syntaxes import syntax_of
 from extractor.pipeline.io.decode import clean
 from extractor.pipeline.scan.windows import CMatcher, PythonMatcher, Window
@@ -232,6 +233,33 @@ def test_c_pdf_matcher_agrees_on_pdf_corpora(path: Path) -> None:
     """Text as pdftotext (default and -layout), PDFium, pdfminer and others extract it: lines
     broken inside DOIs, columns, running headers, reference numbers."""
     agree(path.read_bytes(), "pdf")
+
+
+@pytest.mark.parametrize("prefix", sorted(SHAPES))
+@given(data=st.data())
+def test_every_piece_of_a_registrants_shape_is_read_as_one(prefix: str, data: st.DataObject) -> None:
+    """pdf.Shape.piece is the cheap test before far_rest reads lines: every start of a whole DOI
+    of the shape must pass it, and a whole one ends as Shape.ends says (the C matcher then asks
+    nothing of it)."""
+    shape = SHAPES[prefix]
+    whole = data.draw(st.from_regex(shape.whole, fullmatch=True).filter(str.isascii))
+    for i in range(1, len(whole)):
+        assert shape.piece.fullmatch(whole[:i]), whole[:i]
+    assert not may_go_far(f"{prefix}/{whole}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a host whose letter IGNORECASE folds to ASCII (U+017F), in a token the cache reads
+        "ſ.rgx/abstract1./886/doi:10.academic.oup.com/x/article/doi/%C3%8110.1000/2",
+        # a "10." cut at a column gap, then one cut at the line's end
+        "10.   10.\n1234//",
+    ],
+)
+@pytest.mark.parametrize("kind", ["plain", "pdf"])
+def test_c_matcher_agrees_on_what_differential_runs_found(text: str, kind: str) -> None:
+    agree(text.encode("utf-8"), kind)
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,12 @@ def scan_arrow_texts(
     /,
 ) -> tuple[int, int, int]: ...
 def set_far(
-    go_far: Callable[[bytes, int, str, int], int], prefixes: tuple[str, ...], far_chars: int, /
+    go_far: Callable[[memoryview, int, str, int], int],
+    far_anchor: Callable[[memoryview, int], tuple[int, int] | None],
+    prefixes: tuple[str, ...],
+    ends: tuple[tuple[int, ...], ...],
+    far_chars: int,
+    /,
 ) -> None: ...
 def newlines(data: Any, start: int = 0, stop: int = -1, /) -> int: ...
 def invalid_bytes(data: Any, start: int = 0, stop: int = ..., /) -> tuple[int, int]: ...

@@ -53,12 +53,58 @@ _ANCHOR_PDF = re.compile(
 )
 
 
-def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str]]:
+class _FarAnchor(NamedTuple):
+    """An anchor whose `10.` is cut from its registrant's code (pdf.far_anchor): the code and
+    separator at `r` on a line below, read as _ANCHOR_PDF's match would be."""
+
+    p: int
+    r: int
+    q: int
+    digits: str
+    sep: str
+
+    def start(self) -> int:
+        return self.p
+
+    def end(self) -> int:
+        return self.q
+
+    def group(self, i: int) -> str:
+        return self.digits if i == 1 else self.sep
+
+
+_CUT_TEN = re.compile(r"10\.(?=[ \t\r\n])")
+_DIGITS = frozenset("0123456789")
+
+
+def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str] | _FarAnchor]:
     """_ANCHOR_PDF's matches; after a run with no separator the search goes on at its last "10."
-    (in PDF text "10.10. 1016/" has an anchor that starts inside the run)."""
+    (in PDF text "10.10. 1016/" has an anchor that starts inside the run). A `10.` at a line end
+    or column gap where no anchor with a separator starts is read with its registrant's code
+    below, where there is one (pdf.far_anchor)."""
     search = _ANCHOR_PDF.search
+    cuts = _CUT_TEN.finditer(text)
+    cut = next(cuts, None)
     pos = 0
-    while (m := search(text, pos)) is not None:
+    while True:
+        m = search(text, pos)
+        ms = len(text) if m is None else m.start()
+        while cut is not None and cut.start() <= ms:
+            c = cut.start()
+            cut = next(cuts, None)
+            if (
+                c < pos
+                or (c == ms and m is not None and m.group(2) is not None)
+                or (c > 0 and text[c - 1] in _DIGITS)
+            ):
+                continue  # "410." ends a page range: glued to a digit, no DOI starts there (spec §2)
+            far = pdf_repair.far_anchor(text, c)
+            if far is not None:
+                r, q = far
+                sep = text[q - 1] if text[q - 1] == "/" else text[q - 3 : q]
+                yield _FarAnchor(c, r, q, text[r : q - len(sep)], sep)
+        if m is None:
+            return
         yield m
         pos = m.end() if m.group(2) is not None else max(m.start() + 1, m.end() - 2)
 
@@ -344,7 +390,9 @@ class _Scanner:
                 continue  # spec §2: bare 10.2.1/, 10.5/100 and IP ranges are not DOIs
             if form is Form.BARE and sep != "/":
                 form = Form.PERCENT
-            got_hit = self._extend(p, m.end(), form, start, evidence)
+            got_hit = self._extend(
+                p, m.end(), form, start, evidence, m.r if isinstance(m, _FarAnchor) else -1
+            )
             if isinstance(got_hit, int):
                 last_end = got_hit
                 if self.stats is not None:
@@ -390,22 +438,25 @@ class _Scanner:
         return end - q >= SHORT_WINDOW + 2
 
     def _extend(
-        self, p: int, q: int, form: Form, start: int, evidence: Evidence | None
+        self, p: int, q: int, form: Form, start: int, evidence: Evidence | None, far: int = -1
     ) -> tuple[tuple[int, int, Form, str], list[tuple[int, int]]] | int | None:
         """Read right from the suffix start `q`: the hit and the spans it covers, None when there
-        is no DOI, or an offset to skip to when the candidate was too long (spec §4)."""
+        is no DOI, or an offset to skip to when the candidate was too long (spec §4). `far`: where
+        the registrant's code of a `10.` cut from it starts (_FarAnchor), or -1."""
         text = self.text
+        anchor = text[p:q] if far < 0 else text[p : p + 3] + text[far:q]
+        a = len(anchor)
         run = RUN_SHORT.match(text, q).group()  # type: ignore[union-attr]  # a starred pattern always matches
-        if len(run) > SHORT_WINDOW and first_cut(text[p:q] + run, form) >= q - p + SHORT_WINDOW:
+        if len(run) > SHORT_WINDOW and first_cut(anchor + run, form) >= a + SHORT_WINDOW:
             # No whitespace and no rule ended the name in the short window: read the whole window.
             run = RUN.match(text, q).group()  # type: ignore[union-attr]  # a starred pattern always matches
-            if len(run) > MAX_DOI_CHARS and first_cut(text[p:q] + run, form) >= q - p + MAX_DOI_CHARS:
+            if len(run) > MAX_DOI_CHARS and first_cut(anchor + run, form) >= a + MAX_DOI_CHARS:
                 if self.stats is not None:
                     self.stats.too_long += 1
                 # Dropped and counted, never truncated: nor is any later part of the same token.
                 m = RUN_END.search(text, q + len(run))
                 return len(text) if m is None else m.start()
-        pieces = [(p, q + len(run))]
+        pieces = [(p, q + len(run))] if far < 0 else [(p, p + 3), (far, q + len(run))]
         if self.pdf:
             pieces, uncertain = pdf_repair.join_pieces(text, p, q, pieces, evidence)
             if uncertain:
@@ -417,7 +468,7 @@ class _Scanner:
             return None
         url_before = text[start:p] if form.is_url else ""
         n = end_of_name(logical, form, url_before)
-        if n <= q - p:
+        if n <= a:
             return None  # empty suffix
         name = logical[:n]
         if url_before and form not in RESOLVERS and SHIELDS.search(url_before):

@@ -8,7 +8,9 @@ the same document shows unbroken, or has the shape of this registrant's other DO
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .canonical import canonical_key
 from .forms import Form
@@ -327,20 +329,56 @@ _BREAK_THEN_TOKEN = re.compile(_LINEBREAK.pattern + "(" + _NEXT_TOKEN.pattern + 
 # The shape every DOI of a kind has at a registrant that sets them so (spec §5): a piece cut at
 # a line end that is no whole DOI of its shape goes on where the rest completes the shape, also
 # past a page number, blank lines or, in -layout text, the other column's lines. One row per
-# registrant prefix; each pattern is matched against the lower-case suffix, and a whole DOI of
-# the shape may go on with a component (`.g001`). Add a row where a registrant's DOIs are set so.
-SHAPES: dict[str, re.Pattern[str]] = {
+# registrant prefix: the whole DOI's pattern on the lower-case suffix (a whole DOI may go on
+# with a component, `.g001`), and one that every piece of it matches (a cheap test first:
+# tests/test_cscan.py checks it against generated DOIs). Add a row where a registrant's DOIs
+# are set so.
+
+
+class Shape(NamedTuple):
+    whole: re.Pattern[str]
+    piece: re.Pattern[str]
+    ends: tuple[int, ...]  # how many digits a whole DOI's last run has (after "." or "-")
+
+
+def _opening(word: str, then: str) -> str:
+    """A pattern of every start of `word`, and of `word` followed by a start of `then`."""
+    out = then
+    for ch in reversed(word):
+        out = f"{re.escape(ch)}(?:{out})?"
+    return out
+
+
+SHAPES: dict[str, Shape] = {
     # Elsevier's journal DOIs: j.<journal>.<year>.<month>.<item> or j.<journal>.<year>.<article>
     # (j.neuroimage.2012.01.021, j.jclepro.2019.118596)
-    "10.1016": re.compile(r"j\.[a-z][a-z0-9]*\.(?:19|20)[0-9]{2}\.(?:[01][0-9]\.[0-9]{3}|[0-9]{6})"),
-    # Nature's journals: <journal>.<number> (nmeth.3098, ng.2401, ncomms.1234 is not set so)
-    "10.1038": re.compile(r"n[a-z]{1,9}\.[0-9]{3,5}"),
+    "10.1016": Shape(
+        re.compile(r"j\.[a-z][a-z0-9]*\.(?:19|20)[0-9]{2}\.(?:[01][0-9]\.[0-9]{3}|[0-9]{6})"),
+        re.compile(
+            _opening("j.", r"[a-z][a-z0-9]*(?:\.(?:[12][0-9]{0,3}(?:\.(?:[0-9]{0,6}(?:\.[0-9]{0,2})?))?)?)?")
+        ),
+        (3, 6),
+    ),
+    # Nature's journals: <journal>.<number> (nmeth.3098, ng.2401)
+    "10.1038": Shape(
+        re.compile(r"n[a-z]{1,9}\.[0-9]{3,5}"),
+        re.compile(_opening("n", r"[a-z]{1,9}(?:\.[0-9]{0,4})?")),
+        (3, 4, 5),
+    ),
     # Annual Reviews: annurev.<journal>.<volume>.<yymmdd>.<six digits>, or the dashed form
-    "10.1146": re.compile(
-        r"annurev\.[a-z]+\.[0-9]{1,3}\.[0-9]{6}\.[0-9]{6}|annurev-[a-z]+-[0-9]{6}-[0-9]{6}"
+    "10.1146": Shape(
+        re.compile(r"annurev\.[a-z]+\.[0-9]{1,3}\.[0-9]{6}\.[0-9]{6}|annurev-[a-z]+-[0-9]{6}-[0-9]{6}"),
+        re.compile(
+            _opening("annurev", r"[.-](?:[a-z]+(?:[.-](?:[0-9]{1,6}(?:[.-][0-9]{0,6}){0,2}[.-]?)?)?)?")
+        ),
+        (6,),
     ),
     # PLOS: journal.<journal>.<seven digits>
-    "10.1371": re.compile(r"journal\.p[a-z]{2,4}\.[0-9]{7}"),
+    "10.1371": Shape(
+        re.compile(r"journal\.p[a-z]{2,4}\.[0-9]{7}"),
+        re.compile(_opening("journal.", r"p[a-z]{0,4}(?:\.[0-9]{0,6})?")),
+        (7,),
+    ),
 }
 FAR_LINES = 4  # lines read past (blank, a page number, the other column's) for a DOI's rest
 FAR_CHARS = 1024  # and never further than this past the break (within a scan window's overlap)
@@ -353,8 +391,21 @@ def whole_by_shape(key: str) -> bool | None:
     shape = SHAPES.get(prefix)
     if shape is None:
         return None
-    m = shape.match(suffix)
+    m = shape.whole.match(suffix)
     return m is not None and (m.end() == len(suffix) or suffix[m.end()] == ".")
+
+
+def _a_piece(so_far: str) -> bool:
+    """Whether `so_far` may be a piece of a DOI of its registrant's shape (Shape.piece): the
+    cheap test before far_rest reads lines."""
+    prefix, _, suffix = _key(so_far).partition("/")
+    shape = SHAPES.get(prefix)
+    if shape is None:
+        return False
+    w = shape.whole.match(suffix)  # whole already (most DOIs at a line end): the faster test
+    if w is not None and (w.end() == len(suffix) or suffix[w.end()] == "."):
+        return False
+    return shape.piece.fullmatch(suffix) is not None
 
 
 def _completes(so_far: str, rest: str) -> bool:
@@ -368,7 +419,7 @@ def go_far(text: str, b: int, so_far: str, start: int) -> int:
     """Where the DOI `so_far` cut at `b` goes on, given the next line's `start` the line-by-line
     join took (-1 for none): far_rest's when there is none, or when the line taken is a page
     number or running header and far_rest finds the rest past it. -1 when it does not go on."""
-    if start >= 0 and not (_PAGE_LINE.match(text, start) or _RUNNING_HEAD.match(text, start)):
+    if start >= 0 and not _PAGE_NUMBER.match(text, start):
         return start
     far = far_rest(text, b, so_far)
     return start if far is None else far
@@ -380,12 +431,55 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
     (SHAPES) against the page-number and prose rules, or past blank lines, a page number or
     running header and, in -layout text, lines with nothing in the DOI's column, where the rest
     completes the shape. A piece that stops in `/` or `-` (no DOI ends so) goes on past them
-    with any rest that starts no new item."""
-    if _LINEBREAK.match(text, b) is None:
+    with any rest that starts no new item. A -layout line may go on with the other column's
+    text after a gap."""
+    if _CUT_HERE.match(text, b) is None:
         return None
     cut = so_far[-1] in "-/"
-    if not cut and whole_by_shape(_key(_complete_name(so_far))) is not False:
+    if not cut and (not _a_piece(so_far) or whole_by_shape(_key(_complete_name(so_far))) is not False):
         return None
+
+    def rest(run: str, skipped: bool) -> bool | None:
+        if _completes(so_far, run):
+            return True
+        if skipped and cut and _DOI_CHAR_START.match(run) and not _STARTS_NEW.match(run):
+            return None  # taken, unless the line is one to pass over
+        return False
+
+    return _below(text, b, rest)
+
+
+# What a DOI's prefix cut after "10." goes on with below: the registrant's code and separator.
+_REGISTRANT = re.compile(r"([0-9]{4,9}(?:\.[0-9]+)*)(/|%2[Ff])")
+
+
+def far_anchor(text: str, p: int) -> tuple[int, int] | None:
+    """(start of the registrant's code, end of its separator) of a DOI whose prefix is cut after
+    its `10.` at `p` where the anchor cannot read on (spec §5): in -layout text the other
+    column's text follows on the line, or a page number or blank lines stand between. The code
+    is on a line below, in the DOI's column, past those `far_rest` passes over."""
+    b = p + 3
+    if _CUT_HERE.match(text, b) is None:
+        return None
+    found: list[int] = []
+
+    def registrant(run: str, skipped: bool) -> bool | None:
+        m = _REGISTRANT.match(run)
+        if m is None:
+            return False
+        found.append(m.end())
+        return True
+
+    r = _below(text, b, registrant)
+    return None if r is None else (r, r + found[-1])
+
+
+def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | None:
+    """Where a DOI cut at `b` goes on below: the first line, at most FAR_LINES down and FAR_CHARS
+    on, with a token in the DOI's column (its block's start, or a hanging indent in) that `take`
+    takes (True), past blank lines, running headers, page numbers and lines with nothing in the
+    DOI's column (-layout's other column) that it does not take; `take` None takes the token
+    unless its line is one to pass over. The token's offset, or None."""
     nl = text.rfind("\n", max(0, b - _MAX_LINE), b)
     if nl < 0 and b > _MAX_LINE:
         return None  # a line too long to be a column's
@@ -412,10 +506,10 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
         if _RUNNING_HEAD.match(body):  # "154 A. Sundström et al.": never a DOI's rest
             skipped = True
             continue
-        # the rest starts in the DOI's column: where its block starts, or a hanging indent in
         col = next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
         run = "" if col is None else RUN.match(line, col).group()  # type: ignore[union-attr]  # a starred pattern always matches
-        if run and _completes(so_far, run):
+        took = take(run, skipped) if run else False
+        if took:
             return start + col  # type: ignore[operator]  # run is empty when col is None
         if _PAGE_ALONE.fullmatch(body):  # a number alone that completes nothing: a page number
             skipped = True
@@ -423,31 +517,61 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
         if not any(a < c1 and e > c0 for a, e in segments):
             skipped = True  # the other column's line (-layout): nothing in the DOI's column
             continue
-        if cut and skipped and run and _DOI_CHAR_START.match(run) and not _STARTS_NEW.match(run):
-            return start + col  # type: ignore[operator]
-        return None
+        return None if took is False else start + col  # type: ignore[operator]
     return None
 
 
+def far_anchor_bytes(window: memoryview, p: int) -> tuple[int, int] | None:
+    """far_anchor for the C matcher, on UTF-8 bytes from over a line before the `10.`: byte
+    offsets. The C matcher's own bytes, valid during the call only."""
+    text = str(window, "utf-8", "surrogateescape")
+    r = far_anchor(text, len(str(window[:p], "utf-8", "surrogateescape")))
+    if r is None:
+        return None
+    return len(text[: r[0]].encode("utf-8", "surrogateescape")), len(
+        text[: r[1]].encode("utf-8", "surrogateescape")
+    )
+
+
 def may_go_far(so_far: str) -> bool:
-    """Whether far_rest can find a rest for the piece: past its prefix, it stops in `/` or `-`,
-    or its registrant has a shape (the C matcher asks far_rest only then)."""
+    """Whether far_rest may find a rest for the piece: past its prefix, it stops in `/` or `-`,
+    or its registrant has a shape and it does not end as a whole DOI of the shape does (its last
+    run of digits, after "." or "-", as long as Shape.ends says: most DOIs of the registrant at
+    a line end; nor digits after a letter, a component's or another form's). The C matcher asks
+    go_far only then."""
     m = _SEPARATOR.search(so_far)
-    return m is not None and (so_far[-1] in "-/" or so_far[: m.start()] in SHAPES)
+    if m is None:
+        return False
+    if so_far[-1] in "-/":
+        return True
+    shape = SHAPES.get(so_far[: m.start()])
+    if shape is None:
+        return False
+    d = len(so_far)
+    while d > m.end() and so_far[d - 1] in "0123456789":
+        d -= 1
+    if d < len(so_far) and d > m.end() and so_far[d - 1] in _ASCII_LETTERS:
+        return False  # digits after a letter: a component or another form (t001, nature12477)
+    return d == len(so_far) or d == m.end() or so_far[d - 1] not in ".-" or len(so_far) - d not in shape.ends
 
 
-def go_far_bytes(window: bytes, b: int, so_far: str, start: int) -> int:
-    """go_far for the C matcher, on UTF-8 bytes from the DOI's line start: byte offsets."""
-    text = window.decode("utf-8", "surrogateescape")
-    at = len(window[:b].decode("utf-8", "surrogateescape"))
+def go_far_bytes(window: memoryview, b: int, so_far: str, start: int) -> int:
+    """go_far for the C matcher, on UTF-8 bytes from over a line before the break: byte offsets.
+    The C matcher's own bytes, valid during the call only."""
+    if so_far[-1] not in "-/" and not _a_piece(so_far):
+        return start  # far_rest would find nothing: told before the window is read
+    text = str(window, "utf-8", "surrogateescape")
+    at = len(str(window[:b], "utf-8", "surrogateescape"))
     if start >= 0:
-        start = len(window[:start].decode("utf-8", "surrogateescape"))
+        start = len(str(window[:start], "utf-8", "surrogateescape"))
     r = go_far(text, at, so_far, start)
     return r if r < 0 else len(text[:r].encode("utf-8", "surrogateescape"))
 
 
 _PAGE_ALONE = re.compile(r"[1-9][0-9]{0,3}")
-_PAGE_LINE = re.compile(r"[1-9][0-9]{0,3}[ \t\r\f]*(?:\n|\Z)")
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+# Where a piece stops for far_rest: a line end, or a column gap with the other column after it.
+_CUT_HERE = re.compile(r"[ \t]*\r?\n|[ \t]{3,}[^ \t\r\n]")
 # A running header or page number line: "154 A. Sundström et al." or "Page 3".
 _RUNNING_HEAD = re.compile(r"[1-9][0-9]{0,3}[ \t]+[A-Z]|(?i:page)[ \t]+[0-9]+\Z")
 

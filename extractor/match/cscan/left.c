@@ -163,18 +163,25 @@ static void left_cache_to(const Buf *B, LeftCache *lc, Py_ssize_t p)
     lc->to = i;
 }
 
-/* urlish's ^host.tld/ and ^/segment/ on the token bytes [ts, p) (ASCII where it matters: a
- * character of neither pattern ends them). */
+/* urlish's ^host.tld/ and ^/segment/ on the token bytes [ts, p), decoded: a letter of the host
+ * may be one that IGNORECASE folds to ASCII (U+017F ſ, U+212A K, U+0130 İ, U+0131 ı). */
 static int urlish_start(const unsigned char *t, Py_ssize_t n)
 {
     cp_t u[LEFT_WINDOW + 1];
-    Py_ssize_t m = 0;
+    Py_ssize_t m = 0, i = 0;
     /* enough of the token for both patterns: up to its first '/' after the first character */
-    while (m < n && m < LEFT_WINDOW && (m == 0 || u[m - 1] != '/' || m == 1)) {
-        u[m] = t[m];
-        m++;
+    while (i < n && m < LEFT_WINDOW && (m == 0 || u[m - 1] != '/' || m == 1)) {
+        cp_t c = t[i];
+        i += c < 0x80 ? 1 : dec(t, n, i, &c);
+        u[m++] = c;
     }
-    return urlish_from(u, m, n);
+    Py_ssize_t chars = m; /* the token's length in characters, as far as urlish_from asks (3) */
+    while (i < n && chars < 3) {
+        cp_t c;
+        i += t[i] < 0x80 ? 1 : dec(t, n, i, &c);
+        chars++;
+    }
+    return urlish_from(u, m, chars < 3 ? chars : n);
 }
 
 static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)

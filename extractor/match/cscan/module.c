@@ -282,24 +282,40 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
     return batch_close(&t, i, rc);
 }
 
-/* set_far(go_far, prefixes, far_chars): pdf.go_far_bytes, the prefixes of pdf.SHAPES and
- * pdf.FAR_CHARS, for the joins of PDF text farther down (cscan/pdf.c, go_far). */
+/* set_far(go_far, far_anchor, prefixes, ends, far_chars): pdf.go_far_bytes, pdf.far_anchor_bytes,
+ * the prefixes of pdf.SHAPES with each one's Shape.ends (a tuple of ints) and pdf.FAR_CHARS, for
+ * the joins of PDF text farther down (cscan/pdf.c, go_far and far_anchor). */
 static PyObject *py_set_far(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *call, *prefixes;
+    PyObject *call, *anchor, *prefixes, *ends;
     Py_ssize_t chars;
-    if (!PyArg_ParseTuple(args, "OO!n", &call, &PyTuple_Type, &prefixes, &chars))
+    if (!PyArg_ParseTuple(args, "OOO!O!n", &call, &anchor, &PyTuple_Type, &prefixes, &PyTuple_Type, &ends, &chars))
         return NULL;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(prefixes); i++)
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(prefixes, i))) {
-            PyErr_SetString(PyExc_TypeError, "set_far: prefixes must be str");
+    if (PyTuple_GET_SIZE(ends) != PyTuple_GET_SIZE(prefixes)) {
+        PyErr_SetString(PyExc_ValueError, "set_far: one tuple of ends per prefix");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(prefixes); i++) {
+        PyObject *e = PyTuple_GET_ITEM(ends, i);
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(prefixes, i)) || !PyTuple_Check(e)) {
+            PyErr_SetString(PyExc_TypeError, "set_far: prefixes are str, ends tuples of int");
             return NULL;
         }
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(e); j++)
+            if (!PyLong_Check(PyTuple_GET_ITEM(e, j))) {
+                PyErr_SetString(PyExc_TypeError, "set_far: ends are ints");
+                return NULL;
+            }
+    }
     Py_INCREF(call);
+    Py_INCREF(anchor);
     Py_INCREF(prefixes);
+    Py_INCREF(ends);
     Py_XSETREF(far_call, call);
+    Py_XSETREF(far_anchor_call, anchor);
     Py_XSETREF(far_prefixes, prefixes);
+    Py_XSETREF(far_ends, ends);
     far_chars = chars;
     Py_RETURN_NONE;
 }
@@ -516,7 +532,8 @@ static PyMethodDef methods[] = {
      "doc_base=0, max_rows=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid\n"
      "UTF-8, no nulls)."},
     {"set_far", py_set_far, METH_VARARGS,
-     "set_far(go_far, prefixes, far_chars): how PDF text is joined farther down (pdf.go_far_bytes)."},
+     "set_far(go_far, far_anchor, prefixes, ends, far_chars): how PDF text is joined farther down (pdf.go_far_bytes,\n"
+     "pdf.far_anchor_bytes)."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

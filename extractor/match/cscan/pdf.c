@@ -771,10 +771,22 @@ static int add_run(const Buf *B, Logical *L, Py_ssize_t i)
 
 /* pdf.go_far_bytes and what it reads (set_far, from native.py at import): where a DOI cut at a
  * line end goes on farther down, when its registrant's shape (pdf.SHAPES) is not yet whole */
-static PyObject *far_call = NULL, *far_prefixes = NULL;
+static PyObject *far_call = NULL, *far_prefixes = NULL, *far_ends = NULL, *far_anchor_call = NULL;
 static Py_ssize_t far_chars = 0;
 
-/* pdf.may_go_far: past its prefix, the piece stops in "/" or "-", or its prefix has a shape. */
+/* pdf._CUT_HERE at byte i: [ \t]*\r?\n|[ \t]{3,}[^ \t\r\n] (a line end, or a column gap). */
+static int cut_here(const Buf *B, Py_ssize_t i)
+{
+    if (line_break(B, i) >= 0)
+        return 1;
+    Py_ssize_t g = i;
+    while (g < B->n && (B->b[g] == ' ' || B->b[g] == '\t'))
+        g++;
+    return g - i >= 3 && g < B->n && B->b[g] != '\r' && B->b[g] != '\n';
+}
+
+/* pdf.may_go_far: past its prefix, the piece stops in "/" or "-", or its prefix has a shape and
+ * it does not end as a whole DOI of the shape does. */
 static int may_go_far(const cp_t *s, Py_ssize_t n)
 {
     if (far_call == NULL)
@@ -792,28 +804,60 @@ static int may_go_far(const cp_t *s, Py_ssize_t n)
         Py_ssize_t k = 0;
         while (k < sep && PyUnicode_READ_CHAR(p, k) == s[k])
             k++;
-        if (k == sep)
+        if (k < sep)
+            continue;
+        /* pdf.Shape.ends: a piece whose last run of digits, after "." or "-", is as long as a
+         * whole DOI's is taken for whole (most DOIs of the registrant at a line end); one whose
+         * digits follow a letter is a component or another form (t001, nature12477) */
+        Py_ssize_t d = n;
+        while (d > a && s[d - 1] < 128 && is_digit(s[d - 1]))
+            d--;
+        if (d < n && d > a && ((s[d - 1] | 0x20) >= 'a' && (s[d - 1] | 0x20) <= 'z'))
+            return 0;
+        if (d == n || d == a || (s[d - 1] != '.' && s[d - 1] != '-'))
             return 1;
+        PyObject *ends = PyTuple_GET_ITEM(far_ends, i);
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(ends); j++)
+            if (PyLong_AsSsize_t(PyTuple_GET_ITEM(ends, j)) == n - d)
+                return 0;
+        return 1;
     }
     return 0;
+}
+
+/* The bytes pdf._below reads around byte `at`: from the start of its line to pdf.FAR_CHARS
+ * characters after it. 0 when the line holds over MAX_LINE characters before `at` (too long to
+ * be a column's: pdf._below finds nothing). */
+static int line_window(const Buf *B, Py_ssize_t at, Py_ssize_t *ws, Py_ssize_t *we)
+{
+    Py_ssize_t back = chars_back(B, at, MAX_LINE), i = at;
+    while (i > back && B->b[i - 1] != '\n')
+        i--;
+    if (i == back && back > 0)
+        return 0;
+    *ws = i;
+    *we = chars_on(B, at, far_chars);
+    return 1;
 }
 
 /* pdf.go_far at a line end `at`: the byte where the DOI goes on (`start`, the next line's the
  * line-by-line join took, or -1, or one farther down), -1 for none, -2 on an error. */
 static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize_t start)
 {
-    /* from over MAX_LINE characters before (so the line's start is found as in the whole text)
-     * to far_chars characters after, whatever their widths */
-    Py_ssize_t ws = at - 4 * MAX_LINE - 4, we = at + 4 * far_chars;
-    if (ws < 0)
-        ws = 0;
-    if (we > B->n)
-        we = B->n;
+    Py_ssize_t ws, we;
+    if (!line_window(B, at, &ws, &we))
+        return start;
     PyObject *so_far = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, L->s, L->n);
     if (so_far == NULL)
         return -2;
-    PyObject *r = PyObject_CallFunction(far_call, "y#nOn", (const char *)B->b + ws, we - ws, at - ws, so_far,
-                                        start < 0 ? (Py_ssize_t)-1 : start - ws);
+    /* the text itself, not a copy: most pieces are told by `so_far` alone */
+    PyObject *text = PyMemoryView_FromMemory((char *)B->b + ws, we - ws, PyBUF_READ);
+    if (text == NULL) {
+        Py_DECREF(so_far);
+        return -2;
+    }
+    PyObject *r = PyObject_CallFunction(far_call, "OnOn", text, at - ws, so_far, start < 0 ? (Py_ssize_t)-1 : start - ws);
+    Py_DECREF(text);
     Py_DECREF(so_far);
     if (r == NULL)
         return -2;
@@ -865,7 +909,7 @@ static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumn
                 }
             }
         }
-        if (line_break(B, at) >= 0 && may_go_far(L->s, L->n)) {
+        if (cut_here(B, at) && may_go_far(L->s, L->n) && (start < 0 || page_number(B, start, B->n))) {
             start = go_far(B, L, at, start); /* farther down (spec §5) */
             if (start == -2)
                 return -1;
@@ -1041,6 +1085,40 @@ static int long_run(const Buf *B, RunEnd *re, Py_ssize_t q)
     return chars > SHORT_WINDOW + 1;
 }
 
+/* pdf.far_anchor at the "10." at byte p, through far_anchor_call (set_far): the byte where its
+ * registrant's code starts on a line below, with the suffix start *q, the separator *sep and
+ * the digits of the code's first part *first; -1 for none, -2 on an error. */
+static Py_ssize_t far_anchor(const Buf *B, Py_ssize_t p, Py_ssize_t *q, char *sep, Py_ssize_t *first)
+{
+    Py_ssize_t ws, we;
+    /* "410." ends a page range: a "10." glued to a digit starts no DOI (spec §2) */
+    if (far_anchor_call == NULL || (p > 0 && is_digit(B->b[p - 1])) || !cut_here(B, p + 3) ||
+        !line_window(B, p + 3, &ws, &we))
+        return -1;
+    PyObject *text = PyMemoryView_FromMemory((char *)B->b + ws, we - ws, PyBUF_READ);
+    if (text == NULL)
+        return -2;
+    PyObject *r = PyObject_CallFunction(far_anchor_call, "On", text, p - ws);
+    Py_DECREF(text);
+    if (r == NULL)
+        return -2;
+    Py_ssize_t at = -1, end = -1;
+    int bad = r != Py_None && !PyArg_ParseTuple(r, "nn", &at, &end);
+    Py_DECREF(r);
+    if (bad)
+        return -2;
+    if (at < 0)
+        return -1;
+    at += ws;
+    *q = end + ws;
+    *sep = B->b[*q - 1] == '/' ? '/' : '%';
+    Py_ssize_t i = at;
+    while (i < B->n && is_digit(B->b[i]))
+        i++;
+    *first = i - at;
+    return at;
+}
+
 static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int first_pass, int *order)
 {
     /* what the anchors' left contexts learn of the text, carried from one to the next */
@@ -1065,16 +1143,18 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         }
         if (p < resume)
             continue;
-        Py_ssize_t e, q = 0, first;
-        char sep;
-        if (!pdf_anchor(B, p, &e, &sep, &q, &first))
-            continue;
-        if (!sep) {
-            /* a run with no separator: in PDF text "10.10. 1016/" has an anchor inside it */
+        Py_ssize_t e, q = 0, first, far = -1;
+        char sep = 0;
+        int got = pdf_anchor(B, p, &e, &sep, &q, &first);
+        if (got && !sep) /* a run with no separator: in PDF text "10.10. 1016/" has an anchor inside it */
             resume = e - 2 > p + 1 ? e - 2 : p + 1;
-            continue;
+        if (got && sep)
+            resume = q;
+        else if ((far = far_anchor(B, p, &q, &sep, &first)) < 0) {
+            if (far == -2)
+                goto done;
+            continue; /* no anchor, or its registrant's code below neither (pdf.far_anchor) */
         }
-        resume = q;
         int inside = 0;
         for (Py_ssize_t x = 0; x < nx && !inside; x++)
             inside = xa[x] <= p && p < xb[x];
@@ -1085,14 +1165,15 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         if (form < 0)
             continue;
         int mine = p >= k->lo && p < k->hi && p >= k->rlo && p < k->rhi;
-        Py_ssize_t A = q - p, qq, skip, cut;
+        Py_ssize_t A = far < 0 ? q - p : 3 + q - far, qq, skip, cut;
         L.n = L.np = 0;
         if (logical_room(&L, A + MAX_DOI_CHARS + 2) < 0)
             goto done;
         for (Py_ssize_t t = 0; t < A; t++) {
-            L.s[t] = b[p + t];
-            L.bo[t] = p + t;
-            L.be[t] = p + t + 1;
+            Py_ssize_t at = far < 0 || t < 3 ? p + t : far + t - 3; /* "10." and the code below */
+            L.s[t] = b[at];
+            L.bo[t] = at;
+            L.be[t] = at + 1;
         }
         /* a cut in the first characters of a run that goes on past the short window ends the
          * name there, as in plain text: no break is inside what the window reads */
@@ -1109,7 +1190,8 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         for (Py_ssize_t t = A; t < L.n; t++)
             L.be[t] = t + 1 < L.n ? L.bo[t + 1] : qq;
         int unc = 0;
-        if (add_piece(&L, p, qq) < 0 || (cut < 0 && join_pieces(B, &L, ev, &C, &unc) < 0))
+        if ((far >= 0 && add_piece(&L, p, p + 3) < 0) || add_piece(&L, far < 0 ? p : far, qq) < 0 ||
+            (cut < 0 && join_pieces(B, &L, ev, &C, &unc) < 0))
             goto done;
         if (unc && first_pass) {
             if (reserve((void **)&out->unc, &out->ucap, out->nu + 1, sizeof(Py_ssize_t)) < 0)
