@@ -108,6 +108,7 @@ def set_far(
     far_anchor: Callable[[memoryview, int], tuple[int, int] | None],
     prefixes: tuple[str, ...],
     ends: tuple[tuple[int, ...], ...],
+    heads: tuple[str, ...],
     far_chars: int,
     /,
 ) -> None: ...

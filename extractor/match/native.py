@@ -98,7 +98,12 @@ if _cscan is not None:
     # (data, start, stop) -> newline bytes in data[start:stop] (line numbers of text files)
     newlines = _cscan.newlines
     _cscan.set_far(
-        go_far_bytes, far_anchor_bytes, tuple(SHAPES), tuple(s.ends for s in SHAPES.values()), FAR_CHARS
+        go_far_bytes,
+        far_anchor_bytes,
+        tuple(SHAPES),
+        tuple(s.ends for s in SHAPES.values()),
+        tuple(s.head for s in SHAPES.values()),
+        FAR_CHARS,
     )
 else:
     scan = _no_c

@@ -340,6 +340,11 @@ class Shape(NamedTuple):
     piece: re.Pattern[str]
     ends: tuple[int, ...]  # how many digits a whole DOI's last run has (after "." or "-")
 
+    @property
+    def head(self) -> str:
+        """The letter every piece starts with (the C matcher's first test)."""
+        return self.piece.pattern[0]
+
 
 def _opening(word: str, then: str) -> str:
     """A pattern of every start of `word`, and of `word` followed by a start of `then`."""
@@ -350,14 +355,18 @@ def _opening(word: str, then: str) -> str:
 
 
 SHAPES: dict[str, Shape] = {
-    # Elsevier's journal DOIs: j.<journal>.<year>.<month>.<item> or j.<journal>.<year>.<article>
-    # (j.neuroimage.2012.01.021, j.jclepro.2019.118596)
+    # Elsevier's journal DOIs: j.<journal>.<year>.<month>.<item> (3 digits, 4 for a meeting's
+    # abstracts), j.<journal>.<year>.<article> or .e<article> (j.neuroimage.2012.01.021,
+    # j.ajog.2020.12.1198, j.jclepro.2019.118596, j.heliyon.2021.e07173: all 8,650 in MEDLINE)
     "10.1016": Shape(
-        re.compile(r"j\.[a-z][a-z0-9]*\.(?:19|20)[0-9]{2}\.(?:[01][0-9]\.[0-9]{3}|[0-9]{6})"),
+        re.compile(r"j\.[a-z][a-z0-9]*\.(?:19|20)[0-9]{2}\.(?:[01][0-9]\.[0-9]{3,4}|[0-9]{6}|e[0-9]{5})"),
         re.compile(
-            _opening("j.", r"[a-z][a-z0-9]*(?:\.(?:[12][0-9]{0,3}(?:\.(?:[0-9]{0,6}(?:\.[0-9]{0,2})?))?)?)?")
+            _opening(
+                "j.",
+                r"[a-z][a-z0-9]*(?:\.(?:[12][0-9]{0,3}(?:\.(?:[0-9]{0,6}(?:\.[0-9]{0,4})?|e[0-9]{0,5}))?)?)?",
+            )
         ),
-        (3, 6),
+        (3, 4, 6),
     ),
     # Nature's journals: <journal>.<number> (nmeth.3098, ng.2401)
     "10.1038": Shape(
@@ -545,8 +554,8 @@ def may_go_far(so_far: str) -> bool:
     if so_far[-1] in "-/":
         return True
     shape = SHAPES.get(so_far[: m.start()])
-    if shape is None:
-        return False
+    if shape is None or so_far[m.end() : m.end() + 1].lower() != shape.head:
+        return False  # no shape, or another form of the registrant's (S0960-9822(00)…, s41564-…)
     d = len(so_far)
     while d > m.end() and so_far[d - 1] in "0123456789":
         d -= 1

@@ -282,24 +282,27 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
     return batch_close(&t, i, rc);
 }
 
-/* set_far(go_far, far_anchor, prefixes, ends, far_chars): pdf.go_far_bytes, pdf.far_anchor_bytes,
- * the prefixes of pdf.SHAPES with each one's Shape.ends (a tuple of ints) and pdf.FAR_CHARS, for
+/* set_far(go_far, far_anchor, prefixes, ends, heads, far_chars): pdf.go_far_bytes,
+ * pdf.far_anchor_bytes, the prefixes of pdf.SHAPES with each one's Shape.ends (a tuple of ints)
+ * and Shape.head (one character), and pdf.FAR_CHARS, for
  * the joins of PDF text farther down (cscan/pdf.c, go_far and far_anchor). */
 static PyObject *py_set_far(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *call, *anchor, *prefixes, *ends;
+    PyObject *call, *anchor, *prefixes, *ends, *heads;
     Py_ssize_t chars;
-    if (!PyArg_ParseTuple(args, "OOO!O!n", &call, &anchor, &PyTuple_Type, &prefixes, &PyTuple_Type, &ends, &chars))
+    if (!PyArg_ParseTuple(args, "OOO!O!O!n", &call, &anchor, &PyTuple_Type, &prefixes, &PyTuple_Type, &ends,
+                          &PyTuple_Type, &heads, &chars))
         return NULL;
-    if (PyTuple_GET_SIZE(ends) != PyTuple_GET_SIZE(prefixes)) {
-        PyErr_SetString(PyExc_ValueError, "set_far: one tuple of ends per prefix");
+    if (PyTuple_GET_SIZE(ends) != PyTuple_GET_SIZE(prefixes) || PyTuple_GET_SIZE(heads) != PyTuple_GET_SIZE(prefixes)) {
+        PyErr_SetString(PyExc_ValueError, "set_far: one tuple of ends and one head per prefix");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(prefixes); i++) {
-        PyObject *e = PyTuple_GET_ITEM(ends, i);
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(prefixes, i)) || !PyTuple_Check(e)) {
-            PyErr_SetString(PyExc_TypeError, "set_far: prefixes are str, ends tuples of int");
+        PyObject *e = PyTuple_GET_ITEM(ends, i), *h = PyTuple_GET_ITEM(heads, i);
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(prefixes, i)) || !PyTuple_Check(e) || !PyUnicode_Check(h) ||
+            PyUnicode_GET_LENGTH(h) != 1) {
+            PyErr_SetString(PyExc_TypeError, "set_far: prefixes are str, ends tuples of int, heads one character");
             return NULL;
         }
         for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(e); j++)
@@ -312,6 +315,8 @@ static PyObject *py_set_far(PyObject *self, PyObject *args)
     Py_INCREF(anchor);
     Py_INCREF(prefixes);
     Py_INCREF(ends);
+    Py_INCREF(heads);
+    Py_XSETREF(far_heads, heads);
     Py_XSETREF(far_call, call);
     Py_XSETREF(far_anchor_call, anchor);
     Py_XSETREF(far_prefixes, prefixes);
@@ -532,8 +537,8 @@ static PyMethodDef methods[] = {
      "doc_base=0, max_rows=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid\n"
      "UTF-8, no nulls)."},
     {"set_far", py_set_far, METH_VARARGS,
-     "set_far(go_far, far_anchor, prefixes, ends, far_chars): how PDF text is joined farther down (pdf.go_far_bytes,\n"
-     "pdf.far_anchor_bytes)."},
+     "set_far(go_far, far_anchor, prefixes, ends, heads, far_chars): how PDF text is joined farther down\n"
+     "(pdf.go_far_bytes, pdf.far_anchor_bytes)."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

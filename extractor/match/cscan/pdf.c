@@ -771,7 +771,7 @@ static int add_run(const Buf *B, Logical *L, Py_ssize_t i)
 
 /* pdf.go_far_bytes and what it reads (set_far, from native.py at import): where a DOI cut at a
  * line end goes on farther down, when its registrant's shape (pdf.SHAPES) is not yet whole */
-static PyObject *far_call = NULL, *far_prefixes = NULL, *far_ends = NULL, *far_anchor_call = NULL;
+static PyObject *far_call = NULL, *far_prefixes = NULL, *far_ends = NULL, *far_heads = NULL, *far_anchor_call = NULL;
 static Py_ssize_t far_chars = 0;
 
 /* pdf._CUT_HERE at byte i: [ \t]*\r?\n|[ \t]{3,}[^ \t\r\n] (a line end, or a column gap). */
@@ -806,6 +806,9 @@ static int may_go_far(const cp_t *s, Py_ssize_t n)
             k++;
         if (k < sep)
             continue;
+        /* pdf.Shape.head: every piece of the shape starts with this letter */
+        if (a >= n || s[a] >= 128 || (s[a] | 0x20) != (cp_t)PyUnicode_READ_CHAR(PyTuple_GET_ITEM(far_heads, i), 0))
+            return 0;
         /* pdf.Shape.ends: a piece whose last run of digits, after "." or "-", is as long as a
          * whole DOI's is taken for whole (most DOIs of the registrant at a line end); one whose
          * digits follow a letter is a component or another form (t001, nature12477) */
