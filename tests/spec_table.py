@@ -563,6 +563,31 @@ CLEANING = {
         Row("10. G. Muller, E. Garcia (1990) Networks\n1234/abc and more", [], None, "pdf"),
         Row("Table 10.   Results of the model\nwith 1016/2 of them", [], None, "pdf"),
     ],
+    # A number alone on its line that completes the shape is the rest only when no line after it
+    # does (a page number between: j.canlet.2021.05. + 1578 + 024); after a page break the rest
+    # of a column's last DOI starts the next page, whatever its column.
+    "pdf_rest_past_a_page_break": [
+        Row(
+            "Cancer Lett 354: 769-810. doi:10.1016/j.canlet.2021.05.\n1578\n024\n81. Leclerc J",
+            ["10.1016/j.canlet.2021.05.024"],
+            None,
+            "pdf",
+        ),
+        Row(  # the number is the rest when what follows is a new reference, whose number fits too
+            "J Biol 24: 899-1794. https://doi.org/10.1038/ngenet.\n3448\n119. A. Okafor (1993) Model",
+            ["10.1038/ngenet.3448"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "  can improve visual function in preterm infants. Acta      J Environ Manage 107: 11-14. "
+            "https://doi.org/10.1016/j.jenvman.2021.\n\n\n                                        1894\n"
+            "\f  112838                                      All Gliflozins Reduce Stroke\n",
+            ["10.1016/j.jenvman.2021.112838"],
+            None,
+            "pdf",
+        ),
+    ],
     "pdf_rest_farther_down_only_to_complete": [
         Row(
             "doi:10.1371/journal.pone.0046041\n\n1234567\nnext", ["10.1371/journal.pone.0046041"], None, "pdf"

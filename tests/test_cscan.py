@@ -224,7 +224,12 @@ def test_only_10_slash_and_rg_slash_trigger_a_short_doi(trigger: str, pad: int) 
 
 
 def pdf_files() -> Iterator[Path]:
-    for d in ("corpora/labelled/pdf", "corpora/labelled-seed777/pdf", "corpora/labelled-kinds/pdf"):
+    for d in (
+        "corpora/labelled/pdf",
+        "corpora/labelled-seed777/pdf",
+        "corpora/labelled-kinds/pdf",
+        "corpora/labelled-columns/pdf",
+    ):
         yield from sorted((ROOT / d).glob("*.txt"))  # (not the raw PDFs beside the texts)
 
 

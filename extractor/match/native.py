@@ -102,7 +102,7 @@ if _cscan is not None:
         far_anchor_bytes,
         tuple(SHAPES),
         tuple(s.ends for s in SHAPES.values()),
-        tuple(s.head for s in SHAPES.values()),
+        tuple(s.heads for s in SHAPES.values()),
         FAR_CHARS,
     )
 else:

@@ -339,11 +339,7 @@ class Shape(NamedTuple):
     whole: re.Pattern[str]
     piece: re.Pattern[str]
     ends: tuple[int, ...]  # how many digits a whole DOI's last run has (after "." or "-")
-
-    @property
-    def head(self) -> str:
-        """The letter every piece starts with (the C matcher's first test)."""
-        return self.piece.pattern[0]
+    heads: str  # the letters a piece starts with (lower case: the C matcher's first test)
 
 
 def _opening(word: str, then: str) -> str:
@@ -367,12 +363,14 @@ SHAPES: dict[str, Shape] = {
             )
         ),
         (3, 4, 6),
+        "j",
     ),
     # Nature's journals: <journal>.<number> (nmeth.3098, ng.2401)
     "10.1038": Shape(
         re.compile(r"n[a-z]{1,9}\.[0-9]{3,5}"),
         re.compile(_opening("n", r"[a-z]{1,9}(?:\.[0-9]{0,4})?")),
         (3, 4, 5),
+        "n",
     ),
     # Annual Reviews: annurev.<journal>.<volume>.<yymmdd>.<six digits>, or the dashed form
     "10.1146": Shape(
@@ -381,12 +379,14 @@ SHAPES: dict[str, Shape] = {
             _opening("annurev", r"[.-](?:[a-z]+(?:[.-](?:[0-9]{1,6}(?:[.-][0-9]{0,6}){0,2}[.-]?)?)?)?")
         ),
         (6,),
+        "a",
     ),
     # PLOS: journal.<journal>.<seven digits>
     "10.1371": Shape(
         re.compile(r"journal\.p[a-z]{2,4}\.[0-9]{7}"),
         re.compile(_opening("journal.", r"p[a-z]{0,4}(?:\.[0-9]{0,6})?")),
         (7,),
+        "j",
     ),
 }
 FAR_LINES = 4  # lines read past (blank, a page number, the other column's) for a DOI's rest
@@ -488,7 +488,9 @@ def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int |
     on, with a token in the DOI's column (its block's start, or a hanging indent in) that `take`
     takes (True), past blank lines, running headers, page numbers and lines with nothing in the
     DOI's column (-layout's other column) that it does not take; `take` None takes the token
-    unless its line is one to pass over. The token's offset, or None."""
+    unless its line is one to pass over. A number alone on its line that `take` takes is taken
+    only when no line after it is (a page number or the rest: j.canlet.2021.05. + 1578 + 024).
+    The token's offset, or None."""
     nl = text.rfind("\n", max(0, b - _MAX_LINE), b)
     if nl < 0 and b > _MAX_LINE:
         return None  # a line too long to be a column's
@@ -499,13 +501,16 @@ def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int |
     c0, c1 = blocks[-1], b - line_start  # the DOI's block, in columns
     limit = min(len(text), b + FAR_CHARS)
     i = text.find("\n", b, limit)
-    skipped = False
+    skipped = new_page = False
+    number: int | None = None  # a number alone that was taken, if nothing after it is
     for _ in range(FAR_LINES + 1):
         if i < 0:
-            return None
+            break
         start = i + 1
         end = text.find("\n", start, limit)
-        line = text[start : end if end >= 0 else limit].replace("\f", " ").replace("\r", " ")
+        raw = text[start : end if end >= 0 else limit]
+        new_page = new_page or "\f" in raw
+        line = raw.replace("\f", " ").replace("\r", " ")
         i = end
         segments = [(g.start(), g.end()) for g in _SEGMENT.finditer(line)]
         if not segments:
@@ -515,19 +520,30 @@ def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int |
         if _RUNNING_HEAD.match(body):  # "154 A. Sundström et al.": never a DOI's rest
             skipped = True
             continue
-        col = next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
+        if new_page:  # a page's first line: the rest of a column's last DOI starts it
+            col: int | None = segments[0][0]
+            new_page = False
+        else:
+            col = next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
         run = "" if col is None else RUN.match(line, col).group()  # type: ignore[union-attr]  # a starred pattern always matches
         took = take(run, skipped) if run else False
-        if took:
+        if took and number is not None and _STARTS_NEW.match(run):
+            took = False  # after a number that completes it, a reference number (119.) does not
+        alone = _PAGE_ALONE.fullmatch(body) is not None
+        if took and not alone:
             return start + col  # type: ignore[operator]  # run is empty when col is None
-        if _PAGE_ALONE.fullmatch(body):  # a number alone that completes nothing: a page number
+        if alone:  # a page number, or the rest: a line after it may say
+            if took and number is None:
+                number = start + col  # type: ignore[operator]
             skipped = True
             continue
         if not any(a < c1 and e > c0 for a, e in segments):
             skipped = True  # the other column's line (-layout): nothing in the DOI's column
             continue
-        return None if took is False else start + col  # type: ignore[operator]
-    return None
+        if took is None:
+            return start + col  # type: ignore[operator]
+        break
+    return number
 
 
 def far_anchor_bytes(window: memoryview, p: int) -> tuple[int, int] | None:
@@ -554,7 +570,7 @@ def may_go_far(so_far: str) -> bool:
     if so_far[-1] in "-/":
         return True
     shape = SHAPES.get(so_far[: m.start()])
-    if shape is None or so_far[m.end() : m.end() + 1].lower() != shape.head:
+    if shape is None or not so_far[m.end() : m.end() + 1] or so_far[m.end()].lower() not in shape.heads:
         return False  # no shape, or another form of the registrant's (S0960-9822(00)…, s41564-…)
     d = len(so_far)
     while d > m.end() and so_far[d - 1] in "0123456789":

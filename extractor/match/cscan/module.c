@@ -284,7 +284,7 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
 
 /* set_far(go_far, far_anchor, prefixes, ends, heads, far_chars): pdf.go_far_bytes,
  * pdf.far_anchor_bytes, the prefixes of pdf.SHAPES with each one's Shape.ends (a tuple of ints)
- * and Shape.head (one character), and pdf.FAR_CHARS, for
+ * and Shape.heads (the letters a piece starts with), and pdf.FAR_CHARS, for
  * the joins of PDF text farther down (cscan/pdf.c, go_far and far_anchor). */
 static PyObject *py_set_far(PyObject *self, PyObject *args)
 {
@@ -300,9 +300,8 @@ static PyObject *py_set_far(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(prefixes); i++) {
         PyObject *e = PyTuple_GET_ITEM(ends, i), *h = PyTuple_GET_ITEM(heads, i);
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(prefixes, i)) || !PyTuple_Check(e) || !PyUnicode_Check(h) ||
-            PyUnicode_GET_LENGTH(h) != 1) {
-            PyErr_SetString(PyExc_TypeError, "set_far: prefixes are str, ends tuples of int, heads one character");
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(prefixes, i)) || !PyTuple_Check(e) || !PyUnicode_Check(h)) {
+            PyErr_SetString(PyExc_TypeError, "set_far: prefixes are str, ends tuples of int, heads str");
             return NULL;
         }
         for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(e); j++)

@@ -806,8 +806,8 @@ static int may_go_far(const cp_t *s, Py_ssize_t n)
             k++;
         if (k < sep)
             continue;
-        /* pdf.Shape.head: every piece of the shape starts with this letter */
-        if (a >= n || s[a] >= 128 || (s[a] | 0x20) != (cp_t)PyUnicode_READ_CHAR(PyTuple_GET_ITEM(far_heads, i), 0))
+        /* pdf.Shape.heads: the letters a piece of the shape starts with */
+        if (a >= n || s[a] >= 128 || PyUnicode_FindChar(PyTuple_GET_ITEM(far_heads, i), s[a] | 0x20, 0, 64, 1) < 0)
             return 0;
         /* pdf.Shape.ends: a piece whose last run of digits, after "." or "-", is as long as a
          * whole DOI's is taken for whole (most DOIs of the registrant at a line end); one whose
