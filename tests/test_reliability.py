@@ -152,8 +152,9 @@ def test_ctrl_c_says_so_at_once_and_a_running_unit_stops_at_its_next_window(tmp_
         assert "stopping — each running shard stops at its next window" in err
         assert "Traceback" not in err and "leaked" not in err, err
         assert not list(out.glob("_shards/*.done")) and not (out / "_run.json").exists()
-        # liveness, with a wide margin: the unit alone takes far longer than this
-        assert stopped_in < 15, stopped_in
+        # liveness, with a wide margin: the unit alone takes many minutes (a window is read in
+        # under a second alone; 17.7 s was seen on a machine also running a test suite)
+        assert stopped_in < 60, stopped_in
 
 
 def test_a_stop_file_left_by_a_killed_run_is_cleared(tmp_path: Path) -> None:
