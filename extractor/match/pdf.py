@@ -419,6 +419,9 @@ def _a_piece(so_far: str) -> bool:
 
 def _completes(so_far: str, rest: str) -> bool:
     """Whether `so_far` is no whole DOI of its registrant's shape and `so_far + rest` is one."""
+    m = _SEPARATOR.search(so_far)
+    if m is None or so_far[: m.start()] not in SHAPES:
+        return False  # no shape: told before the names are read
     if whole_by_shape(_key(_complete_name(so_far))) is not False:
         return False
     return whole_by_shape(_key(_complete_name(so_far + rest))) is True
@@ -495,10 +498,11 @@ def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int |
     if nl < 0 and b > _MAX_LINE:
         return None  # a line too long to be a column's
     line_start = nl + 1
-    blocks = [g.start() - line_start for g in _SEGMENT.finditer(text, line_start, b)]
-    if not blocks:
+    # the DOI's block (the last of _SEGMENT's on its line), read back from `b`, in columns
+    block = _SEGMENT_BACK.match(text[line_start:b][::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
+    if not block:
         return None
-    c0, c1 = blocks[-1], b - line_start  # the DOI's block, in columns
+    c0, c1 = b - line_start - block, b - line_start
     limit = min(len(text), b + FAR_CHARS)
     i = text.find("\n", b, limit)
     skipped = new_page = False
@@ -594,6 +598,7 @@ def go_far_bytes(window: memoryview, b: int, so_far: str, start: int) -> int:
 
 
 _PAGE_ALONE = re.compile(r"[1-9][0-9]{0,3}")
+_SEGMENT_BACK = re.compile(r"(?:[^ \t\n]+(?:[ \t]{1,2}[^ \t\n]+)*)?")
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # Where a piece stops for far_rest: a line end, or a column gap with the other column after it.
 _CUT_HERE = re.compile(r"[ \t]*\r?\n|[ \t]{3,}[^ \t\r\n]")
