@@ -260,6 +260,12 @@ def test_every_piece_of_a_registrants_shape_is_read_as_one(prefix: str, data: st
         "ſ.rgx/abstract1./886/doi:10.academic.oup.com/x/article/doi/%C3%8110.1000/2",
         # a "10." cut at a column gap, then one cut at the line's end
         "10.   10.\n1234//",
+        # the line after a break, told in C before the Python rules walk (pdf.worth_a_walk)
+        "doi:10.1371/journal.pgen.   x\n   1001674   y\n",
+        "doi:10.1371/journal.pgen.   x\n   1001674\n",
+        "  a doi:10.1038/   right column\n  nmeth.\n\n3098\n",
+        "doi:10.1016/j.cell.2009.01.\n\fPage 3\n042\n",
+        "x" * 1200 + " doi:10.1038/nmeth.\n\n2942\n",
     ],
 )
 @pytest.mark.parametrize("kind", ["plain", "pdf"])

@@ -94,7 +94,7 @@ def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str] | _FarAnchor]:
             cut = next(cuts, None)
             if (
                 c < pos
-                or (c == ms and m is not None and m.group(2) is not None)
+                or (c == ms and m is not None and m.group(2) in ("/", "%2F", "%2f"))
                 or (c > 0 and text[c - 1] in _DIGITS)
             ):
                 continue  # "410." ends a page range: glued to a digit, no DOI starts there (spec §2)

@@ -445,7 +445,7 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
     completes the shape. A piece that stops in `/` or `-` (no DOI ends so) goes on past them
     with any rest that starts no new item. A -layout line may go on with the other column's
     text after a gap."""
-    if _CUT_HERE.match(text, b) is None:
+    if _CUT_HERE.match(text, b) is None or not worth_a_walk(text, b, False):
         return None
     cut = so_far[-1] in "-/"
     if not cut and (not _a_piece(so_far) or whole_by_shape(_key(_complete_name(so_far))) is not False):
@@ -471,7 +471,7 @@ def far_anchor(text: str, p: int) -> tuple[int, int] | None:
     column's text follows on the line, or a page number or blank lines stand between. The code
     is on a line below, in the DOI's column, past those `far_rest` passes over."""
     b = p + 3
-    if _CUT_HERE.match(text, b) is None:
+    if _CUT_HERE.match(text, b) is None or not worth_a_walk(text, b, True):
         return None
     found: list[int] = []
 
@@ -484,6 +484,43 @@ def far_anchor(text: str, p: int) -> tuple[int, int] | None:
 
     r = _below(text, b, registrant)
     return None if r is None else (r, r + found[-1])
+
+
+def worth_a_walk(text: str, b: int, anchor: bool) -> bool:
+    """The cheap test of the line after a break at `b` before far_rest or far_anchor walk (the C
+    matcher makes it too, and asks them only then): it is blank; or, for a cut `10.`, it holds
+    a `/`; or it has nothing in the DOI's columns (-layout's other column); or its token in the
+    DOI's column is a number (a page number, a running header, a numeric rest the page-number
+    rule refused); or the DOI stopped at a column gap and the line has nothing in that other
+    column. Lines of DOIs one under another go on at once."""
+    nl = text.find("\n", b, b + FAR_CHARS)
+    if nl < 0:
+        return False
+    s = nl + 1
+    e = text.find("\n", s, s + _MAX_LINE)
+    line = text[s : e if e >= 0 else s + _MAX_LINE].replace("\f", " ").replace("\r", " ")
+    if not line.strip(" \t"):
+        return True
+    if anchor and ("/" in line or "%2f" in line.lower()):
+        return True
+    ls = text.rfind("\n", max(0, b - _MAX_LINE), b)
+    if ls < 0 and b > _MAX_LINE:
+        return False
+    ls += 1
+    c1 = b - ls
+    c0 = c1 - _SEGMENT_BACK.match(text[ls:b][::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
+    segments = [(g.start(), g.end()) for g in _SEGMENT.finditer(line)]
+    if not any(a < c1 and z > c0 for a, z in segments):
+        return True
+    gap = _GAP.match(text, b)
+    if gap is not None and text[gap.end() : gap.end() + 1] not in ("", "\r", "\n"):
+        # stopped at a column gap, and the next line has nothing in the other column: the
+        # line-by-line join, which looks for that column there, took nothing
+        other = gap.end() - ls
+        if not any(abs(a - other) <= _COLUMN_SLACK for a, _ in segments):
+            return True
+    col = next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
+    return col is not None and _NUMBER_TOKEN.match(line, col) is not None
 
 
 def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | None:
@@ -598,6 +635,7 @@ def go_far_bytes(window: memoryview, b: int, so_far: str, start: int) -> int:
 
 
 _PAGE_ALONE = re.compile(r"[1-9][0-9]{0,3}")
+_NUMBER_TOKEN = re.compile(r"[0-9]+(?:[ \t\r]|\Z)")
 _SEGMENT_BACK = re.compile(r"(?:[^ \t\n]+(?:[ \t]{1,2}[^ \t\n]+)*)?")
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # Where a piece stops for far_rest: a line end, or a column gap with the other column after it.

@@ -843,6 +843,113 @@ static int line_window(const Buf *B, Py_ssize_t at, Py_ssize_t *ws, Py_ssize_t *
     return 1;
 }
 
+static inline int far_blank(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; }
+
+/* pdf.worth_a_walk: the cheap test of the line after the break at `at` before far_rest or
+ * far_anchor walk (`anchor`: for a cut "10."). */
+static int worth_a_walk(const Buf *B, Py_ssize_t at, int anchor)
+{
+    const unsigned char *b = B->b;
+    cp_t ch;
+    /* the next newline within far_chars characters, and the line after it (MAX_LINE at most),
+     * read up to them only: this runs at every DOI a line end cuts */
+    Py_ssize_t nl = at, n = B->n;
+    for (Py_ssize_t c = 0; nl < n && b[nl] != '\n' && c < far_chars; c++)
+        nl += b[nl] < 0x80 ? 1 : dec(b, n, nl, &ch);
+    if (nl >= n || b[nl] != '\n')
+        return 0;
+    Py_ssize_t s = nl + 1, e = s;
+    for (Py_ssize_t c = 0; e < n && b[e] != '\n' && c < MAX_LINE; c++)
+        e += b[e] < 0x80 ? 1 : dec(b, n, e, &ch);
+    Py_ssize_t i = s;
+    while (i < e && far_blank(b[i]))
+        i++;
+    if (i == e)
+        return 1; /* blank */
+    if (anchor)
+        for (Py_ssize_t k = s; k < e; k++)
+            if (b[k] == '/' || (b[k] == '%' && k + 2 < e && b[k + 1] == '2' && (b[k + 2] | 0x20) == 'f'))
+                return 1;
+    /* the DOI's columns: its line's start as pdf._below finds it, and its block read back */
+    Py_ssize_t ls = at, c1 = 0; /* text.rfind("\n", b - MAX_LINE, b), and the columns to `at` */
+    while (ls > 0 && b[ls - 1] != '\n' && c1 < MAX_LINE) {
+        ls -= b[ls - 1] < 0x80 ? 1 : dec_back(b, ls, &ch);
+        c1++;
+    }
+    if (c1 >= MAX_LINE && ls > 0)
+        return 0; /* no newline in the MAX_LINE characters before: a line too long to be a column's */
+    Py_ssize_t blk = 0, k = at;
+    for (;;) { /* _SEGMENT_BACK: runs of non-blanks joined by one or two spaces or TABs */
+        Py_ssize_t run = 0;
+        while (k > ls && b[k - 1] != ' ' && b[k - 1] != '\t' && b[k - 1] != '\n') {
+            k -= b[k - 1] < 0x80 ? 1 : dec_back(b, k, &ch);
+            run++;
+        }
+        blk += run;
+        if (run == 0)
+            break;
+        Py_ssize_t g = 0, k2 = k;
+        while (k2 > ls && (b[k2 - 1] == ' ' || b[k2 - 1] == '\t') && g < 3) {
+            k2--;
+            g++;
+        }
+        if (g < 1 || g > 2 || k2 == ls || b[k2 - 1] == ' ' || b[k2 - 1] == '\t' || b[k2 - 1] == '\n')
+            break;
+        blk += g;
+        k = k2;
+    }
+    /* pdf._GAP after `at` with text after it: the other column's column on the DOI's line */
+    Py_ssize_t g = at, other = -1;
+    while (g < n && (b[g] == ' ' || b[g] == '\t'))
+        g++;
+    if (g - at >= 3 && g < n && b[g] != '\r' && b[g] != '\n')
+        other = c1 + (g - at);
+    Py_ssize_t c0 = c1 - blk, col = 0, token = -1;
+    int overlap = 0, in_other = 0;
+    /* the line's segments (pdf._SEGMENT, form feeds and CRs read as spaces) */
+    for (k = s; k < e;) {
+        if (far_blank(b[k])) {
+            k++;
+            col++;
+            continue;
+        }
+        Py_ssize_t start = col, sb = k;
+        for (;;) {
+            while (k < e && !far_blank(b[k])) {
+                k += b[k] < 0x80 ? 1 : dec(b, e, k, &ch);
+                col++;
+            }
+            Py_ssize_t g = 0, k2 = k;
+            while (k2 < e && far_blank(b[k2]) && g < 3) {
+                k2++;
+                g++;
+            }
+            if (g >= 1 && g <= 2 && k2 < e && !far_blank(b[k2])) {
+                col += g;
+                k = k2;
+                continue;
+            }
+            break;
+        }
+        if (start < c1 && col > c0)
+            overlap = 1;
+        if (other >= 0 && start - other <= COLUMN_SLACK && other - start <= COLUMN_SLACK)
+            in_other = 1;
+        if (token < 0 && c0 - COLUMN_SLACK <= start && start <= c0 + HANGING_INDENT)
+            token = sb;
+    }
+    if (!overlap)
+        return 1; /* the other column's line */
+    if (other >= 0 && !in_other)
+        return 1; /* stopped at a column gap, and nothing of that column on this line */
+    if (token < 0)
+        return 0;
+    Py_ssize_t d = token; /* pdf._NUMBER_TOKEN: [0-9]+(?:[ \t\r]|\Z) */
+    while (d < e && is_digit(b[d]))
+        d++;
+    return d > token && (d == e || b[d] == ' ' || b[d] == '\t' || b[d] == '\r');
+}
+
 /* pdf.go_far at a line end `at`: the byte where the DOI goes on (`start`, the next line's the
  * line-by-line join took, or -1, or one farther down), -1 for none, -2 on an error. */
 static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize_t start)
@@ -912,7 +1019,8 @@ static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumn
                 }
             }
         }
-        if (cut_here(B, at) && may_go_far(L->s, L->n) && (start < 0 || page_number(B, start, B->n))) {
+        if (cut_here(B, at) && may_go_far(L->s, L->n) && (start < 0 || page_number(B, start, B->n)) &&
+            worth_a_walk(B, at, 0)) {
             start = go_far(B, L, at, start); /* farther down (spec §5) */
             if (start == -2)
                 return -1;
@@ -1096,7 +1204,7 @@ static Py_ssize_t far_anchor(const Buf *B, Py_ssize_t p, Py_ssize_t *q, char *se
     Py_ssize_t ws, we;
     /* "410." ends a page range: a "10." glued to a digit starts no DOI (spec §2) */
     if (far_anchor_call == NULL || (p > 0 && is_digit(B->b[p - 1])) || !cut_here(B, p + 3) ||
-        !line_window(B, p + 3, &ws, &we))
+        !worth_a_walk(B, p + 3, 1) || !line_window(B, p + 3, &ws, &we))
         return -1;
     PyObject *text = PyMemoryView_FromMemory((char *)B->b + ws, we - ws, PyBUF_READ);
     if (text == NULL)
@@ -1153,10 +1261,16 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
             resume = e - 2 > p + 1 ? e - 2 : p + 1;
         if (got && sep)
             resume = q;
-        else if ((far = far_anchor(B, p, &q, &sep, &first)) < 0) {
+        if (!got || (sep != '/' && sep != '%')) { /* none with "/": its registrant's code below? */
+            Py_ssize_t fq, ffirst;
+            char fsep;
+            far = far_anchor(B, p, &fq, &fsep, &ffirst);
             if (far == -2)
                 goto done;
-            continue; /* no anchor, or its registrant's code below neither (pdf.far_anchor) */
+            if (far >= 0)
+                q = fq, sep = fsep, first = ffirst;
+            else if (!got || !sep)
+                continue; /* no anchor (pdf.far_anchor found none either); ':' is EIDR's */
         }
         int inside = 0;
         for (Py_ssize_t x = 0; x < nx && !inside; x++)
