@@ -616,7 +616,7 @@ def _extract(tool: str, pdf_path: str) -> str | None:
         return None
     if shutil.which("pdftotext") is None:
         return None
-    args = ["-layout"] if tool == "pdftotext-layout" else []
+    args = {"pdftotext-layout": ["-layout"], "pdftotext-raw": ["-raw"]}.get(tool, [])
     return subprocess.run(
         ["pdftotext", "-enc", "UTF-8", *args, pdf_path, "-"], check=True, capture_output=True
     ).stdout.decode("utf-8")
@@ -787,17 +787,9 @@ def make_columns(out: str, seed: int, n_pdf: int) -> None:
             pdf_path = os.path.join(tmp, f"columns-{k:03d}.pdf")
             _render_columns(pdf_path, refs, rng)
             for tool in _COLUMN_TOOLS:
-                if tool == "pdftotext-raw":
-                    if shutil.which("pdftotext") is None:
-                        continue
-                    text = subprocess.run(
-                        ["pdftotext", "-enc", "UTF-8", "-raw", pdf_path, "-"], check=True, capture_output=True
-                    ).stdout.decode("utf-8")
-                else:
-                    got = _extract(tool, pdf_path)
-                    if got is None:
-                        continue
-                    text = got
+                text = _extract(tool, pdf_path)
+                if text is None:
+                    continue
                 name = f"pdf/columns-{k:03d}.{tool}.txt"
                 with open(os.path.join(out, name), "w", encoding="utf-8") as f:
                     f.write(text)

@@ -407,24 +407,12 @@ def whole_by_shape(key: str) -> bool | None:
 def _a_piece(so_far: str) -> bool:
     """Whether `so_far` may be a piece of a DOI of its registrant's shape (Shape.piece): the
     cheap test before far_rest reads lines."""
-    prefix, _, suffix = _key(so_far).partition("/")
+    key = _key(so_far)
+    prefix, _, suffix = key.partition("/")
     shape = SHAPES.get(prefix)
-    if shape is None:
-        return False
-    w = shape.whole.match(suffix)  # whole already (most DOIs at a line end): the faster test
-    if w is not None and (w.end() == len(suffix) or suffix[w.end()] == "."):
+    if shape is None or whole_by_shape(key):  # whole already (most DOIs at a line end): faster
         return False
     return shape.piece.fullmatch(suffix) is not None
-
-
-def _completes(so_far: str, rest: str) -> bool:
-    """Whether `so_far` is no whole DOI of its registrant's shape and `so_far + rest` is one."""
-    m = _SEPARATOR.search(so_far)
-    if m is None or so_far[: m.start()] not in SHAPES:
-        return False  # no shape: told before the names are read
-    if whole_by_shape(_key(_complete_name(so_far))) is not False:
-        return False
-    return whole_by_shape(_key(_complete_name(so_far + rest))) is True
 
 
 def go_far(text: str, b: int, so_far: str, start: int) -> int:
@@ -448,11 +436,20 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
     if _CUT_HERE.match(text, b) is None or not worth_a_walk(text, b, False):
         return None
     cut = so_far[-1] in "-/"
-    if not cut and (not _a_piece(so_far) or whole_by_shape(_key(_complete_name(so_far))) is not False):
+    if not cut and not _a_piece(so_far):
+        return None
+    m = _SEPARATOR.search(so_far)
+    # no whole DOI of its registrant's shape yet, told once: a rest that makes it one is taken
+    incomplete = (
+        m is not None
+        and so_far[: m.start()] in SHAPES
+        and whole_by_shape(_key(_complete_name(so_far))) is False
+    )
+    if not cut and not incomplete:
         return None
 
     def rest(run: str, skipped: bool) -> bool | None:
-        if _completes(so_far, run):
+        if incomplete and whole_by_shape(_key(_complete_name(so_far + run))) is True:
             return True
         if skipped and cut and _DOI_CHAR_START.match(run) and not _STARTS_NEW.match(run):
             return None  # taken, unless the line is one to pass over
@@ -498,18 +495,15 @@ def worth_a_walk(text: str, b: int, anchor: bool) -> bool:
         return False
     s = nl + 1
     e = text.find("\n", s, s + _MAX_LINE)
-    line = text[s : e if e >= 0 else s + _MAX_LINE].replace("\f", " ").replace("\r", " ")
-    if not line.strip(" \t"):
+    line, segments = _layout_line(text[s : e if e >= 0 else s + _MAX_LINE])
+    if not segments:
         return True
     if anchor and ("/" in line or "%2f" in line.lower()):
         return True
-    ls = text.rfind("\n", max(0, b - _MAX_LINE), b)
-    if ls < 0 and b > _MAX_LINE:
+    columns = _doi_columns(text, b)
+    if columns is None:
         return False
-    ls += 1
-    c1 = b - ls
-    c0 = c1 - _SEGMENT_BACK.match(text[ls:b][::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
-    segments = [(g.start(), g.end()) for g in _SEGMENT.finditer(line)]
+    ls, c0, c1 = columns
     if not any(a < c1 and z > c0 for a, z in segments):
         return True
     gap = _GAP.match(text, b)
@@ -519,8 +513,33 @@ def worth_a_walk(text: str, b: int, anchor: bool) -> bool:
         other = gap.end() - ls
         if not any(abs(a - other) <= _COLUMN_SLACK for a, _ in segments):
             return True
-    col = next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
+    col = _in_column(segments, c0)
     return col is not None and _NUMBER_TOKEN.match(line, col) is not None
+
+
+def _doi_columns(text: str, b: int) -> tuple[int, int, int] | None:
+    """(its line's start, its block's first column, its last column) of a DOI that stops at `b`:
+    the block is the last of _SEGMENT's on its line, read back from `b`. None when no newline
+    is in the MAX_LINE characters before (a line too long to be a column's)."""
+    nl = text.rfind("\n", max(0, b - _MAX_LINE), b)
+    if nl < 0 and b > _MAX_LINE:
+        return None
+    ls = nl + 1
+    block = _SEGMENT_BACK.match(text[ls:b][::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
+    return ls, b - ls - block, b - ls
+
+
+def _layout_line(raw: str) -> tuple[str, list[tuple[int, int]]]:
+    """A line below a break, form feeds and CRs read as spaces, and its blocks (_SEGMENT's
+    spans, in columns)."""
+    line = raw.replace("\f", " ").replace("\r", " ")
+    return line, [(g.start(), g.end()) for g in _SEGMENT.finditer(line)]
+
+
+def _in_column(segments: list[tuple[int, int]], c0: int) -> int | None:
+    """The first block that starts in the DOI's column: where its block starts, or a hanging
+    indent in."""
+    return next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
 
 
 def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | None:
@@ -531,15 +550,10 @@ def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int |
     unless its line is one to pass over. A number alone on its line that `take` takes is taken
     only when no line after it is (a page number or the rest: j.canlet.2021.05. + 1578 + 024).
     The token's offset, or None."""
-    nl = text.rfind("\n", max(0, b - _MAX_LINE), b)
-    if nl < 0 and b > _MAX_LINE:
-        return None  # a line too long to be a column's
-    line_start = nl + 1
-    # the DOI's block (the last of _SEGMENT's on its line), read back from `b`, in columns
-    block = _SEGMENT_BACK.match(text[line_start:b][::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
-    if not block:
-        return None
-    c0, c1 = b - line_start - block, b - line_start
+    columns = _doi_columns(text, b)
+    if columns is None or columns[1] == columns[2]:
+        return None  # a line too long to be a column's, or no block before `b`
+    _, c0, c1 = columns
     limit = min(len(text), b + FAR_CHARS)
     i = text.find("\n", b, limit)
     skipped = new_page = False
@@ -551,9 +565,8 @@ def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int |
         end = text.find("\n", start, limit)
         raw = text[start : end if end >= 0 else limit]
         new_page = new_page or "\f" in raw
-        line = raw.replace("\f", " ").replace("\r", " ")
+        line, segments = _layout_line(raw)
         i = end
-        segments = [(g.start(), g.end()) for g in _SEGMENT.finditer(line)]
         if not segments:
             skipped = True
             continue
@@ -565,7 +578,7 @@ def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int |
             col: int | None = segments[0][0]
             new_page = False
         else:
-            col = next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
+            col = _in_column(segments, c0)
         run = "" if col is None else RUN.match(line, col).group()  # type: ignore[union-attr]  # a starred pattern always matches
         took = take(run, skipped) if run else False
         if took and number is not None and _STARTS_NEW.match(run):
@@ -591,12 +604,18 @@ def far_anchor_bytes(window: memoryview, p: int) -> tuple[int, int] | None:
     """far_anchor for the C matcher, on UTF-8 bytes from over a line before the `10.`: byte
     offsets. The C matcher's own bytes, valid during the call only."""
     text = str(window, "utf-8", "surrogateescape")
-    r = far_anchor(text, len(str(window[:p], "utf-8", "surrogateescape")))
-    if r is None:
-        return None
-    return len(text[: r[0]].encode("utf-8", "surrogateescape")), len(
-        text[: r[1]].encode("utf-8", "surrogateescape")
-    )
+    r = far_anchor(text, _char_at(window, p))
+    return None if r is None else (_byte_at(text, r[0]), _byte_at(text, r[1]))
+
+
+def _char_at(window: memoryview, i: int) -> int:
+    """The character offset of byte `i` of UTF-8 bytes (read as the C matcher's text is)."""
+    return len(str(window[:i], "utf-8", "surrogateescape"))
+
+
+def _byte_at(text: str, i: int) -> int:
+    """The byte offset of character `i` of a text read by _char_at."""
+    return len(text[:i].encode("utf-8", "surrogateescape"))
 
 
 def may_go_far(so_far: str) -> bool:
@@ -627,11 +646,8 @@ def go_far_bytes(window: memoryview, b: int, so_far: str, start: int) -> int:
     if so_far[-1] not in "-/" and not _a_piece(so_far):
         return start  # far_rest would find nothing: told before the window is read
     text = str(window, "utf-8", "surrogateescape")
-    at = len(str(window[:b], "utf-8", "surrogateescape"))
-    if start >= 0:
-        start = len(str(window[:start], "utf-8", "surrogateescape"))
-    r = go_far(text, at, so_far, start)
-    return r if r < 0 else len(text[:r].encode("utf-8", "surrogateescape"))
+    r = go_far(text, _char_at(window, b), so_far, _char_at(window, start) if start >= 0 else start)
+    return r if r < 0 else _byte_at(text, r)
 
 
 _PAGE_ALONE = re.compile(r"[1-9][0-9]{0,3}")

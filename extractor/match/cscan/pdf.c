@@ -828,29 +828,25 @@ static int may_go_far(const cp_t *s, Py_ssize_t n)
     return 0;
 }
 
-/* The bytes pdf._below reads around byte `at`: from the start of its line to pdf.FAR_CHARS
- * characters after it. 0 when the line holds over MAX_LINE characters before `at` (too long to
- * be a column's: pdf._below finds nothing). */
-static int line_window(const Buf *B, Py_ssize_t at, Py_ssize_t *ws, Py_ssize_t *we)
-{
-    Py_ssize_t back = chars_back(B, at, MAX_LINE), i = at;
-    while (i > back && B->b[i - 1] != '\n')
-        i--;
-    if (i == back && back > 0)
-        return 0;
-    *ws = i;
-    *we = chars_on(B, at, far_chars);
-    return 1;
-}
-
 static inline int far_blank(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; }
 
 /* pdf.worth_a_walk: the cheap test of the line after the break at `at` before far_rest or
- * far_anchor walk (`anchor`: for a cut "10."). */
-static int worth_a_walk(const Buf *B, Py_ssize_t at, int anchor)
+ * far_anchor walk (`anchor`: for a cut "10."); 0 also when the DOI's line is too long to be a
+ * column's (pdf._doi_columns: nothing is found then). *ls: the start of the DOI's line, where
+ * the bytes handed to the Python rule start. */
+static int worth_a_walk(const Buf *B, Py_ssize_t at, int anchor, Py_ssize_t *lsp)
 {
     const unsigned char *b = B->b;
     cp_t ch;
+    /* the DOI's line's start, as pdf._doi_columns finds it, and the columns to `at` */
+    Py_ssize_t ls = at, c1 = 0;
+    while (ls > 0 && b[ls - 1] != '\n' && c1 < MAX_LINE) {
+        ls -= b[ls - 1] < 0x80 ? 1 : dec_back(b, ls, &ch);
+        c1++;
+    }
+    if (c1 >= MAX_LINE && ls > 0)
+        return 0; /* no newline in the MAX_LINE characters before */
+    *lsp = ls;
     /* the next newline within far_chars characters, and the line after it (MAX_LINE at most),
      * read up to them only: this runs at every DOI a line end cuts */
     Py_ssize_t nl = at, n = B->n;
@@ -870,14 +866,7 @@ static int worth_a_walk(const Buf *B, Py_ssize_t at, int anchor)
         for (Py_ssize_t k = s; k < e; k++)
             if (b[k] == '/' || (b[k] == '%' && k + 2 < e && b[k + 1] == '2' && (b[k + 2] | 0x20) == 'f'))
                 return 1;
-    /* the DOI's columns: its line's start as pdf._below finds it, and its block read back */
-    Py_ssize_t ls = at, c1 = 0; /* text.rfind("\n", b - MAX_LINE, b), and the columns to `at` */
-    while (ls > 0 && b[ls - 1] != '\n' && c1 < MAX_LINE) {
-        ls -= b[ls - 1] < 0x80 ? 1 : dec_back(b, ls, &ch);
-        c1++;
-    }
-    if (c1 >= MAX_LINE && ls > 0)
-        return 0; /* no newline in the MAX_LINE characters before: a line too long to be a column's */
+    /* the DOI's block, read back from `at` */
     Py_ssize_t blk = 0, k = at;
     for (;;) { /* _SEGMENT_BACK: runs of non-blanks joined by one or two spaces or TABs */
         Py_ssize_t run = 0;
@@ -950,13 +939,12 @@ static int worth_a_walk(const Buf *B, Py_ssize_t at, int anchor)
     return d > token && (d == e || b[d] == ' ' || b[d] == '\t' || b[d] == '\r');
 }
 
-/* pdf.go_far at a line end `at`: the byte where the DOI goes on (`start`, the next line's the
- * line-by-line join took, or -1, or one farther down), -1 for none, -2 on an error. */
-static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize_t start)
+/* pdf.go_far at a line end `at`, its line starting at `ws` (worth_a_walk): the byte where the
+ * DOI goes on (`start`, the next line's the line-by-line join took, or -1, or one farther down),
+ * -1 for none, -2 on an error. */
+static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize_t ws, Py_ssize_t start)
 {
-    Py_ssize_t ws, we;
-    if (!line_window(B, at, &ws, &we))
-        return start;
+    Py_ssize_t we = chars_on(B, at, far_chars);
     PyObject *so_far = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, L->s, L->n);
     if (so_far == NULL)
         return -2;
@@ -1019,9 +1007,10 @@ static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumn
                 }
             }
         }
+        Py_ssize_t ws;
         if (cut_here(B, at) && may_go_far(L->s, L->n) && (start < 0 || page_number(B, start, B->n)) &&
-            worth_a_walk(B, at, 0)) {
-            start = go_far(B, L, at, start); /* farther down (spec §5) */
+            worth_a_walk(B, at, 0, &ws)) {
+            start = go_far(B, L, at, ws, start); /* farther down (spec §5) */
             if (start == -2)
                 return -1;
         }
@@ -1201,11 +1190,12 @@ static int long_run(const Buf *B, RunEnd *re, Py_ssize_t q)
  * the digits of the code's first part *first; -1 for none, -2 on an error. */
 static Py_ssize_t far_anchor(const Buf *B, Py_ssize_t p, Py_ssize_t *q, char *sep, Py_ssize_t *first)
 {
-    Py_ssize_t ws, we;
+    Py_ssize_t ws;
     /* "410." ends a page range: a "10." glued to a digit starts no DOI (spec §2) */
     if (far_anchor_call == NULL || (p > 0 && is_digit(B->b[p - 1])) || !cut_here(B, p + 3) ||
-        !worth_a_walk(B, p + 3, 1) || !line_window(B, p + 3, &ws, &we))
+        !worth_a_walk(B, p + 3, 1, &ws))
         return -1;
+    Py_ssize_t we = chars_on(B, p + 3, far_chars);
     PyObject *text = PyMemoryView_FromMemory((char *)B->b + ws, we - ws, PyBUF_READ);
     if (text == NULL)
         return -2;
