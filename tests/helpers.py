@@ -303,6 +303,10 @@ PDF_PIECES = [
     "\f",
     "1101\n",
     "                                                                                  ",
+    # a page number glued to a whole DOI (pdf.glued_page_end)
+    "10.1371/journal.pgen.1001373",
+    "1100–1104",
+    "10.1146/annurev-genet-110807-091601",
 ]
 
 # A name for each rule of pdf.DEHYPHENATION_RULES that the rule rewrites (pdftotext dropped the

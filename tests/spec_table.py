@@ -588,6 +588,34 @@ CLEANING = {
             "pdf",
         ),
     ],
+    # A page number or range glued to a DOI at a page end (a tool that joins a page's last line
+    # to the next page's header with no space) is cut off where the registrant's shape has one
+    # length of last run (PLOS's seven digits, Annual Reviews' six), and nowhere else: Nature's
+    # and Elsevier's last runs have several lengths, so 30981100 may be 309 + 81100 or 3098 + 1100.
+    "pdf_page_number_glued": [
+        Row("doi:10.1371/journal.pgen.10013731100–1104\nNext", ["10.1371/journal.pgen.1001373"], None, "pdf"),
+        Row("pages 1-9. doi:10.1371/JOURNAL.PONE.00460412", ["10.1371/journal.pone.0046041"], None, "pdf"),
+        Row(
+            "Annu Rev Genet 42:1–30. doi:10.1146/annurev-genet-110807-091601113 Genetics",
+            ["10.1146/annurev-genet-110807-091601"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "doi:10.1371/journal.pgen.1001373.g0011100",
+            ["10.1371/journal.pgen.1001373.g0011100"],
+            None,
+            "pdf",
+        ),
+        Row("doi:10.1371/journal.pgen.10013730100", ["10.1371/journal.pgen.10013730100"], None, "pdf"),
+        Row("doi:10.1038/nmeth.30981100", ["10.1038/nmeth.30981100"], None, "pdf"),
+        Row(
+            "doi:10.1371/journal.pgen.10013731100–1104",
+            ["10.1371/journal.pgen.10013731100–1104"],
+            None,
+            "plain",
+        ),
+    ],
     "pdf_rest_farther_down_only_to_complete": [
         Row(
             "doi:10.1371/journal.pone.0046041\n\n1234567\nnext", ["10.1371/journal.pone.0046041"], None, "pdf"

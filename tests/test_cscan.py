@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from extractor.match import FORMS, find_spans, kind_of, native
 from extractor.match.native import find_spans_utf8
-from extractor.match.pdf import SHAPES, may_go_far
+from extractor.match.pdf import _GLUED_PAGE, SHAPES, glued_gate, glued_page_end, may_go_far
 from extractor.match.syntaxes import syntax_of
 from extractor.pipeline.io.decode import clean
 from extractor.pipeline.scan.windows import CMatcher, PythonMatcher, Window
@@ -251,6 +251,26 @@ def test_every_piece_of_a_registrants_shape_is_read_as_one(prefix: str, data: st
     for i in range(1, len(whole)):
         assert shape.piece.fullmatch(whole[:i]), whole[:i]
     assert not may_go_far(f"{prefix}/{whole}")
+
+
+@pytest.mark.parametrize("prefix", sorted(SHAPES))
+@given(data=st.data())
+def test_a_glued_page_number_is_cut_only_where_the_c_matcher_asks(prefix: str, data: st.DataObject) -> None:
+    """pdf.glued_gate is the C matcher's test before it asks glued_page_end: every name the rule
+    cuts must pass it. Whole DOIs of the shape, with a page number or range glued or not, and
+    with what hypothesis makes of digits, hyphens and letters after them."""
+    shape = SHAPES[prefix]
+    whole = data.draw(st.from_regex(shape.whole, fullmatch=True).filter(str.isascii))
+    tail = data.draw(st.from_regex(r"[0-9]{0,6}(?:[-\u2013][0-9]{0,5})?[a-z0-9]{0,2}", fullmatch=True))
+    name = f"{prefix}/{whole}{tail}"
+    a = len(prefix) + 1
+    cut = glued_page_end(name, len(name), a)
+    assert cut == len(name) or glued_gate(name, a), name
+    if tail and tail[0] in "123456789" and _GLUED_PAGE.match(tail) and len(shape.ends) == 1:
+        assert cut == a + len(whole), name  # the whole DOI of a one-length shape, its page cut off
+    if not tail:
+        assert cut == len(name)  # a whole DOI is never cut
+    agree(f"doi:{name}\n".encode(), "pdf")
 
 
 @pytest.mark.parametrize(

@@ -106,6 +106,7 @@ def scan_arrow_texts(
 def set_far(
     go_far: Callable[[memoryview, int, str, int], int],
     far_anchor: Callable[[memoryview, int], tuple[int, int] | None],
+    glued: Callable[[str, int, int], int],
     prefixes: tuple[str, ...],
     ends: tuple[tuple[int, ...], ...],
     heads: tuple[str, ...],

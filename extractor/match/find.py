@@ -468,6 +468,8 @@ class _Scanner:
             return None
         url_before = text[start:p] if form.is_url else ""
         n = end_of_name(logical, form, url_before)
+        if self.pdf:
+            n = pdf_repair.glued_page_end(logical, n, a)
         if n <= a:
             return None  # empty suffix
         name = logical[:n]

@@ -20,7 +20,7 @@ from .canonical import FORMAT_CHARS, PDF_HYPHENS
 from .find import LEFT_WINDOW, REHYPHENATED, Span
 from .forms import FORMS
 from .identifiers import canonicalize
-from .pdf import DEHYPHENATION_RULES, FAR_CHARS, SHAPES, far_anchor_bytes, go_far_bytes
+from .pdf import DEHYPHENATION_RULES, FAR_CHARS, SHAPES, far_anchor_bytes, glued_page_end, go_far_bytes
 from .rules import CLOSE, MAX_DOI_CHARS, OPEN, SHORT_WINDOW, TRAILING
 from .syntaxes import MARKS
 from .tails import DOI_PATH_MARKER, MEDIA_EXTENSIONS, RESOURCE_SEGMENTS, RXIV_TAILS, TAIL_RULES, VIEWS
@@ -100,6 +100,7 @@ if _cscan is not None:
     _cscan.set_far(
         go_far_bytes,
         far_anchor_bytes,
+        glued_page_end,
         tuple(SHAPES),
         tuple(s.ends for s in SHAPES.values()),
         tuple(s.heads for s in SHAPES.values()),

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .canonical import canonical_key
+from .canonical import PDF_HYPHENS, canonical_key
 from .forms import Form
 from .rules import CLOSE, OPEN, RUN, end_of_name
 
@@ -456,6 +456,46 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
         return False
 
     return _below(text, b, rest)
+
+
+# A page number or range glued to a DOI at a page end, by a tool that joins a page's last line
+# to the next page's header with no space: `journal.pgen.1001373` + `1100–1104` (the hyphens
+# PDF text folds, PDF_HYPHENS).
+_HYPHEN = "[-" + PDF_HYPHENS + "]"
+_GLUED_PAGE = re.compile(r"[1-9][0-9]{0,4}(?:" + _HYPHEN + r"[1-9][0-9]{0,4})?\Z")
+_LAST_RUNS = re.compile(r"(?:([0-9]+)" + _HYPHEN + r")?([0-9]+)\Z")  # the last run, or the one before -N
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def glued_page_end(name: str, n: int, a: int) -> int:
+    """Where the DOI read as `name[:n]` (its anchor `a` characters, ending in "/") ends when a
+    page number is glued to it (spec §5): its registrant's shape (SHAPES) has one length of last
+    run, the name is no whole DOI of it, and a whole DOI of it followed by nothing but a page
+    number or range is. Unambiguous only there: a shape whose last run may be 3 or 4 digits
+    (Elsevier's, Nature's) cannot tell `0211100` from 021 + 1100 or 0211 + 100. Else `n`."""
+    if a < 2 or name[a - 1] != "/":
+        return n
+    shape = SHAPES.get(name[: a - 1])
+    if shape is None or len(shape.ends) != 1:
+        return n
+    suffix = name[a:n].translate(_ASCII_LOWER)
+    m = shape.whole.match(suffix)
+    if m is None or m.end() == len(suffix) or not _GLUED_PAGE.match(suffix, m.end()):
+        return n
+    return a + m.end()
+
+
+def glued_gate(name: str, a: int) -> bool:
+    """Whether glued_page_end may cut `name` (ending where end_of_name ends it): the C matcher
+    asks it only then. The registrant's shape has one length of last run, and the last run of
+    digits, or the one before a hyphen and the last, is longer than it."""
+    if a < 2 or name[a - 1] != "/":
+        return False
+    shape = SHAPES.get(name[: a - 1])
+    if shape is None or len(shape.ends) != 1:
+        return False
+    m = _LAST_RUNS.search(name, a)
+    return m is not None and max(len(m.group(1) or ""), len(m.group(2))) > shape.ends[0]
 
 
 # What a DOI's prefix cut after "10." goes on with below: the registrant's code and separator.

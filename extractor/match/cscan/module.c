@@ -282,16 +282,17 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
     return batch_close(&t, i, rc);
 }
 
-/* set_far(go_far, far_anchor, prefixes, ends, heads, far_chars): pdf.go_far_bytes,
- * pdf.far_anchor_bytes, the prefixes of pdf.SHAPES with each one's Shape.ends (a tuple of ints)
- * and Shape.heads (the letters a piece starts with), and pdf.FAR_CHARS, for
- * the joins of PDF text farther down (cscan/pdf.c, go_far and far_anchor). */
+/* set_far(go_far, far_anchor, glued, prefixes, ends, heads, far_chars): pdf.go_far_bytes,
+ * pdf.far_anchor_bytes, pdf.glued_page_end, the prefixes of pdf.SHAPES with each one's
+ * Shape.ends (a tuple of ints) and Shape.heads (the letters a piece starts with), and
+ * pdf.FAR_CHARS, for the joins of PDF text farther down (cscan/pdf.c, go_far and far_anchor)
+ * and the page numbers glued to a DOI (glued_page_end). */
 static PyObject *py_set_far(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *call, *anchor, *prefixes, *ends, *heads;
+    PyObject *call, *anchor, *glued, *prefixes, *ends, *heads;
     Py_ssize_t chars;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!n", &call, &anchor, &PyTuple_Type, &prefixes, &PyTuple_Type, &ends,
+    if (!PyArg_ParseTuple(args, "OOOO!O!O!n", &call, &anchor, &glued, &PyTuple_Type, &prefixes, &PyTuple_Type, &ends,
                           &PyTuple_Type, &heads, &chars))
         return NULL;
     if (PyTuple_GET_SIZE(ends) != PyTuple_GET_SIZE(prefixes) || PyTuple_GET_SIZE(heads) != PyTuple_GET_SIZE(prefixes)) {
@@ -312,12 +313,14 @@ static PyObject *py_set_far(PyObject *self, PyObject *args)
     }
     Py_INCREF(call);
     Py_INCREF(anchor);
+    Py_INCREF(glued);
     Py_INCREF(prefixes);
     Py_INCREF(ends);
     Py_INCREF(heads);
     Py_XSETREF(far_heads, heads);
     Py_XSETREF(far_call, call);
     Py_XSETREF(far_anchor_call, anchor);
+    Py_XSETREF(glued_call, glued);
     Py_XSETREF(far_prefixes, prefixes);
     Py_XSETREF(far_ends, ends);
     far_chars = chars;
@@ -536,8 +539,8 @@ static PyMethodDef methods[] = {
      "doc_base=0, max_rows=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid\n"
      "UTF-8, no nulls)."},
     {"set_far", py_set_far, METH_VARARGS,
-     "set_far(go_far, far_anchor, prefixes, ends, heads, far_chars): how PDF text is joined farther down\n"
-     "(pdf.go_far_bytes, pdf.far_anchor_bytes)."},
+     "set_far(go_far, far_anchor, glued, prefixes, ends, heads, far_chars): how PDF text is joined farther\n"
+     "down and a glued page number cut (pdf.go_far_bytes, pdf.far_anchor_bytes, pdf.glued_page_end)."},
     {"newlines", py_newlines, METH_VARARGS, "newlines(data, start=0, stop=-1): how many newline bytes data[start:stop] holds."},
     {"invalid_bytes", py_invalid_bytes, METH_VARARGS,
      "invalid_bytes(data, start=0, stop=len) -> (count, next): invalid UTF-8 bytes in the characters starting in [start, stop)."},

@@ -772,7 +772,55 @@ static int add_run(const Buf *B, Logical *L, Py_ssize_t i)
 /* pdf.go_far_bytes and what it reads (set_far, from native.py at import): where a DOI cut at a
  * line end goes on farther down, when its registrant's shape (pdf.SHAPES) is not yet whole */
 static PyObject *far_call = NULL, *far_prefixes = NULL, *far_ends = NULL, *far_heads = NULL, *far_anchor_call = NULL;
+static PyObject *glued_call = NULL;
 static Py_ssize_t far_chars = 0;
+
+/* The index in far_prefixes of the prefix s[0:sep], or -1. */
+static Py_ssize_t shape_index(const cp_t *s, Py_ssize_t sep)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(far_prefixes); i++) {
+        PyObject *p = PyTuple_GET_ITEM(far_prefixes, i);
+        if (PyUnicode_GET_LENGTH(p) != sep)
+            continue;
+        Py_ssize_t k = 0;
+        while (k < sep && PyUnicode_READ_CHAR(p, k) == s[k])
+            k++;
+        if (k == sep)
+            return i;
+    }
+    return -1;
+}
+
+/* pdf.glued_page_end for the name s[0:n] of an anchor of A characters, asked only where
+ * pdf.glued_gate says it may cut: the registrant's shape has one length of last run, and the
+ * last run of digits, or the one before a hyphen and the last, is longer. -1 on an error. */
+static Py_ssize_t glued_page_end(const cp_t *s, Py_ssize_t n, Py_ssize_t A)
+{
+    if (glued_call == NULL || A < 2 || n <= A || s[A - 1] != '/')
+        return n;
+    Py_ssize_t i = shape_index(s, A - 1);
+    if (i < 0)
+        return n;
+    PyObject *ends = PyTuple_GET_ITEM(far_ends, i);
+    if (PyTuple_GET_SIZE(ends) != 1)
+        return n;
+    Py_ssize_t len = PyLong_AsSsize_t(PyTuple_GET_ITEM(ends, 0));
+    Py_ssize_t d = n, c;
+    while (d > A && is_digit(s[d - 1]))
+        d--;
+    c = d;
+    if (d > A && d < n && (s[d - 1] == '-' || pdf_hyphen(s[d - 1])))
+        for (c = d - 1; c > A && is_digit(s[c - 1]); c--)
+            ;
+    if (n - d <= len && (c == d || d - 1 - c <= len))
+        return n;
+    PyObject *name = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+    PyObject *r = name == NULL ? NULL : PyObject_CallFunction(glued_call, "Onn", name, n, A);
+    Py_XDECREF(name);
+    Py_ssize_t e = r == NULL ? -1 : PyLong_AsSsize_t(r);
+    Py_XDECREF(r);
+    return e < 0 || e > n ? -1 : e;
+}
 
 /* pdf._CUT_HERE at byte i: [ \t]*\r?\n|[ \t]{3,}[^ \t\r\n] (a line end, or a column gap). */
 static int cut_here(const Buf *B, Py_ssize_t i)
@@ -796,36 +844,27 @@ static int may_go_far(const cp_t *s, Py_ssize_t n)
         return 0;
     if (s[n - 1] == '/' || s[n - 1] == '-')
         return 1;
-    Py_ssize_t sep = s[a - 1] == '/' ? a - 1 : a - 3;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(far_prefixes); i++) {
-        PyObject *p = PyTuple_GET_ITEM(far_prefixes, i);
-        if (PyUnicode_GET_LENGTH(p) != sep)
-            continue;
-        Py_ssize_t k = 0;
-        while (k < sep && PyUnicode_READ_CHAR(p, k) == s[k])
-            k++;
-        if (k < sep)
-            continue;
-        /* pdf.Shape.heads: the letters a piece of the shape starts with */
-        if (a >= n || s[a] >= 128 || PyUnicode_FindChar(PyTuple_GET_ITEM(far_heads, i), s[a] | 0x20, 0, 64, 1) < 0)
-            return 0;
-        /* pdf.Shape.ends: a piece whose last run of digits, after "." or "-", is as long as a
-         * whole DOI's is taken for whole (most DOIs of the registrant at a line end); one whose
-         * digits follow a letter is a component or another form (t001, nature12477) */
-        Py_ssize_t d = n;
-        while (d > a && s[d - 1] < 128 && is_digit(s[d - 1]))
-            d--;
-        if (d < n && d > a && ((s[d - 1] | 0x20) >= 'a' && (s[d - 1] | 0x20) <= 'z'))
-            return 0;
-        if (d == n || d == a || (s[d - 1] != '.' && s[d - 1] != '-'))
-            return 1;
-        PyObject *ends = PyTuple_GET_ITEM(far_ends, i);
-        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(ends); j++)
-            if (PyLong_AsSsize_t(PyTuple_GET_ITEM(ends, j)) == n - d)
-                return 0;
+    Py_ssize_t i = shape_index(s, s[a - 1] == '/' ? a - 1 : a - 3);
+    if (i < 0)
+        return 0;
+    /* pdf.Shape.heads: the letters a piece of the shape starts with */
+    if (a >= n || s[a] >= 128 || PyUnicode_FindChar(PyTuple_GET_ITEM(far_heads, i), s[a] | 0x20, 0, 64, 1) < 0)
+        return 0;
+    /* pdf.Shape.ends: a piece whose last run of digits, after "." or "-", is as long as a
+     * whole DOI's is taken for whole (most DOIs of the registrant at a line end); one whose
+     * digits follow a letter is a component or another form (t001, nature12477) */
+    Py_ssize_t d = n;
+    while (d > a && s[d - 1] < 128 && is_digit(s[d - 1]))
+        d--;
+    if (d < n && d > a && ((s[d - 1] | 0x20) >= 'a' && (s[d - 1] | 0x20) <= 'z'))
+        return 0;
+    if (d == n || d == a || (s[d - 1] != '.' && s[d - 1] != '-'))
         return 1;
-    }
-    return 0;
+    PyObject *ends = PyTuple_GET_ITEM(far_ends, i);
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(ends); j++)
+        if (PyLong_AsSsize_t(PyTuple_GET_ITEM(ends, j)) == n - d)
+            return 0;
+    return 1;
 }
 
 static inline int far_blank(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; }
@@ -1309,7 +1348,9 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
             k->too_long += mine && first_pass;
             continue;
         }
-        Py_ssize_t raw, nn = finish_name(B, L.s, L.n, A, form, start, p, cut < 0 ? -1 : A + cut, &raw);
+        Py_ssize_t raw, nn = finish_name(B, L.s, L.n, A, form, start, p, cut < 0 ? -1 : A + cut, 1, &raw);
+        if (nn < 0)
+            goto done;
         if (nn == 0)
             continue; /* an empty suffix */
         Py_ssize_t end = L.be[raw - 1];

@@ -541,11 +541,14 @@ static int drop_token(Sink *k, Py_ssize_t p, Py_ssize_t skip)
 
 /* Where the name in s[0:L] (the anchor's A characters, then what follows) ends, as find._extend
  * ends it — the text from `start` to the anchor at p is the URL before it; `cut` is first_cut
- * when known, else -1. *n_raw: that end in s (the hit's end in the text). Returns the name's
+ * when known, else -1; in `pdf` text a page number glued to the name is cut off
+ * (pdf.glued_page_end). *n_raw: that end in s (the hit's end in the text). Returns the name's
  * length once EIDR's ":" is read as "/" and a shields.io badge's escapes are undone, 0 when the
- * suffix is empty. */
+ * suffix is empty, -1 on an error. */
+static Py_ssize_t glued_page_end(const cp_t *s, Py_ssize_t n, Py_ssize_t A); /* cscan/pdf.c */
+
 static inline Py_ssize_t finish_name(const Buf *B, cp_t *s, Py_ssize_t L, Py_ssize_t A, int form, Py_ssize_t start, Py_ssize_t p,
-                              Py_ssize_t cut, Py_ssize_t *n_raw)
+                              Py_ssize_t cut, int pdf, Py_ssize_t *n_raw)
 {
     cp_t ub[LEFT_WINDOW + 8];
     Py_ssize_t ubn = 0;
@@ -553,6 +556,8 @@ static inline Py_ssize_t finish_name(const Buf *B, cp_t *s, Py_ssize_t L, Py_ssi
         for (Py_ssize_t i = start; i < p && ubn < LEFT_WINDOW + 4;)
             i += dec(B->b, p, i, &ub[ubn++]);
     Py_ssize_t nn = end_of_name(s, L, form, ub, ubn, cut);
+    if (pdf && (nn = glued_page_end(s, nn, A)) < 0)
+        return -1;
     *n_raw = nn;
     if (nn <= A)
         return 0;
@@ -643,7 +648,7 @@ static int scan_in(const Buf *B, Sink *k, cp_t *s, Py_ssize_t *bo)
             bo[t] = p + t;
         }
         bo[L] = qq; /* the byte after the last character read */
-        Py_ssize_t raw, nn = finish_name(B, s, L, A, form, start, p, cut < 0 ? -1 : A + cut, &raw);
+        Py_ssize_t raw, nn = finish_name(B, s, L, A, form, start, p, cut < 0 ? -1 : A + cut, 0, &raw);
         if (nn == 0)
             continue;
         Py_ssize_t end = bo[raw];
