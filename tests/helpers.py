@@ -307,6 +307,9 @@ PDF_PIECES = [
     "10.1371/journal.pgen.1001373",
     "1100–1104",
     "10.1146/annurev-genet-110807-091601",
+    # a journal's code alone, then its number (pdf._CODE_ONLY)
+    "10.1002/nbm.",
+    "4520\n",
 ]
 
 # A name for each rule of pdf.DEHYPHENATION_RULES that the rule rewrites (pdftotext dropped the

@@ -588,6 +588,20 @@ CLEANING = {
             "pdf",
         ),
     ],
+    # A number alone on the line after a "." is a page number (spec §5), except after a suffix that
+    # is a journal's code alone, which no DOI is: the number is its rest. Not before a running
+    # header, nor after a suffix with a digit.
+    "pdf_journal_code_then_number_alone": [
+        Row(
+            "NMR Biomed 65: 820-910. doi:10.1002/nbm.\n4520\n117. Fontes EPB",
+            ["10.1002/nbm.4520"],
+            None,
+            "pdf",
+        ),
+        Row("Vet Rec 188: 1-9. doi:10.1136/vetr.\n54\n", ["10.1136/vetr.54"], None, "pdf"),
+        Row("doi:10.1002/nbm.\n154 A. Sundström et al.\n", ["10.1002/nbm"], None, "pdf"),
+        Row("doi:10.1234/abc1.\n12\n", ["10.1234/abc1"], None, "pdf"),
+    ],
     # A page number or range glued to a DOI at a page end (a tool that joins a page's last line
     # to the next page's header with no space) is cut off where the registrant's shape has one
     # length of last run (PLOS's seven digits, Annual Reviews' six), and nowhere else: Nature's

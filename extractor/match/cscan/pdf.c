@@ -210,7 +210,7 @@ static int has_ascii_digit(const cp_t *t, Py_ssize_t m)
 }
 
 /* pdf._PAGE_NUMBER.match at byte i of a string ending at byte `stop`: a number without a
- * leading zero alone on its line, or before a running header ("154 A. Sundström"). */
+ * leading zero alone on its line (1), or before a running header ("154 A. Sundström": 2). */
 static int page_number(const Buf *B, Py_ssize_t i, Py_ssize_t stop)
 {
     const unsigned char *b = B->b;
@@ -226,7 +226,18 @@ static int page_number(const Buf *B, Py_ssize_t i, Py_ssize_t stop)
         k++;
     if (k == stop || b[k] == '\n' || (b[k] == '\r' && k + 1 < stop && b[k + 1] == '\n'))
         return 1;
-    return k > j && b[k] >= 'A' && b[k] <= 'Z';
+    return k > j && b[k] >= 'A' && b[k] <= 'Z' ? 2 : 0;
+}
+
+/* pdf._CODE_ONLY.fullmatch of the suffix s[a:n]: [A-Za-z]{2,12}\. (a journal's code alone) */
+static int code_only(const cp_t *s, Py_ssize_t a, Py_ssize_t n)
+{
+    if (a < 0 || n - a < 3 || n - a > 13 || s[n - 1] != '.')
+        return 0;
+    for (Py_ssize_t i = a; i < n - 1; i++)
+        if (s[i] >= 128 || !(((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z')))
+            return 0;
+    return 1;
 }
 
 /* pdf._open_bracket: a bracket opened and not closed. */
@@ -658,7 +669,8 @@ static int decide(const Buf *B, cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t
             return 1; /* a soft hyphen at a line end: the tool's hyphenation point */
         if (is_alnum(last) && m >= 2 && (t[0] == '-' || t[0] == '_') && t[1] < 128 && is_alnum(t[1]))
             return 1;
-        if (last == '.' && page_number(B, line, chars_on(B, line, 8)))
+        int page = last == '.' ? page_number(B, line, chars_on(B, line, 8)) : 0;
+        if (page && (page == 2 || !code_only(s, sfx, n)))
             return 0;
     }
     if (starts_new(t, m, 1) || !doi_char_start(t[0]))
