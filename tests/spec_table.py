@@ -428,6 +428,8 @@ CLEANING = {
         Row("doi:10.1016/j.cell\u20102010.01.002", ["10.1016/j.cell-2010.01.002"], None, "pdf"),
         Row("doi:10.1016/j.\ufb01tote.2010.01.001", ["10.1016/j.fitote.2010.01.001"], None, "pdf"),
         Row("doi:10.1016/j.cell\u20102010", ["10.1016/j.cell\u20102010"], None, "plain"),
+        # PDFium's mark of a hyphen at a line's end, the line joined (jad- + 201363)
+        Row("J Alzheimers Dis 80: 1-9. doi:10.3233/jad\ufffe201363\n", ["10.3233/jad-201363"], None, "pdf"),
     ],
     "pdf_line_break_joined": [
         Row(
@@ -601,6 +603,17 @@ CLEANING = {
         Row("Vet Rec 188: 1-9. doi:10.1136/vetr.\n54\n", ["10.1136/vetr.54"], None, "pdf"),
         Row("doi:10.1002/nbm.\n154 A. Sundström et al.\n", ["10.1002/nbm"], None, "pdf"),
         Row("doi:10.1234/abc1.\n12\n", ["10.1234/abc1"], None, "pdf"),
+        # farther down too, past -layout's other column, as a piece that stops in "/" or "-"
+        Row(
+            "  1016/j.peptides.2021.170533                                                    81. Inada S, Okajima T (2021) Kinase\n"
+            "                                                                                   With a Redox Switch. Front Microbiol 295: 893-910. doi:10.3389/fmicb.\n"
+            "59. Diba M, Koons GL, Bedell ML (2021) 3D printed colloidal\n"
+            "                                                                                   2021.652546\n"
+            "  biomaterials based on photo-reactive gelatin nanoparticles.\n",
+            ["10.3389/fmicb.2021.652546"],
+            None,
+            "pdf",
+        ),
     ],
     # A page number or range glued to a DOI at a page end (a tool that joins a page's last line
     # to the next page's header with no space) is cut off where the registrant's shape has one

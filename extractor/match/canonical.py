@@ -14,8 +14,10 @@ from functools import lru_cache
 FORMAT_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _DROP_FORMAT = {ord(c): None for c in FORMAT_CHARS}
 
-# Spec §5 (pdf): hyphen-like code points are read as "-" and ligatures expanded.
-PDF_HYPHENS = "\u2010\u2011\u2012\u2013\u2212"
+# Spec §5 (pdf): hyphen-like code points are read as "-" and ligatures expanded. U+FFFE is what
+# PDFium gives for a hyphen at a line's end, the line joined (jad\ufffe201363 for jad- +
+# 201363): a hyphen the typesetter set, which a DOI keeps.
+PDF_HYPHENS = "\u2010\u2011\u2012\u2013\u2212\ufffe"
 _PDF_TRANSLATE: dict[int, str | None] = {ord(c): "-" for c in PDF_HYPHENS}
 _PDF_TRANSLATE.update({ord("ﬀ"): "ff", ord("ﬁ"): "fi", ord("ﬂ"): "fl", ord("ﬃ"): "ffi", ord("ﬄ"): "ffl"})
 _PDF_TRANSLATE.update(_DROP_FORMAT)

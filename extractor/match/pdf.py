@@ -408,6 +408,13 @@ def whole_by_shape(key: str) -> bool | None:
     return m is not None and (m.end() == len(suffix) or suffix[m.end()] == ".")
 
 
+def _code_only(so_far: str) -> bool:
+    """Whether the piece's suffix is a journal's code alone (_CODE_ONLY: nbm., fmicb.), which no
+    DOI is: it goes on below, as a piece that stops in `/` or `-` does."""
+    suffix = _suffix(so_far)
+    return suffix is not None and _CODE_ONLY.fullmatch(suffix) is not None
+
+
 def _a_piece(so_far: str) -> bool:
     """Whether `so_far` may be a piece of a DOI of its registrant's shape (Shape.piece): the
     cheap test before far_rest reads lines."""
@@ -435,12 +442,13 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
     (SHAPES) against the page-number and prose rules, or past blank lines, a page number or
     running header and, in -layout text, lines with nothing in the DOI's column, where the rest
     completes the shape. A piece that stops in `/` or `-` (no DOI ends so) goes on past them
-    with any rest that starts no new item. A -layout line may go on with the other column's
-    text after a gap."""
+    with any rest that starts no new item, one that is a journal's code alone with a number.
+    A -layout line may go on with the other column's text after a gap."""
     if _CUT_HERE.match(text, b) is None or not worth_a_walk(text, b, False):
         return None
     cut = so_far[-1] in "-/"
-    if not cut and not _a_piece(so_far):
+    code = not cut and _code_only(so_far)
+    if not cut and not code and not _a_piece(so_far):
         return None
     m = _SEPARATOR.search(so_far)
     # no whole DOI of its registrant's shape yet, told once: a rest that makes it one is taken
@@ -449,7 +457,7 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
         and so_far[: m.start()] in SHAPES
         and whole_by_shape(_key(_complete_name(so_far))) is False
     )
-    if not cut and not incomplete:
+    if not cut and not code and not incomplete:
         return None
 
     def rest(run: str, skipped: bool) -> bool | None:
@@ -457,6 +465,8 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
             return True
         if skipped and cut and _DOI_CHAR_START.match(run) and not _STARTS_NEW.match(run):
             return None  # taken, unless the line is one to pass over
+        if skipped and code and run[0] in "0123456789" and not _STARTS_NEW.match(run):
+            return None  # a journal's code alone goes on with its number
         return False
 
     return _below(text, b, rest)
@@ -663,15 +673,15 @@ def _byte_at(text: str, i: int) -> int:
 
 
 def may_go_far(so_far: str) -> bool:
-    """Whether far_rest may find a rest for the piece: past its prefix, it stops in `/` or `-`,
-    or its registrant has a shape and it does not end as a whole DOI of the shape does (its last
+    """Whether far_rest may find a rest for the piece: past its prefix, it stops in `/` or `-`
+    or is a journal's code alone, or its registrant has a shape and it does not end as a whole DOI of the shape does (its last
     run of digits, after "." or "-", as long as Shape.ends says: most DOIs of the registrant at
     a line end; nor digits after a letter, a component's or another form's). The C matcher asks
     go_far only then."""
     m = _SEPARATOR.search(so_far)
     if m is None:
         return False
-    if so_far[-1] in "-/":
+    if so_far[-1] in "-/" or _code_only(so_far):
         return True
     shape = SHAPES.get(so_far[: m.start()])
     if shape is None or not so_far[m.end() : m.end() + 1] or so_far[m.end()].lower() not in shape.heads:
@@ -687,7 +697,7 @@ def may_go_far(so_far: str) -> bool:
 def go_far_bytes(window: memoryview, b: int, so_far: str, start: int) -> int:
     """go_far for the C matcher, on UTF-8 bytes from over a line before the break: byte offsets.
     The C matcher's own bytes, valid during the call only."""
-    if so_far[-1] not in "-/" and not _a_piece(so_far):
+    if so_far[-1] not in "-/" and not _code_only(so_far) and not _a_piece(so_far):
         return start  # far_rest would find nothing: told before the window is read
     text = str(window, "utf-8", "surrogateescape")
     r = go_far(text, _char_at(window, b), so_far, _char_at(window, start) if start >= 0 else start)

@@ -335,7 +335,7 @@ static int abbreviation_dot(const cp_t *s, Py_ssize_t a, Py_ssize_t n)
 
 /* ---- the PDF key (canonical_key(name, True)) and the document's evidence ---- */
 
-static inline int pdf_hyphen(cp_t c) { return c == 0x2010 || c == 0x2011 || c == 0x2012 || c == 0x2013 || c == 0x2212; }
+static inline int pdf_hyphen(cp_t c) { return c == 0x2010 || c == 0x2011 || c == 0x2012 || c == 0x2013 || c == 0x2212 || c == 0xFFFE; }
 
 /* The canonical key of a raw name read from PDF text (spec §5): look-alike hyphens read as "-",
  * ligatures expanded, format characters and the spaces a join went across dropped, then the
@@ -845,8 +845,8 @@ static int cut_here(const Buf *B, Py_ssize_t i)
     return g - i >= 3 && g < B->n && B->b[g] != '\r' && B->b[g] != '\n';
 }
 
-/* pdf.may_go_far: past its prefix, the piece stops in "/" or "-", or its prefix has a shape and
- * it does not end as a whole DOI of the shape does. */
+/* pdf.may_go_far: past its prefix, the piece stops in "/" or "-" or is a journal's code alone,
+ * or its prefix has a shape and it does not end as a whole DOI of the shape does. */
 static int may_go_far(const cp_t *s, Py_ssize_t n)
 {
     if (far_call == NULL)
@@ -854,7 +854,7 @@ static int may_go_far(const cp_t *s, Py_ssize_t n)
     Py_ssize_t a = suffix_at(s, n);
     if (a < 0)
         return 0;
-    if (s[n - 1] == '/' || s[n - 1] == '-')
+    if (s[n - 1] == '/' || s[n - 1] == '-' || code_only(s, a, n))
         return 1;
     Py_ssize_t i = shape_index(s, s[a - 1] == '/' ? a - 1 : a - 3);
     if (i < 0)
