@@ -643,6 +643,18 @@ CLEANING = {
             "plain",
         ),
     ],
+    # A piece cut in "/" or "-" at a -layout column gap, the other column ended on the line below:
+    # the rest is that line's text in the DOI's own column.
+    "pdf_cut_at_a_column_gap_the_other_column_ended": [
+        Row(
+            "  the regenerating rat liver. Exp Pathol (Jena) 295: 308-310. doi:10.1016/"
+            "           1016/j.neuroimage.2021.118101\n"
+            "  s0014-4908(77)80071-9\n",
+            ["10.1016/s0014-4908(77)80071-9"],
+            None,
+            "pdf",
+        ),
+    ],
     "pdf_rest_farther_down_only_to_complete": [
         Row(
             "doi:10.1371/journal.pone.0046041\n\n1234567\nnext", ["10.1371/journal.pone.0046041"], None, "pdf"

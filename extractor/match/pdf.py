@@ -80,6 +80,8 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # Springer sJJJJJ-YYY-NNNNN-C
     (re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),  # check: digit or letter
     (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),
+    # …and before its check character: s41418-021-00798-9 (none of MEDLINE's 2,274 has six digits)
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3}-\d{5})([\dA-Z])\Z", re.I), r"\1-\2"),
     # Baywood/SAGE (10.2190) ids of four blocks of four: DAC5-TPV6-XUHL-CRMV
     (
         re.compile(
@@ -99,6 +101,8 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\A(10\.1055/[a-z])-?(\d{4})-?(\d{7})\Z", re.I), r"\1-\2-\3"),
     # Annual Reviews annurev-pathol-020712-163923
     (re.compile(r"\A(10\.1146/annurev-[a-z]+)(\d{6}-\d{6})\Z", re.I), r"\1-\2"),
+    # Chinese Medical Association cma.j.cn511374-20200924-00691 (all 18 of MEDLINE's)
+    (re.compile(r"\A(10\.3760/cma\.j\.cn\d{6})-?(\d{8})-?(\d{5})\Z", re.I), r"\1-\2-\3"),
 )
 
 
@@ -460,10 +464,14 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
     if not cut and not code and not incomplete:
         return None
 
+    # stopped at a column gap (-layout), the other column not seen again below: the line-by-line
+    # join, which asks for that column, took nothing, and a cut piece goes on in its own column
+    at_gap = _LINEBREAK.match(text, b) is None
+
     def rest(run: str, skipped: bool) -> bool | None:
         if incomplete and whole_by_shape(_key(_complete_name(so_far + run))) is True:
             return True
-        if skipped and cut and _DOI_CHAR_START.match(run) and not _STARTS_NEW.match(run):
+        if (skipped or at_gap) and cut and _DOI_CHAR_START.match(run) and not _STARTS_NEW.match(run):
             return None  # taken, unless the line is one to pass over
         if skipped and code and run[0] in "0123456789" and not _STARTS_NEW.match(run):
             return None  # a journal's code alone goes on with its number

@@ -407,7 +407,7 @@ static PyObject *shape_of(PyObject *key)
  * rule ignores case): a prefilter that lets through every key a rule could touch, so that the
  * Python rules run only for those. One clause per rule, in the table's order; DEHYPHENATION_RULES
  * (their count is checked by native.py) and the examples of tests/test_cscan.py keep it whole. */
-#define N_DEHYPHENATION_RULES 12
+#define N_DEHYPHENATION_RULES 14
 static int may_rehyphenate(const char *u, Py_ssize_t n)
 {
     const char *slash = memchr(u, '/', (size_t)n);
@@ -425,7 +425,7 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
     if (sn >= 6 && memcmp(x, "(sici)", 6) == 0)
         return 1; /* 1 */
     if (AT(0) == 's' && DIGIT(AT(1)))
-        return 1; /* 1, Springer (4, 5) */
+        return 1; /* 1, Springer (4, 5, 6) */
     if (AT(0) == 'j' && AT(1) == '.' && DIGIT(AT(2)))
         return 1; /* Blackwell (2) */
     if (memchr(x, '>', (size_t)sn) || memchr(x, '(', (size_t)sn))
@@ -433,8 +433,8 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
     for (const char *c = x; c + 5 <= end; c++)
         if (c[0] == ':' && c[1] == ':' && c[2] == 'a' && c[3] == 'i' && c[4] == 'd')
             return 1; /* a SICI contribution id (8) */
-    if ((slash - u == 7 && memcmp(u, "10.1055", 7) == 0) || (slash - u == 7 && memcmp(u, "10.1146", 7) == 0))
-        return 1; /* Thieme (11), Annual Reviews (12) */
+    if (slash - u == 7 && (memcmp(u, "10.1055", 7) == 0 || memcmp(u, "10.1146", 7) == 0 || memcmp(u, "10.3760", 7) == 0))
+        return 1; /* Thieme, Annual Reviews, the Chinese Medical Association */
     if (sn >= 16 && sn <= 19) { /* Baywood/SAGE's four blocks of four, two dashes at least (6) */
         int dashes = 0, other = 0;
         for (const char *c = x; c < end; c++) {

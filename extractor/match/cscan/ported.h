@@ -59,6 +59,9 @@ static const char *const DEHYPHENATION_SOURCES[] = {
     "\\A(10\\.\\d+/s\\d{5}-\\d{3})(\\d{5}-[\\dA-Z])\\Z",
     "34",
     "\\1-\\2",
+    "\\A(10\\.\\d+/s\\d{5}-\\d{3}-\\d{5})([\\dA-Z])\\Z",
+    "34",
+    "\\1-\\2",
     "\\A(10\\.\\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\\Z",
     "34",
     "\\1\\2-\\3-\\4-\\5",
@@ -80,6 +83,9 @@ static const char *const DEHYPHENATION_SOURCES[] = {
     "\\A(10\\.1146/annurev-[a-z]+)(\\d{6}-\\d{6})\\Z",
     "34",
     "\\1-\\2",
+    "\\A(10\\.3760/cma\\.j\\.cn\\d{6})-?(\\d{8})-?(\\d{5})\\Z",
+    "34",
+    "\\1-\\2-\\3",
     NULL};
 
 /* tails.DOI_PATH_MARKER, ported by doi_path_marker: pattern, flags */
