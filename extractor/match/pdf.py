@@ -44,7 +44,7 @@ _GLUED_DASH = re.compile(r"[-_][0-9A-Za-z]")
 # ("154 A. Sundström et al."). A DOI's numeric pieces after a "." carry their zeros (…2008.04.
 # + 026).
 _PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,3}(?:[ \t]*(?:\r?\n|\Z)|[ \t]+[A-Z])")
-# But no DOI is a journal's code alone (none of the 9,240 DOIs of the corpora' gold): a suffix
+# But no DOI is a journal's code alone (none of the 9,240 DOIs of the corpora's gold): a suffix
 # that is one (nbm., vetr.) goes on with a number alone on the next line (10.1002/nbm. + 4520).
 _CODE_ONLY = re.compile(r"[A-Za-z]{2,12}\.")
 # Spec §5: spaces and TABs a PDF tool put inside a DOI. The left piece ends inside the DOI: after
@@ -225,8 +225,8 @@ def _decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") ->
             return True, False  # a soft hyphen at a line end: the tool's hyphenation point
         if last.isalnum() and _GLUED_DASH.match(nxt):
             return True, False
-        page = _PAGE_NUMBER.match(line or nxt)
-        if last == "." and page and (page.group()[-1].isupper() or not _CODE_ONLY.fullmatch(suffix)):
+        page = _PAGE_NUMBER.match(line or nxt) if last == "." else None
+        if page and (page.group()[-1].isupper() or not _CODE_ONLY.fullmatch(suffix)):
             return False, False
     if _STARTS_NEW.match(nxt) or not _DOI_CHAR_START.match(nxt):
         return False, False
@@ -489,16 +489,23 @@ _LAST_RUNS = re.compile(r"(?:([0-9]+)" + _HYPHEN + r")?([0-9]+)\Z")  # the last 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+def _one_length_shape(name: str, a: int) -> Shape | None:
+    """The shape (SHAPES) of the registrant of a name whose anchor is its first `a` characters,
+    ending in "/", when the shape's last run has one length; else None."""
+    if a < 2 or name[a - 1] != "/":
+        return None
+    shape = SHAPES.get(name[: a - 1])
+    return shape if shape is not None and len(shape.ends) == 1 else None
+
+
 def glued_page_end(name: str, n: int, a: int) -> int:
     """Where the DOI read as `name[:n]` (its anchor `a` characters, ending in "/") ends when a
     page number is glued to it (spec §5): its registrant's shape (SHAPES) has one length of last
     run, the name is no whole DOI of it, and a whole DOI of it followed by nothing but a page
     number or range is. Unambiguous only there: a shape whose last run may be 3 or 4 digits
     (Elsevier's, Nature's) cannot tell `0211100` from 021 + 1100 or 0211 + 100. Else `n`."""
-    if a < 2 or name[a - 1] != "/":
-        return n
-    shape = SHAPES.get(name[: a - 1])
-    if shape is None or len(shape.ends) != 1:
+    shape = _one_length_shape(name, a)
+    if shape is None:
         return n
     suffix = name[a:n].translate(_ASCII_LOWER)
     m = shape.whole.match(suffix)
@@ -511,10 +518,8 @@ def glued_gate(name: str, a: int) -> bool:
     """Whether glued_page_end may cut `name` (ending where end_of_name ends it): the C matcher
     asks it only then. The registrant's shape has one length of last run, and the last run of
     digits, or the one before a hyphen and the last, is longer than it."""
-    if a < 2 or name[a - 1] != "/":
-        return False
-    shape = SHAPES.get(name[: a - 1])
-    if shape is None or len(shape.ends) != 1:
+    shape = _one_length_shape(name, a)
+    if shape is None:
         return False
     m = _LAST_RUNS.search(name, a)
     return m is not None and max(len(m.group(1) or ""), len(m.group(2))) > shape.ends[0]
@@ -682,10 +687,10 @@ def _byte_at(text: str, i: int) -> int:
 
 def may_go_far(so_far: str) -> bool:
     """Whether far_rest may find a rest for the piece: past its prefix, it stops in `/` or `-`
-    or is a journal's code alone, or its registrant has a shape and it does not end as a whole DOI of the shape does (its last
-    run of digits, after "." or "-", as long as Shape.ends says: most DOIs of the registrant at
-    a line end; nor digits after a letter, a component's or another form's). The C matcher asks
-    go_far only then."""
+    or is a journal's code alone, or its registrant has a shape and it does not end as a whole
+    DOI of the shape does (its last run of digits, after "." or "-", as long as Shape.ends says:
+    most DOIs of the registrant at a line end; nor digits after a letter, a component's or
+    another form's). The C matcher asks go_far only then."""
     m = _SEPARATOR.search(so_far)
     if m is None:
         return False
