@@ -84,7 +84,7 @@ def test_a_gzip_file_in_ranges_gives_the_rows_of_its_text(
     assert [s["first"] for s in b["skipped_records"]] == [s["first"] for s in a["skipped_records"]]
     for dataset in ("mentions", "occurrences", "dois"):
         assert _rows(tmp_path / "b", dataset) == _rows(tmp_path / "a", dataset), dataset
-    assert list((tmp_path / "b" / "_work" / "seek").glob("*.gzidx"))  # the seek points, in the work
+    assert not (tmp_path / "b" / "_work" / "seek").exists()  # the seek points are in the plans
 
 
 def test_without_rapidgzip_or_when_cut_a_gzip_file_is_one_shard(
@@ -160,3 +160,46 @@ def test_by_default_bzip2_is_split_on_two_cpus_and_gzip_on_four(
             out = tmp_path / f"out-{cpus}-{ext}"
             scan_here([tmp_path / "in" / f"r.jsonl.{ext}"], out, shard_size=SHARD)
             assert (run_json(out)["shards"] > 1) is (ext in split), (cpus, ext)
+
+
+def test_a_range_reads_its_text_from_its_own_seek_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each range carries the seek points it needs (the last before its reach, SPAN apart, the
+    first past it), so its shard reads exactly its text with no other file; they cover what a
+    text shard reads around its range (seekgz.REACH)."""
+    import zlib
+
+    from extractor.pipeline.scan.windows import BYTE_RESERVE, RANGE_OVERLAP
+
+    assert max(RANGE_OVERLAP, 8 * BYTE_RESERVE) <= seekgz.REACH
+    data = _text(300_000)  # 12 MB: rapidgzip keeps a seek point every ~0.3-1 MB stored
+    path = tmp_path / "t.txt.gz"
+    path.write_bytes(gzip.compress(data, 1))
+    monkeypatch.setattr(seekgz, "REACH", 1000)
+    monkeypatch.setattr(seekgz, "SPAN", 1)
+    plan = seekgz.plan_ranges(str(path), 1 << 20, 1, 10)
+    assert plan is not None and len(plan.parts) > 10
+    assert plan.size == len(data) and plan.head == data[:10]
+
+    def points(seeks: bytes) -> list[int]:
+        """The text offsets of an index's seek points."""
+        raw = zlib.decompress(seeks)
+        n = int.from_bytes(raw[31:35], "little")
+        return [int.from_bytes(raw[35 + 18 * i + 8 : 35 + 18 * i + 16], "little") for i in range(n)]
+
+    every = sorted({p for s in plan.seeks for p in points(s)})
+    assert len(every) > 4
+    for (a, b), seeks in zip(plan.parts, plan.seeks, strict=True):
+        own = points(seeks)  # the last point before the range, those in it, the first past it
+        assert own[0] <= a - 1000 or own[0] == 0
+        assert b < 0 or own[-1] >= b + 1000
+        assert len(own) < len(every) and own == [p for p in every if own[0] <= p <= own[-1]]
+    for (a, b), seeks in zip(plan.parts, plan.seeks, strict=True):
+        with seekgz.open_at(str(path), seeks, a) as f:
+            got = f.read(len(data) if b < 0 else b - a)
+        assert got == data[a : None if b < 0 else b]
+    changed = tmp_path / "changed.txt.gz"
+    changed.write_bytes(gzip.compress(data[: len(data) // 2]))
+    with pytest.raises(EOFError):  # the file is no longer the one planned
+        seekgz.open_at(str(changed), plan.seeks[-1], plan.parts[-1][0]).read()

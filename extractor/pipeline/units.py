@@ -155,8 +155,8 @@ class ShardSpec:
     # at planning (an object in a store, read by range only), counted by the shard when needed
     line0: int = 0
     size: int = -1  # the bytes of its file(s) at planning (-1: not known)
-    # a gzip file's seek points (io/seekgz.py): its range [start, stop) is of the decompressed text
-    seek_points: str = ""
+    # a gzip file's seek points for this range (io/seekgz.py): [start, stop) is of its text
+    seek_points: bytes = b""
 
     @property
     def fmt(self) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
 from ..cpus import usable_cpus
-from ..io import remote, seekgz
+from ..io import seekgz
 from ..io.decode import HEAD_BYTES
 from ..io.seekgz import GzipPlan
 from ..provenance import Meta
@@ -94,38 +94,30 @@ class Planned(NamedTuple):
     end) or row groups (g, g) — and, per part, its first line (JSONL ranges name their records
     by line); `told` when the plan told more of the file than the planner knew (a text's kind
     and syntax, on its head: decode.text_told). A gzip file cut in ranges of its text
-    (io/seekgz.py) has the seek points' file in `seek_points` and its text's size in `text_size`."""
+    (io/seekgz.py) has each part's seek points in `seeks` and its text's size in `text_size`."""
 
     parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = ((0, -1),)
     line0: list[int] | tuple[int, ...] = ()
     told: Told | None = None
-    seek_points: str = ""
+    seeks: list[bytes] | tuple[bytes, ...] = ()
     text_size: int = -1
 
 
 def split_gzip(inp: PlanInput) -> GzipPlan | None:
-    """A large gzip or bzip2 input's text in byte ranges at line ends (io/seekgz.py), where that can be: a
-    local file, rapidgzip installed, a scan with a work folder for the seek points (not find's
-    ranges, which read a file as stored) whose workers share it, and asked for (ScanConfig.split_gzip) or on a machine of
-    several CPUs (seekgz.SPLIT_CPUS); None for one shard (a text of one range too)."""
+    """A large gzip or bzip2 input's text in byte ranges at line ends (io/seekgz.py), where that
+    can be: rapidgzip installed, a scan (not find's ranges, which read a file as stored), and
+    asked for (ScanConfig.split_gzip) or on a machine of several CPUs (seekgz.SPLIT_CPUS); None
+    for one shard (a text of one range too). The file may be local or an object in a store:
+    its ranges' seek points go to the workers in their shards' plans."""
     if inp.told.compression not in seekgz.SPLIT_CPUS:
         return None
     wanted = inp.config.split_gzip
     if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)
         wanted = usable_cpus() >= seekgz.SPLIT_CPUS[inp.told.compression]
-    if (
-        not wanted
-        or not inp.config.out
-        # the seek points are written where the planner is: a cluster that shares no folder
-        # with it (the work in object storage) cannot read them
-        or inp.config.work
-        or remote.is_url(inp.path)
-        or not seekgz.available()
-    ):
+    if not wanted or not inp.config.out or not seekgz.available():
         return None
-    index = seekgz.index_path(inp.config.out, inp.path)
     split = seekgz.plan_ranges(
-        inp.path, inp.config.shard_size, index, usable_cpus(), HEAD_BYTES, inp.told.compression
+        inp.path, inp.config.shard_size, usable_cpus(), HEAD_BYTES, inp.told.compression
     )
     return split if split is not None and len(split.parts) > 1 else None
 

@@ -84,7 +84,7 @@ def plan(inp: PlanInput) -> Planned:
         split = split_gzip(inp)  # a large gzip file: ranges of its text (io/seekgz.py)
         if split is None:
             return Planned()
-        return Planned(split.parts, split.line0, seek_points=split.seek_points, text_size=split.size)
+        return Planned(split.parts, split.line0, seeks=split.seeks, text_size=split.size)
     parts = line_ranges(inp.f, inp.size, inp.config.shard_size)
     cuts = [a for a, _ in parts]
     lazy = remote.is_url(inp.path) or (

@@ -41,7 +41,7 @@ def _gzip_ranges(inp: PlanInput) -> Planned:
         return Planned()
     first, _start = input_head(split.head, 0)
     told = text_told(inp.told, inp.source, first[:HEAD_BYTES], inp.config.syntax)
-    return Planned(split.parts, told=told, seek_points=split.seek_points, text_size=split.size)
+    return Planned(split.parts, told=told, seeks=split.seeks, text_size=split.size)
 
 
 FORMAT = Format("text", tell, plan, None, ranges=True)

@@ -241,9 +241,9 @@ def plan_shards(
         parts = planned.parts if planned else [(0, -1)]
         line0 = planned.line0 if planned else []
         told = planned.told if planned and planned.told else told
-        seek_points = planned.seek_points if planned else ""
+        seeks = planned.seeks if planned else ()
         # a gzip file read in ranges of its text: its shards count the text's bytes
-        total += planned.text_size if planned and planned.seek_points else size
+        total += planned.text_size if planned and seeks else size
         flush()
         for i, (a, b) in enumerate(parts):
             specs.append(
@@ -257,7 +257,7 @@ def plan_shards(
                     key_of(f"{ident}|{a}|{b}"),
                     line0=line0[i] if line0 else 0,
                     size=size,
-                    seek_points=seek_points,
+                    seek_points=seeks[i] if seeks else b"",
                 )
             )
     flush()

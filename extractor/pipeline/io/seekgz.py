@@ -1,21 +1,28 @@
 """One large gzip or bzip2 file in many shards: its decompressed text cut into byte ranges at
-line ends in one pass of rapidgzip (which reads both), decompressing on several threads and
-keeping seek points (its index, a file beside the run's work) from which each shard starts
-decompressing its own range.
+line ends in one pass of rapidgzip (which reads both), keeping the seek points from which each
+shard starts decompressing its own range. A shard's seek points travel in its plan (a few,
+compressed: tens of kB), so workers need share no folder with the planner, and the file may be
+on a local disk or in object storage.
 
-Without rapidgzip (the `fast` extra), for an input in object storage, or for a file it cannot
-read to its end (cut short, corrupt), the file is one shard, as any compressed file is.
+Without rapidgzip (the `fast` extra), or for a file it cannot read to its end (cut short,
+corrupt), the file is one shard, as any compressed file is.
 """
 
 from __future__ import annotations
 
 import atexit
-import hashlib
+import bisect
 import importlib.util
 import io
 import os
+import struct
+import tempfile
 import weakref
+import zlib
 from typing import Any, BinaryIO, NamedTuple
+
+from . import remote
+from .read import open_input
 
 # The blocks the planning pass reads (its memory: one of them).
 BLOCK = 4 << 20
@@ -28,18 +35,27 @@ BLOCK = 4 << 20
 # against 10.8-11.8 s as one shard (benchmarks/RESULTS.md).
 # The compressions planned here are its keys (read.py's names): rapidgzip reads and indexes both.
 SPLIT_CPUS = {"gzip": 4, "bzip2": 2}
+# How far before its start and past its stop a shard may read its range's text: a text shard
+# reads from scan.windows.RANGE_OVERLAP before and to 8 * BYTE_RESERVE after (held by a test);
+# its seek points cover this much more on either side.
+REACH = 1 << 20
+# The least text between two seek points a shard keeps: rapidgzip decodes from one point to the
+# next as one piece, so this bounds a shard's memory (and its plan's size: a point is a 32 KiB
+# window). The first point past a range's reach is always kept: without it rapidgzip decoded
+# all the rest of the file as one piece (788 MB for 700 MB of text).
+SPAN = 16 << 20
 
 
 class GzipPlan(NamedTuple):
     """A gzip file's text planned in ranges: [start, stop) of its decompressed bytes (the last
-    to the end: -1), the lines before each range, the text's first bytes, its size, and the
-    seek points' file."""
+    to the end: -1), the lines before each range, the text's first bytes, its size, and each
+    range's seek points (`seek_index`)."""
 
     parts: list[tuple[int, int]]
     line0: list[int]
     head: bytes
     size: int
-    seek_points: str
+    seeks: list[bytes]
 
 
 def available() -> bool:
@@ -50,55 +66,130 @@ def available() -> bool:
         return False
 
 
-def index_path(out: str, path: str) -> str:
-    """Where the seek points of a gzip input are kept during a run: under its work folder,
-    named by the input as it is now (removed with the work, unless it is kept)."""
-    st = os.stat(path)
-    ident = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}".encode("utf-8", "surrogateescape")
-    name = hashlib.blake2b(ident, digest_size=8).hexdigest()
-    return os.path.join(out, "_work", "seek", f"{name}.gzidx")
-
-
 def plan_ranges(
-    path: str, shard_size: int, index: str, threads: int, head_bytes: int, compression: str = "gzip"
+    path: str, shard_size: int, threads: int, head_bytes: int, compression: str = "gzip"
 ) -> GzipPlan | None:
     """A gzip file's text in ranges of about `shard_size` bytes, each cut just after a newline as
-    line_ranges cuts an uncompressed file, with the lines before each, in one pass; its seek
-    points written to `index`. None when rapidgzip cannot read the file to its end."""
+    line_ranges cuts an uncompressed file, with the lines before each and the seek points each
+    starts from, in one pass. None when rapidgzip cannot read the file to its end, or gives an
+    index of a format not read here."""
     import rapidgzip
 
     cuts, line0 = [0], [0]
     pos = lines = 0
     head = b""
     want = shard_size  # the next cut: after the first newline at or after this offset
+    url = remote.is_url(path)
+    src: Any = open_input(path) if url else path
     try:
-        with rapidgzip.open(path, parallelization=max(1, threads)) as f:
-            while True:
-                block = f.read(BLOCK)
-                if not block:
-                    break
-                if not head:
-                    head = block[:head_bytes]
-                while want < pos + len(block):
-                    at = block.find(b"\n", max(0, want - pos))
-                    if at < 0:
-                        break  # the cut falls in a later block
-                    cuts.append(pos + at + 1)
-                    line0.append(lines + block.count(b"\n", 0, at + 1))
-                    want = cuts[-1] + shard_size
-                lines += block.count(b"\n")
-                pos += len(block)
-            os.makedirs(os.path.dirname(index), exist_ok=True)
-            f.export_index(index)
+        with tempfile.TemporaryFile() as index:
+            with rapidgzip.open(src, parallelization=_pass_threads(compression, threads, url)) as f:
+                while True:
+                    block = f.read(BLOCK)
+                    if not block:
+                        break
+                    if not head:
+                        head = block[:head_bytes]
+                    while want < pos + len(block):
+                        at = block.find(b"\n", max(0, want - pos))
+                        if at < 0:
+                            break  # the cut falls in a later block
+                        cuts.append(pos + at + 1)
+                        line0.append(lines + block.count(b"\n", 0, at + 1))
+                        want = cuts[-1] + shard_size
+                    lines += block.count(b"\n")
+                    pos += len(block)
+                f.export_index(index)
+            if not (_whole(path, pos) if compression == "gzip" else _bzip2_ends(path)):
+                return None
+            if len(cuts) > 1 and cuts[-1] >= pos:
+                cuts.pop()
+                line0.pop()
+            parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+            found = _Index.read(index)
+            seeks = found.for_ranges(parts) if found is not None else None
     except Exception:  # rapidgzip's own errors for a cut or corrupt stream: one shard, as before
         return None
-    if not (_whole(path, pos) if compression == "gzip" else _bzip2_ends(path)):
+    finally:
+        if url:
+            src.close()
+    if seeks is None:
         return None
-    if len(cuts) > 1 and cuts[-1] >= pos:
-        cuts.pop()
-        line0.pop()
-    parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
-    return GzipPlan(parts, line0, head, pos, index)
+    return GzipPlan(parts, line0, head, pos, seeks)
+
+
+def _pass_threads(compression: str, threads: int, url: bool) -> int:
+    """rapidgzip's threads for the pass. gzip on 2 cores: 1 (its parallel decoding first finds
+    block starts and decodes with markers, which cost more than the second core gave: 5.4 s
+    against 3.2 s for 1.1 GB of text); bzip2's blocks decode apart, so every CPU; one for an
+    object read through Python, which serializes the reads."""
+    if url or (compression == "gzip" and threads <= 2):
+        return 1
+    return max(1, threads)
+
+
+_HEAD = struct.Struct("<5sBBQQII")
+_POINT = struct.Struct("<QQBB")
+
+
+class _Index(NamedTuple):
+    """rapidgzip's exported index (indexed_gzip's GZIDX format, version 1): a header, the seek
+    points (compressed offset, text offset, bits, whether a window follows) and the windows."""
+
+    f: Any
+    header: bytes  # magic, version, flags, sizes, spacing, window size (the count follows)
+    points: list[tuple[int, int, int, int]]
+    window: int
+    windows_at: list[int]  # each point's window's offset in `f` (-1: none)
+
+    @classmethod
+    def read(cls, f: Any) -> _Index | None:
+        f.seek(0)
+        fixed = f.read(_HEAD.size + 4)
+        if len(fixed) < _HEAD.size + 4:
+            return None
+        magic, version, _flags, _csize, _usize, _spacing, window = _HEAD.unpack_from(fixed)
+        if magic != b"GZIDX" or version != 1:
+            return None
+        (n,) = struct.unpack_from("<I", fixed, _HEAD.size)
+        table = f.read(n * _POINT.size)
+        points = [_POINT.unpack_from(table, i * _POINT.size) for i in range(n)]
+        if not points or points[0][1] != 0:
+            return None
+        at, windows_at = f.tell(), []
+        for p in points:
+            windows_at.append(at if p[3] else -1)
+            at += window if p[3] else 0
+        return cls(f, fixed[: _HEAD.size], points, window, windows_at)
+
+    def for_ranges(self, parts: list[tuple[int, int]]) -> list[bytes]:
+        """Each range's seek points, as an index of their own (`seek_index`)."""
+        texts = [p[1] for p in self.points]
+        return [self._subset(self._chosen(texts, a, b)) for a, b in parts]
+
+    @staticmethod
+    def _chosen(texts: list[int], start: int, stop: int) -> list[int]:
+        """The points a range [start, stop) reads from: the last at or before its reach, then
+        points SPAN of text apart, and the first past its reach."""
+        lo = bisect.bisect_right(texts, max(0, start - REACH)) - 1
+        end = None if stop < 0 else stop + REACH
+        chosen = [lo]
+        for k in range(lo + 1, len(texts)):
+            if end is not None and texts[k] >= end:
+                chosen.append(k)
+                break
+            if texts[k] - texts[chosen[-1]] >= SPAN:
+                chosen.append(k)
+        return chosen
+
+    def _subset(self, chosen: list[int]) -> bytes:
+        out = [self.header, struct.pack("<I", len(chosen))]
+        out += [_POINT.pack(*self.points[k]) for k in chosen]
+        for k in chosen:
+            if self.windows_at[k] >= 0:
+                self.f.seek(self.windows_at[k])
+                out.append(self.f.read(self.window))
+        return zlib.compress(b"".join(out), 1)
 
 
 def _whole(path: str, size: int) -> bool:
@@ -106,7 +197,7 @@ def _whole(path: str, size: int) -> bool:
     short, without a word; a gzip member's last four bytes are its text's size (mod 2**32,
     RFC 1952 §2.3.1), which a cut or damaged file does not end with. A file of several members
     (bgzip, concatenated) is told by its last member alone, so it is read as one shard too."""
-    with open(path, "rb") as f:
+    with open_input(path) as f:
         f.seek(-4, os.SEEK_END)
         return int.from_bytes(f.read(4), "little") == size % (1 << 32)
 
@@ -120,7 +211,7 @@ def _bzip2_ends(path: str) -> bool:
     """Whether a bzip2 file ends with its end-of-stream marker: rapidgzip raises for a stream cut
     inside a block, and a cut between blocks leaves no marker (the file is then one shard, read
     up to its cut by the usual reader, which names it)."""
-    with open(path, "rb") as f:
+    with open_input(path) as f:
         f.seek(0, os.SEEK_END)
         f.seek(max(0, f.tell() - 11))
         return _bzip2_ends_stream(f.read(11))
@@ -134,20 +225,29 @@ def _bzip2_ends_stream(data: bytes) -> bool:
     return any((tail >> (pad + 32)) & ((1 << 48) - 1) == _BZ2_EOS for pad in range(8))
 
 
-def open_at(path: str, index: str, start: int) -> BinaryIO:
+def open_at(path: str, seeks: bytes, start: int) -> BinaryIO:
     """A gzip file's decompressed stream from byte `start` of its text, started at the seek
-    point before it (the planner's index): no decompression of what comes before."""
+    point before it (its range's, from the plan): no decompression of what comes before."""
     import rapidgzip
 
-    f: Any = rapidgzip.open(path, parallelization=1)
+    src: Any = open_input(path) if remote.is_url(path) else path
     try:
-        f.import_index(index)
-        f.seek(start)
+        f: Any = rapidgzip.open(src, parallelization=1)
     except BaseException:
-        f.close()
+        if src is not path:
+            src.close()
         raise
-    reading = _Reading(f)
+    reading = _Reading(f, None if src is path else src)
     _OPEN.add(reading)
+    try:
+        f.import_index(io.BytesIO(zlib.decompress(seeks)))
+        reading.seek(start)
+    except (RuntimeError, ValueError) as exc:  # rapidgzip's words for a file not as planned
+        reading.close()
+        raise EOFError(f"the compressed file changed since it was planned: {exc}") from exc
+    except BaseException:
+        reading.close()
+        raise
     return reading  # type: ignore[return-value]
 
 
@@ -166,9 +266,10 @@ class _Reading(io.RawIOBase):
     """rapidgzip's reader with its faults told as a damaged input's (EOFError): it raises a
     RuntimeError where the file no longer holds what was planned (changed since, cut)."""
 
-    def __init__(self, f: Any) -> None:
+    def __init__(self, f: Any, src: Any = None) -> None:
         super().__init__()
         self._f = f
+        self._src = src  # an object's file, which rapidgzip reads through
 
     def readable(self) -> bool:
         return True
@@ -194,4 +295,6 @@ class _Reading(io.RawIOBase):
     def close(self) -> None:
         if not self.closed:
             self._f.close()
+            if self._src is not None:
+                self._src.close()
         super().close()
