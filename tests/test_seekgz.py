@@ -178,7 +178,7 @@ def test_a_range_reads_its_text_from_its_own_seek_points(
     path.write_bytes(gzip.compress(data, 1))
     monkeypatch.setattr(seekgz, "REACH", 1000)
     monkeypatch.setattr(seekgz, "SPAN", 1)
-    plan = seekgz.plan_ranges(str(path), 1 << 20, 1, 10)
+    plan = seekgz.plan_ranges(str(path), 1 << 20, 10, threads=1)
     assert plan is not None and len(plan.parts) > 10
     assert plan.size == len(data) and plan.head == data[:10]
 
@@ -203,3 +203,42 @@ def test_a_range_reads_its_text_from_its_own_seek_points(
     changed.write_bytes(gzip.compress(data[: len(data) // 2]))
     with pytest.raises(EOFError):  # the file is no longer the one planned
         seekgz.open_at(str(changed), plan.seeks[-1], plan.parts[-1][0]).read()
+
+
+def test_the_passes_run_where_the_planner_is_told_and_a_file_stays_whole_where_one_says_no(
+    tmp_path: Path,
+) -> None:
+    """plan_shards leaves the passes over large compressed files to its caller (run_scan gives
+    the engine's map: a cluster's workers read them, several at once); the shards are the same
+    wherever the passes ran, numbered in input order, and a file whose pass said no is one."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from extractor.pipeline.io.inputs import plan_shards
+    from extractor.pipeline.units import ScanConfig
+
+    (tmp_path / "in").mkdir()
+    names = ["a.jsonl.gz", "b.txt", "c.txt.bz2", "d.txt"]
+    bodies = [gzip.compress(_records(6000)), _text(2000), COMPRESSIONS["bz2"](_text(6000)), b"10.1000/x\n"]
+    for name, body in zip(names, bodies, strict=True):
+        (tmp_path / "in" / name).write_bytes(body)
+    files = [(str(tmp_path / "in" / n), str(tmp_path / "in" / n)) for n in names]
+    config = ScanConfig(out=str(tmp_path / "out"), shard_size=SHARD, split_gzip=True)
+    asked: list[tuple[Any, ...]] = []
+
+    def in_a_pool(jobs: list[tuple[Any, ...]]) -> list[Any]:
+        asked.extend(jobs)
+        with ProcessPoolExecutor(2) as pool:
+            return list(pool.map(seekgz.plan_ranges, *zip(*jobs, strict=True)))
+
+    here = plan_shards(files, config)
+    there = plan_shards(files, config, in_a_pool)
+    assert there == here and [a[0] for a in asked] == [files[0][1], files[2][1]]
+    specs, _, total = here
+    assert [s.index for s in specs] == list(range(len(specs)))
+    by_file = [[s for s in specs if s.path == p] for _, p in files[:3]]
+    assert len(by_file[0]) > 2 and len(by_file[2]) > 2 and all(s.seek_points for s in by_file[0])
+    assert specs[-1].files  # the small file, grouped after the others
+    assert total == len(_records(6000)) + len(_text(2000)) + len(_text(6000)) + len(bodies[3])
+    whole, _, total = plan_shards(files, config, lambda jobs: [None] * len(jobs))
+    assert [len([s for s in whole if s.path == p]) for _, p in files[:3]] == [1, len(by_file[1]), 1]
+    assert total == sum(len(b) for b in bodies)  # as stored

@@ -9,7 +9,9 @@ the store."""
 
 from __future__ import annotations
 
+import gzip
 import os
+import random
 import shlex
 import shutil
 import subprocess
@@ -95,10 +97,15 @@ def cluster(tmp_path: Path, s3: dict[str, str]) -> Iterator[PrivateCluster]:  # 
 
 def _corpus(tmp_path: Path, slow: int = 0) -> Path:
     """test_dask's corpus, smaller (the store is moto's, in Python), with `slow` files of 20,000
-    DOIs each to kill a worker among."""
+    DOIs each to kill a worker among, and a large gzip JSONL file to be read in ranges."""
     src = dask_corpus(tmp_path, lines=8000)
     for i in range(slow):
         (src / f"slow{i}.txt").write_text("".join(f"10.1234/s{i}.{j} " for j in range(20000)))
+    records = "".join(
+        f'{{"id": "g{i}", "text": "{random.Random(i).getrandbits(128):x} cites doi:10.7777/g{i % 900}"}}\n'
+        for i in range(6000)
+    )
+    (src / "big.jsonl.gz").write_bytes(gzip.compress(records.encode()))
     return src
 
 
@@ -143,7 +150,8 @@ def _objects(s3: dict[str, str], bucket: str, prefix: str) -> list[str]:  # noqa
     return [o["Key"] for page in pages for o in page.get("Contents", [])]
 
 
-ARGS = ["--quiet", "--occurrences", "--shard-size", "60000"]
+# --split-gzip: big.jsonl.gz in ranges of its text, its pass and its shards on the workers
+ARGS = ["--quiet", "--occurrences", "--shard-size", "60000", "--split-gzip"]
 
 
 def test_a_cluster_that_shares_no_folder_scans_object_storage_into_object_storage(
@@ -162,6 +170,7 @@ def test_a_cluster_that_shares_no_folder_scans_object_storage_into_object_storag
     _same(local, remote)
     run = run_json(remote)
     assert run["shards"] > 10 and not run["rejected"]
+    assert [i["source"] for i in run["inputs"]].count("s3://corpus/corpus/big.jsonl.gz") > 2
     assert run["options"]["work"] == "s3://corpus/out"
     # the work is gone from the store once published; the client's stage from its disk
     assert sorted({k.split("/")[1] for k in _objects(s3, "corpus", "out/")}) == [

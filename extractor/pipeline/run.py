@@ -25,6 +25,7 @@ from .formats import SkippedRecords, format_by_name, missing_extras
 from .io.inputs import expand_inputs, plan_shards, shard_bytes
 from .io.read import display_name
 from .io.remote import is_url
+from .io.seekgz import plan_ranges
 from .out.finalize import finalize
 from .out.output import OutputInUse, clear_result
 from .out.parts import completed_markers, marker_result
@@ -209,7 +210,9 @@ def run_scan(
     if left_out and not files:
         raise Fatal("; ".join(sorted({r["reason"] for r in left_out})))
     rejected += left_out
-    specs, rej2, total = plan_shards(files, config)
+    # the passes over large compressed files cut in ranges run where the shards will: on a
+    # cluster, its workers read those files, several at once, not this process
+    specs, rej2, total = plan_shards(files, config, lambda jobs: engine.map(plan_ranges, jobs))
     rejected += rej2
     # Before anything is written: a run that cannot read its formats stops; a finished result
     # is replaced only by a run of the same inputs (a resume, an incremental rerun) — other

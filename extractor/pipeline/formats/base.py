@@ -101,25 +101,36 @@ class Planned(NamedTuple):
     told: Told | None = None
     seeks: list[bytes] | tuple[bytes, ...] = ()
     text_size: int = -1
+    # a pass over a large compressed file to run before its ranges are known (split_gzip): the
+    # file is one shard until it has run and said otherwise
+    then: GzipPass | None = None
 
 
-def split_gzip(inp: PlanInput) -> GzipPlan | None:
-    """A large gzip or bzip2 input's text in byte ranges at line ends (io/seekgz.py), where that
-    can be: rapidgzip installed, a scan (not find's ranges, which read a file as stored), and
-    asked for (ScanConfig.split_gzip) or on a machine of several CPUs (seekgz.SPLIT_CPUS); None
-    for one shard (a text of one range too). The file may be local or an object in a store:
-    its ranges' seek points go to the workers in their shards' plans."""
+class GzipPass(NamedTuple):
+    """A pass over a large gzip or bzip2 file (seekgz.plan_ranges's arguments), run where the
+    engine runs its work (a cluster's worker reads the file, several files at once), and what
+    makes the file's plan of the pass's ranges."""
+
+    args: tuple[Any, ...]
+    finish: Callable[[GzipPlan], Planned]
+
+
+def split_gzip(inp: PlanInput, finish: Callable[[GzipPlan], Planned]) -> Planned:
+    """A large gzip or bzip2 input's text to be cut in byte ranges at line ends (io/seekgz.py),
+    where that can be: rapidgzip installed, a scan (not find's ranges, which read a file as
+    stored), and asked for (ScanConfig.split_gzip) or on a machine of several CPUs
+    (seekgz.SPLIT_CPUS); else one shard. The pass is left to the planner's caller (GzipPass);
+    the file may be local or an object in a store, its ranges' seek points travel in their
+    shards' plans."""
     if inp.told.compression not in seekgz.SPLIT_CPUS:
-        return None
+        return Planned()
     wanted = inp.config.split_gzip
     if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)
         wanted = usable_cpus() >= seekgz.SPLIT_CPUS[inp.told.compression]
     if not wanted or not inp.config.out or not seekgz.available():
-        return None
-    split = seekgz.plan_ranges(
-        inp.path, inp.config.shard_size, usable_cpus(), HEAD_BYTES, inp.told.compression
-    )
-    return split if split is not None and len(split.parts) > 1 else None
+        return Planned()
+    args = (inp.path, inp.config.shard_size, HEAD_BYTES, inp.told.compression)
+    return Planned(then=GzipPass(args, finish))
 
 
 class Format(NamedTuple):

@@ -27,6 +27,7 @@ from ..io.read import (
     lines_before,
     open_counted,
 )
+from ..io.seekgz import GzipPlan
 from ..provenance import Meta, field_of, from_record, meta_value
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText, split_gzip
@@ -81,10 +82,7 @@ def plan(inp: PlanInput) -> Planned:
     Not a file of many ranges, where shards that each counted their way from the file's start
     would read it over and over."""
     if inp.told.compression is not None:
-        split = split_gzip(inp)  # a large gzip file: ranges of its text (io/seekgz.py)
-        if split is None:
-            return Planned()
-        return Planned(split.parts, split.line0, seeks=split.seeks, text_size=split.size)
+        return split_gzip(inp, _gzip_ranges)  # a large gzip file: ranges of its text (io/seekgz.py)
     parts = line_ranges(inp.f, inp.size, inp.config.shard_size)
     cuts = [a for a, _ in parts]
     lazy = remote.is_url(inp.path) or (
@@ -92,6 +90,12 @@ def plan(inp: PlanInput) -> Planned:
     )
     line0 = [-1] * len(cuts) if lazy else lines_at(inp.f, cuts)
     return Planned(parts, line0)
+
+
+def _gzip_ranges(split: GzipPlan) -> Planned:
+    """A gzip file's plan of its pass's ranges: records named by their lines from the pass's
+    count."""
+    return Planned(split.parts, split.line0, seeks=split.seeks, text_size=split.size)
 
 
 # The most ranges a file may have and its shards still count the lines before their own: at

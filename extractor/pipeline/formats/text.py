@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..errors import BinaryInput
 from ..io.decode import HEAD_BYTES, input_head, is_binary, text_told
 from ..io.read import line_ranges
+from ..io.seekgz import GzipPlan
 from .base import Format, PlanInput, Planned, split_gzip
 
 
@@ -36,12 +37,14 @@ def plan(inp: PlanInput) -> Planned:
 def _gzip_ranges(inp: PlanInput) -> Planned:
     """A large gzip text in ranges of its decompressed bytes (split_gzip), its kind and syntax
     told on its text's head as a shard that reads it whole would tell them; else one shard."""
-    split = split_gzip(inp)
-    if split is None:
-        return Planned()
-    first, _start = input_head(split.head, 0)
-    told = text_told(inp.told, inp.source, first[:HEAD_BYTES], inp.config.syntax)
-    return Planned(split.parts, told=told, seeks=split.seeks, text_size=split.size)
+    told, source, syntax = inp.told, inp.source, inp.config.syntax
+
+    def finish(split: GzipPlan) -> Planned:
+        first, _start = input_head(split.head, 0)
+        text = text_told(told, source, first[:HEAD_BYTES], syntax)
+        return Planned(split.parts, told=text, seeks=split.seeks, text_size=split.size)
+
+    return split_gzip(inp, finish)
 
 
 FORMAT = Format("text", tell, plan, None, ranges=True)

@@ -9,13 +9,16 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..errors import Fatal, InputError, StoreError, StoreUnreachable
 from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
+from ..formats.base import GzipPass, Planned
 from ..units import ScanConfig, ShardSpec, Told
-from . import remote
+from . import remote, seekgz
 from .read import display_name, open_input
+from .seekgz import GzipPlan
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
 
@@ -149,9 +152,17 @@ def expand_inputs(
 
 MAX_GROUP_FILES = 4096
 
+# Runs the passes over large compressed files (seekgz.plan_ranges's arguments, a tuple a file)
+# and gives each file's ranges, or None where it stays one shard: an engine's map.
+Passes = Callable[[list[tuple[Any, ...]]], list[GzipPlan | None]]
+
+
+def _passes_here(jobs: list[tuple[Any, ...]]) -> list[GzipPlan | None]:
+    return [seekgz.plan_ranges(*job) for job in jobs]
+
 
 def plan_shards(
-    files: list[tuple[str, str]], config: ScanConfig
+    files: list[tuple[str, str]], config: ScanConfig, passes: Passes | None = None
 ) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
     """Shards for the input files, rejected inputs, and the total bytes to read.
 
@@ -159,9 +170,13 @@ def plan_shards(
     ranges cut at line ends, a Parquet file (by its name, or a large one by its contents) a
     shard per row group, others a shard each; small files are grouped, in input order, into
     shards of about --shard-size bytes, planned from their sizes alone (the shard tells each
-    one's format).
+    one's format). A large gzip or bzip2 file to be cut in ranges of its text needs a pass over
+    it (io/seekgz.py): `passes` runs them all at once (the scan's engine: a cluster's workers
+    read the files, not the planner; in this process when not given), and a file stays one
+    shard where its pass says no.
     """
     specs: list[ShardSpec] = []
+    waiting: list[tuple[int, GzipPass, str, int]] = []  # (its one shard, the pass, ident, size)
     rejected: list[dict[str, str]] = []
     total = 0
     group: list[tuple[str, str, str]] = []
@@ -175,6 +190,27 @@ def plan_shards(
         return hashlib.blake2b(
             f"{ident}|{opts_key}".encode("utf-8", "surrogateescape"), digest_size=8
         ).hexdigest()
+
+    def file_specs(
+        first: int, source: str, path: str, told: Told, ident: str, size: int, planned: Planned | None
+    ) -> list[ShardSpec]:
+        """A file's shards, numbered from `first`, as its format planned it (a shard a part; the
+        whole file when not planned)."""
+        return [
+            ShardSpec(
+                first + i,
+                source,
+                path,
+                planned.told if planned and planned.told else told,
+                a,
+                b,
+                key_of(f"{ident}|{a}|{b}"),
+                line0=planned.line0[i] if planned and planned.line0 else 0,
+                size=size,
+                seek_points=planned.seeks[i] if planned and planned.seeks else b"",
+            )
+            for i, (a, b) in enumerate(planned.parts if planned else [(0, -1)])
+        ]
 
     def flush() -> None:
         nonlocal group, group_ident, group_bytes
@@ -238,29 +274,25 @@ def plan_shards(
         except Exception as exc:  # a corrupt Parquet footer
             rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})
             continue
-        parts = planned.parts if planned else [(0, -1)]
-        line0 = planned.line0 if planned else []
-        told = planned.told if planned and planned.told else told
-        seeks = planned.seeks if planned else ()
-        # a gzip file read in ranges of its text: its shards count the text's bytes
-        total += planned.text_size if planned and seeks else size
         flush()
-        for i, (a, b) in enumerate(parts):
-            specs.append(
-                ShardSpec(
-                    len(specs),
-                    source,
-                    path,
-                    told,
-                    a,
-                    b,
-                    key_of(f"{ident}|{a}|{b}"),
-                    line0=line0[i] if line0 else 0,
-                    size=size,
-                    seek_points=seeks[i] if seeks else b"",
-                )
-            )
+        if planned is not None and planned.then is not None:
+            waiting.append((len(specs), planned.then, ident, size))
+        total += size
+        specs += file_specs(len(specs), source, path, told, ident, size, planned)
     flush()
+    if waiting:
+        done = (passes or _passes_here)([job.args for _, job, _, _ in waiting])
+        ranges: dict[int, list[ShardSpec]] = {}
+        for (i, job, ident, size), split in zip(waiting, done, strict=True):
+            if split is not None and len(split.parts) > 1:
+                planned = job.finish(split)
+                whole = specs[i]
+                ranges[i] = file_specs(i, whole.source, whole.path, whole.told, ident, size, planned)
+                # a gzip file read in ranges of its text: its shards count the text's bytes
+                total += planned.text_size - size
+        specs = [r for s in specs for r in ranges.get(s.index, (s,))]
+        for i, s in enumerate(specs):
+            s.index = i
     return specs, rejected, total
 
 

@@ -21,6 +21,7 @@ import weakref
 import zlib
 from typing import Any, BinaryIO, NamedTuple
 
+from ..cpus import usable_cpus
 from . import remote
 from .read import open_input
 
@@ -67,13 +68,16 @@ def available() -> bool:
 
 
 def plan_ranges(
-    path: str, shard_size: int, threads: int, head_bytes: int, compression: str = "gzip"
+    path: str, shard_size: int, head_bytes: int, compression: str = "gzip", threads: int | None = None
 ) -> GzipPlan | None:
     """A gzip file's text in ranges of about `shard_size` bytes, each cut just after a newline as
     line_ranges cuts an uncompressed file, with the lines before each and the seek points each
-    starts from, in one pass. None when rapidgzip cannot read the file to its end, or gives an
-    index of a format not read here."""
+    starts from, in one pass on `threads` (the CPUs this process may use). None when rapidgzip
+    cannot read the file to its end, or gives an index of a format not read here."""
     import rapidgzip
+
+    if threads is None:
+        threads = usable_cpus()
 
     cuts, line0 = [0], [0]
     pos = lines = 0
