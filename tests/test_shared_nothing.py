@@ -2,8 +2,9 @@
 inputs and output in object storage (moto's S3 server on 127.0.0.1). Each worker runs in a
 mount namespace of its own (`unshare -m`) with a tmpfs over the tests' temporary folders (where
 the client's stage and inputs are) and over its own temporary folder, so that anything a
-worker would read of the client's disk, or of another worker's, is not there. The result read
-back from the store equals a local scan's; a worker killed mid-run (SIGKILL) and a new one
+worker would read of the client's disk, or of another worker's, is not there. A gzip JSONL
+object among the inputs is read in ranges (its pass and its shards on the workers). The result
+read back from the store equals a local scan's; a worker killed mid-run (SIGKILL) and a new one
 joining change nothing; a client interrupted and rerun elsewhere resumes from the markers in
 the store."""
 
