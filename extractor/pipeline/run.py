@@ -212,7 +212,9 @@ def run_scan(
     rejected += left_out
     # the passes over large compressed files cut in ranges run where the shards will: on a
     # cluster, its workers read those files, several at once, not this process
-    specs, rej2, total = plan_shards(files, config, lambda jobs: engine.map(plan_ranges, jobs))
+    specs, rej2, total = plan_shards(
+        files, config, lambda jobs: engine.map(plan_ranges, jobs), engine.workers
+    )
     rejected += rej2
     # Before anything is written: a run that cannot read its formats stops; a finished result
     # is replaced only by a run of the same inputs (a resume, an incremental rerun) — other

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
-from ..cpus import usable_cpus
 from ..io import seekgz
 from ..io.decode import HEAD_BYTES
 from ..io.seekgz import GzipPlan
@@ -118,16 +117,15 @@ class GzipPass(NamedTuple):
 def split_gzip(inp: PlanInput, finish: Callable[[GzipPlan], Planned]) -> Planned:
     """A large gzip or bzip2 input's text to be cut in byte ranges at line ends (io/seekgz.py),
     where that can be: rapidgzip installed, a scan (not find's ranges, which read a file as
-    stored), and asked for (ScanConfig.split_gzip) or on a machine of several CPUs
-    (seekgz.SPLIT_CPUS); else one shard. The pass is left to the planner's caller (GzipPass);
-    the file may be local or an object in a store, its ranges' seek points travel in their
-    shards' plans."""
-    if inp.told.compression not in seekgz.SPLIT_CPUS:
-        return Planned()
-    wanted = inp.config.split_gzip
-    if wanted is None:  # the pass pays where it runs on several cores (benchmarks/RESULTS.md)
-        wanted = usable_cpus() >= seekgz.SPLIT_CPUS[inp.told.compression]
-    if not wanted or not inp.config.out or not seekgz.available():
+    stored), not refused (ScanConfig.split_gzip False); else one shard. The pass is left to the
+    planner's caller (GzipPass), who also decides where it is not asked for; the file may be
+    local or an object in a store, its ranges' seek points travel in their shards' plans."""
+    if (
+        inp.told.compression not in seekgz.SPLIT_CPUS
+        or inp.config.split_gzip is False
+        or not inp.config.out
+        or not seekgz.available()
+    ):
         return Planned()
     args = (inp.path, inp.config.shard_size, HEAD_BYTES, inp.told.compression)
     return Planned(then=GzipPass(args, finish))

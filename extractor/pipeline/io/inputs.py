@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..cpus import usable_cpus
 from ..errors import Fatal, InputError, StoreError, StoreUnreachable
 from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
 from ..formats.base import GzipPass, Planned
@@ -162,7 +163,7 @@ def _passes_here(jobs: list[tuple[Any, ...]]) -> list[GzipPlan | None]:
 
 
 def plan_shards(
-    files: list[tuple[str, str]], config: ScanConfig, passes: Passes | None = None
+    files: list[tuple[str, str]], config: ScanConfig, passes: Passes | None = None, workers: int | None = None
 ) -> tuple[list[ShardSpec], list[dict[str, str]], int]:
     """Shards for the input files, rejected inputs, and the total bytes to read.
 
@@ -173,7 +174,9 @@ def plan_shards(
     one's format). A large gzip or bzip2 file to be cut in ranges of its text needs a pass over
     it (io/seekgz.py): `passes` runs them all at once (the scan's engine: a cluster's workers
     read the files, not the planner; in this process when not given), and a file stays one
-    shard where its pass says no.
+    shard where its pass says no. Unless asked (ScanConfig.split_gzip), the passes run only for
+    a scan of `workers` (the engine's; default: the CPUs this process may use) that they pay
+    for: seekgz.SPLIT_CPUS of the file's compression or more.
     """
     specs: list[ShardSpec] = []
     waiting: list[tuple[int, GzipPass, str, int]] = []  # (its one shard, the pass, ident, size)
@@ -280,6 +283,9 @@ def plan_shards(
         total += size
         specs += file_specs(len(specs), source, path, told, ident, size, planned)
     flush()
+    if config.split_gzip is None:  # by default, where the workers reading the ranges pay the pass
+        many = usable_cpus() if workers is None else workers
+        waiting = [w for w in waiting if many >= seekgz.SPLIT_CPUS[w[1].args[3]]]
     if waiting:
         done = (passes or _passes_here)([job.args for _, job, _, _ in waiting])
         ranges: dict[int, list[ShardSpec]] = {}

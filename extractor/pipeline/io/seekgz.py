@@ -27,13 +27,15 @@ from .read import open_input
 
 # The blocks the planning pass reads (its memory: one of them).
 BLOCK = 4 << 20
-# The CPUs from which a file of each compression is cut by default. The pass decodes the whole
-# file once more (rapidgzip) and a shard decodes its range in the thread that scans it. gzip: on
-# 2 cores a 1 GB .jsonl.gz took 11.9 s in ranges with two workers against 11.1-12.0 s as one
-# shard, whose gzip is decompressed ahead on the other core; with more cores the pass divides
-# among them and the ranges among the workers. bzip2 decompresses ~5x slower than gzip, so the ranges
-# pay on 2 cores already: 214 MB of JSONL as .bz2 took 8.98-9.38 s in ranges with two workers
-# against 10.8-11.8 s as one shard (benchmarks/RESULTS.md).
+# The workers (a cluster's threads) from which a file of each compression is cut by default
+# (io/inputs.plan_shards): one worker reads the ranges one after the other, so pays the pass for
+# nothing (17.9 s against 12.0 s for 1 GB). The pass decodes the whole file once more
+# (rapidgzip) and a shard decodes its range in the thread that scans it. gzip: on 2 cores a 1 GB
+# .jsonl.gz took 11.9 s in ranges with two workers against 11.1-12.0 s as one shard, whose gzip
+# is decompressed ahead on the other core; with more cores the pass divides among them and the
+# ranges among the workers. bzip2 decompresses ~5x slower than gzip, so the ranges pay on 2
+# cores already: 214 MB of JSONL as .bz2 took 8.98-9.38 s in ranges with two workers against
+# 10.8-11.8 s as one shard (benchmarks/RESULTS.md).
 # The compressions planned here are its keys (read.py's names): rapidgzip reads and indexes both.
 SPLIT_CPUS = {"gzip": 4, "bzip2": 2}
 # How far before its start and past its stop a shard may read its range's text: a text shard
