@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             "records",
             "gzip-split",
             "bzip2-split",
+            "gzip-split-text",
             "store",
             "find-jobs",
             "plain",
@@ -115,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             gzip_split_tables(corpus, a.repeat, tmp, say)
         elif a.only == "bzip2-split":
             gzip_split_tables(corpus, a.repeat, tmp, say, "bzip2")
+        elif a.only == "gzip-split-text":
+            gzip_split_tables(corpus, a.repeat, tmp, say, "text")
         elif a.only == "store":
             store_tables(plain_files, 4, tmp, say)
         elif a.only == "find-jobs":
