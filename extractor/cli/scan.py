@@ -85,6 +85,15 @@ class ProgressDisplay(Observer):
         self.bar: Any = None
         self.quiet = quiet
 
+    def cutting(self, files: int) -> None:
+        if not self.quiet:
+            which = "a large compressed file" if files == 1 else f"{files} large compressed files"
+            them = "it" if files == 1 else "them"
+            say(
+                f"doi-extract scan: reading {which} once first, to cut {them} into ranges for "
+                "several workers (--no-split-gzip: one shard each)"
+            )
+
     def planned(self, total_bytes: int, shards: int, resumed: int) -> None:
         self.total, self.files_total, self.files = total_bytes, shards, resumed
         if not self.quiet and sys.stderr.isatty():

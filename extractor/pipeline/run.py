@@ -25,7 +25,7 @@ from .formats import SkippedRecords, format_by_name, missing_extras
 from .io.inputs import expand_inputs, plan_shards, shard_bytes
 from .io.read import display_name
 from .io.remote import is_url
-from .io.seekgz import plan_ranges
+from .io.seekgz import GzipPlan, plan_ranges
 from .out.finalize import finalize
 from .out.output import OutputInUse, clear_result
 from .out.parts import completed_markers, marker_result
@@ -58,6 +58,10 @@ class Engine(Protocol):
 
 class Observer:
     """What a scan reports as it goes; the CLI shows it, a library caller may ignore it."""
+
+    def cutting(self, files: int) -> None:
+        """Large compressed files are read once each, to cut them into ranges of their text,
+        before they are planned (io/seekgz.py): a wait before the first shard."""
 
     def planned(self, total_bytes: int, shards: int, resumed: int) -> None:
         """The shards are planned: `resumed` of them completed in an earlier run."""
@@ -210,11 +214,14 @@ def run_scan(
     if left_out and not files:
         raise Fatal("; ".join(sorted({r["reason"] for r in left_out})))
     rejected += left_out
-    # the passes over large compressed files cut in ranges run where the shards will: on a
-    # cluster, its workers read those files, several at once, not this process
-    specs, rej2, total = plan_shards(
-        files, config, lambda jobs: engine.map(plan_ranges, jobs), engine.workers
-    )
+
+    def passes(jobs: list[tuple[Any, ...]]) -> list[GzipPlan | None]:
+        """The passes over large compressed files to cut, where the shards will run: on a
+        cluster, its workers read those files, several at once, not this process."""
+        obs.cutting(len(jobs))
+        return engine.map(plan_ranges, jobs)
+
+    specs, rej2, total = plan_shards(files, config, passes, engine.workers)
     rejected += rej2
     # Before anything is written: a run that cannot read its formats stops; a finished result
     # is replaced only by a run of the same inputs (a resume, an incremental rerun) — other
