@@ -62,7 +62,16 @@ def _streams(data: bytes) -> bytes:
     return b"".join(bz2.compress(data[i : i + third], 1) for i in range(0, len(data), third))
 
 
-@pytest.mark.parametrize("ext", ["gz", "bz2", "streams.bz2"])
+def _members(data: bytes) -> bytes:
+    """gzip in several members, as parts concatenated (`cat part*.gz`) are."""
+    third = len(data) // 3
+    return b"".join(gzip.compress(data[i : i + third]) for i in range(0, len(data), third))
+
+
+PACKERS = {**COMPRESSIONS, "streams.bz2": _streams, "members.gz": _members}
+
+
+@pytest.mark.parametrize("ext", list(PACKERS))
 @pytest.mark.parametrize(("name", "data"), [("r.jsonl", _records(6000)), ("t.txt", _text(6000))])
 def test_a_gzip_file_in_ranges_gives_the_rows_of_its_text(
     tmp_path: Path, name: str, data: bytes, ext: str
@@ -71,7 +80,7 @@ def test_a_gzip_file_in_ranges_gives_the_rows_of_its_text(
     packed = tmp_path / "packed" / f"{name}.{ext}"
     for p, body in (
         (plain, data),
-        (packed, _streams(data) if ext == "streams.bz2" else COMPRESSIONS[ext](data)),
+        (packed, PACKERS[ext](data)),
     ):
         p.parent.mkdir()
         p.write_bytes(body)
@@ -111,6 +120,14 @@ def test_without_rapidgzip_or_when_cut_a_gzip_file_is_one_shard(
     scan_here([cut], tmp_path / "cut-out", shard_size=SHARD, split_gzip=True)
     run = run_json(tmp_path / "cut-out")
     assert run["shards"] == 1 and run["partial"] and 0 < run["documents"] < 6000
+    # parts concatenated: the last one cut, or one before it (rapidgzip refuses that one)
+    members = _members(data)
+    first = len(gzip.compress(data[: len(data) // 3]))
+    for i, body in enumerate((members[:-100], members[: first // 2] + members[first:])):
+        cut = tmp_path / "cut" / f"members{i}.jsonl.gz"
+        cut.write_bytes(body)
+        scan_here([cut], tmp_path / f"members-out{i}", shard_size=SHARD, split_gzip=True)
+        assert run_json(tmp_path / f"members-out{i}")["shards"] == 1, i
 
 
 def test_a_bzip2_file_cut_short_is_one_shard(tmp_path: Path) -> None:
@@ -257,3 +274,18 @@ def test_the_passes_run_where_the_planner_is_told_and_a_file_stays_whole_where_o
     whole, _, total = plan_shards(files, config, lambda jobs: [None] * len(jobs))
     assert [len([s for s in whole if s.path == p]) for _, p in files[:3]] == [1, len(by_file[1]), 1]
     assert total == sum(len(b) for b in bodies)  # as stored
+
+
+def test_a_file_of_several_members_is_whole_where_its_last_member_decodes_to_its_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its size field is its last member's (RFC 1952 §2.3.1), so the pass's text size does not
+    tell; the last member found near the end decoding to the file's last byte does."""
+    import io
+
+    members = _members(_text(3000))
+    assert seekgz._last_member_whole(io.BytesIO(members))
+    assert not seekgz._last_member_whole(io.BytesIO(members[:-1]))
+    assert not seekgz._last_member_whole(io.BytesIO(members + b"\x1f\x8b\x08"))  # a header alone
+    monkeypatch.setattr(seekgz, "LAST_MEMBER", 10)  # the last member beyond reach: not known
+    assert not seekgz._last_member_whole(io.BytesIO(members))

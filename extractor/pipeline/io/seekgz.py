@@ -200,12 +200,49 @@ class _Index(NamedTuple):
 
 def _whole(path: str, size: int) -> bool:
     """Whether the pass read the whole text: rapidgzip gives what it could decode of a stream cut
-    short, without a word; a gzip member's last four bytes are its text's size (mod 2**32,
-    RFC 1952 §2.3.1), which a cut or damaged file does not end with. A file of several members
-    (bgzip, concatenated) is told by its last member alone, so it is read as one shard too."""
+    short, without a word. A gzip member's last four bytes are its text's size (mod 2**32,
+    RFC 1952 §2.3.1), which a cut or damaged file does not end with; a file of several members
+    (concatenated parts, bgzip) ends with its last member's, which is whole where it decodes
+    from its header to the file's end, its CRC and size checked (`_last_member_whole`)."""
     with open_input(path) as f:
         f.seek(-4, os.SEEK_END)
-        return int.from_bytes(f.read(4), "little") == size % (1 << 32)
+        if int.from_bytes(f.read(4), "little") == size % (1 << 32):
+            return True
+        return _last_member_whole(f)
+
+
+# How far from its end a file's last gzip member is looked for (a larger last member: the file
+# is one shard, as it was before; concatenated parts of a few MB, or bgzip's 64 kB blocks, are
+# found at once).
+LAST_MEMBER = 16 << 20
+
+
+def _last_member_whole(f: Any) -> bool:
+    """Whether a file of several gzip members ends with a whole one: from the last member header
+    (1f 8b 08) within LAST_MEMBER of its end that zlib decodes to the file's last byte, with the
+    member's CRC-32 and size as its trailer says (a header's bytes found inside compressed data
+    fail to decode, or end elsewhere)."""
+    end = f.seek(0, os.SEEK_END)
+    base = max(0, end - LAST_MEMBER)
+    f.seek(base)
+    tail = f.read(end - base)
+    at = len(tail)
+    while True:
+        at = tail.rfind(b"\x1f\x8b\x08", 0, at)
+        if at < 0:
+            return False  # no member within reach ends the file whole
+        d = zlib.decompressobj(31)
+        rest = tail[at:]
+        try:
+            while not d.eof:
+                out = d.decompress(rest, 1 << 20)  # bounded: the output is dropped as it comes
+                rest = d.unconsumed_tail
+                if not out and not rest:
+                    break  # the file ends inside this member
+        except zlib.error:
+            continue  # not a member's start
+        if d.eof and not d.unused_data:
+            return True
 
 
 # bzip2's end-of-stream marker, a 48-bit magic (sqrt(pi)) before the stream's 32-bit CRC and
