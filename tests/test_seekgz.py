@@ -169,7 +169,7 @@ def test_scan_split_gzip_on_the_command_line(tmp_path: Path) -> None:
 
 def test_by_default_bzip2_is_split_for_two_workers_and_gzip_for_four(tmp_path: Path) -> None:
     """bzip2 decompresses so slowly that two workers over its ranges beat one shard on 2 cores;
-    gzip's second decompression pays from 4 (seekgz.SPLIT_CPUS, benchmarks/RESULTS.md). The
+    gzip's second decompression pays from 4 (seekgz.SPLIT_WORKERS, benchmarks/RESULTS.md). The
     count is the engine's workers (a cluster's threads), not the planner's CPUs; asked for or
     refused, a file is split or not whatever the count."""
     from extractor.pipeline.io.inputs import plan_shards

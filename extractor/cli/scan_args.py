@@ -220,7 +220,7 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         help="read a large gzip or bzip2 text or JSONL file in ranges of its text, a shard each, from "
         "the seek points of one pass (the fast extra's rapidgzip); default: when the scan has 4 "
         "workers or more for gzip (a cluster's: all its threads), 2 for bzip2 (io/seekgz.py's "
-        "SPLIT_CPUS), where the pass pays for itself",
+        "SPLIT_WORKERS), where the pass pays for itself",
     )
     ap.add_argument(
         "--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label"

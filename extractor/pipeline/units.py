@@ -48,7 +48,7 @@ class ScanConfig:
     syntax: str | None = None
     shard_size: int = 32 << 20  # larger uncompressed text files are split in byte ranges
     # a large gzip or bzip2 text or JSONL file in ranges of its text (io/seekgz.py): True, False,
-    # or None for when the scan has seekgz.SPLIT_CPUS workers of its compression or more
+    # or None for when the scan has seekgz.SPLIT_WORKERS workers of its compression or more
     split_gzip: bool | None = None
     # the namespaces of a MediaWiki dump whose pages are read (None: all; formats/mediawiki.py)
     wiki_namespaces: tuple[int, ...] | None = (0,)

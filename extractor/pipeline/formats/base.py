@@ -121,7 +121,7 @@ def split_gzip(inp: PlanInput, finish: Callable[[GzipPlan], Planned]) -> Planned
     planner's caller (GzipPass), who also decides where it is not asked for; the file may be
     local or an object in a store, its ranges' seek points travel in their shards' plans."""
     if (
-        inp.told.compression not in seekgz.SPLIT_CPUS
+        inp.told.compression not in seekgz.SPLIT_WORKERS
         or inp.config.split_gzip is False
         or not inp.config.out
         or not seekgz.available()

@@ -159,6 +159,7 @@ Passes = Callable[[list[tuple[Any, ...]]], list[GzipPlan | None]]
 
 
 def _passes_here(jobs: list[tuple[Any, ...]]) -> list[GzipPlan | None]:
+    """The passes in this process, one after another."""
     return [seekgz.plan_ranges(*job) for job in jobs]
 
 
@@ -176,7 +177,7 @@ def plan_shards(
     read the files, not the planner; in this process when not given), and a file stays one
     shard where its pass says no. Unless asked (ScanConfig.split_gzip), the passes run only for
     a scan of `workers` (the engine's; default: the CPUs this process may use) that they pay
-    for: seekgz.SPLIT_CPUS of the file's compression or more.
+    for: seekgz.SPLIT_WORKERS of the file's compression or more.
     """
     specs: list[ShardSpec] = []
     waiting: list[tuple[int, GzipPass, str, int]] = []  # (its one shard, the pass, ident, size)
@@ -285,7 +286,7 @@ def plan_shards(
     flush()
     if config.split_gzip is None:  # by default, where the workers reading the ranges pay the pass
         many = usable_cpus() if workers is None else workers
-        waiting = [w for w in waiting if many >= seekgz.SPLIT_CPUS[w[1].args[3]]]
+        waiting = [w for w in waiting if many >= seekgz.SPLIT_WORKERS[w[1].args[3]]]
     if waiting:
         done = (passes or _passes_here)([job.args for _, job, _, _ in waiting])
         ranges: dict[int, list[ShardSpec]] = {}

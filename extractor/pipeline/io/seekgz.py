@@ -37,7 +37,7 @@ BLOCK = 4 << 20
 # cores already: 214 MB of JSONL as .bz2 took 8.98-9.38 s in ranges with two workers against
 # 10.8-11.8 s as one shard (benchmarks/RESULTS.md).
 # The compressions planned here are its keys (read.py's names): rapidgzip reads and indexes both.
-SPLIT_CPUS = {"gzip": 4, "bzip2": 2}
+SPLIT_WORKERS = {"gzip": 4, "bzip2": 2}
 # How far before its start and past its stop a shard may read its range's text: a text shard
 # reads from scan.windows.RANGE_OVERLAP before and to 8 * BYTE_RESERVE after (held by a test);
 # its seek points cover this much more on either side.
@@ -52,7 +52,7 @@ SPAN = 16 << 20
 class GzipPlan(NamedTuple):
     """A gzip file's text planned in ranges: [start, stop) of its decompressed bytes (the last
     to the end: -1), the lines before each range, the text's first bytes, its size, and each
-    range's seek points (`seek_index`)."""
+    range's seek points (an index of its own: `_Index.for_ranges`)."""
 
     parts: list[tuple[int, int]]
     line0: list[int]
