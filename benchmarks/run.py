@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             "gzip-split",
             "bzip2-split",
             "gzip-split-text",
+            "zstd-split",
             "store",
             "find-jobs",
             "plain",
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             gzip_split_tables(corpus, a.repeat, tmp, say, "bzip2")
         elif a.only == "gzip-split-text":
             gzip_split_tables(corpus, a.repeat, tmp, say, "text")
+        elif a.only == "zstd-split":
+            gzip_split_tables(corpus, a.repeat, tmp, say, "zstd")
         elif a.only == "store":
             store_tables(plain_files, 4, tmp, say)
         elif a.only == "find-jobs":

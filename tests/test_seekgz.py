@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 import random
 from pathlib import Path
@@ -68,7 +69,16 @@ def _members(data: bytes) -> bytes:
     return b"".join(gzip.compress(data[i : i + third]) for i in range(0, len(data), third))
 
 
-PACKERS = {**COMPRESSIONS, "streams.bz2": _streams, "members.gz": _members}
+def _frames(data: bytes) -> bytes:
+    """zstd in several frames, as pzstd, zstd's seekable format and parts concatenated write it."""
+    import zstandard
+
+    fifth = len(data) // 5
+    compressor = zstandard.ZstdCompressor()
+    return b"".join(compressor.compress(data[i : i + fifth]) for i in range(0, len(data), fifth))
+
+
+PACKERS = {**COMPRESSIONS, "streams.bz2": _streams, "members.gz": _members, "frames.zst": _frames}
 
 
 @pytest.mark.parametrize("ext", list(PACKERS))
@@ -105,7 +115,7 @@ def test_without_rapidgzip_or_when_cut_a_gzip_file_is_one_shard(
     packed.write_bytes(gzip.compress(data))
     scan_here([packed], tmp_path / "split", shard_size=SHARD, split_gzip=True)
     with monkeypatch.context() as m:
-        m.setattr(seekgz, "available", lambda: False)
+        m.setattr(seekgz, "available", lambda compression="gzip": False)
         scan_here([packed], tmp_path / "whole", shard_size=SHARD, split_gzip=True)
     scan_here([packed], tmp_path / "asked-not", shard_size=SHARD, split_gzip=False)
     assert run_json(tmp_path / "asked-not")["shards"] == 1
@@ -289,3 +299,28 @@ def test_a_file_of_several_members_is_whole_where_its_last_member_decodes_to_its
     assert not seekgz._last_member_whole(io.BytesIO(members + b"\x1f\x8b\x08"))  # a header alone
     monkeypatch.setattr(seekgz, "LAST_MEMBER", 10)  # the last member beyond reach: not known
     assert not seekgz._last_member_whole(io.BytesIO(members))
+
+
+def test_a_zstd_file_is_cut_at_its_frames_and_one_of_one_frame_or_cut_short_is_whole(tmp_path: Path) -> None:
+    """A frame decompresses on its own (RFC 8878 §3.1.1): a range starts at the frame its text
+    falls in (seekzst.py). `zstd FILE` writes one frame, which cannot be cut; a file that does
+    not end where a frame ends is read as one stream up to its cut, and named."""
+    import zstandard
+
+    from extractor.pipeline.io import seekzst
+
+    data = _records(6000)
+    frames = _frames(data)
+    found = seekzst.frames(io.BytesIO(frames))
+    assert found is not None and len(found) == 6 and sum(size for _, size in found) == len(frames)
+    skippable = b"\x50\x2a\x4d\x18" + (4).to_bytes(4, "little") + b"seek"  # passed over
+    assert seekzst.frames(io.BytesIO(frames + skippable)) == found
+    (tmp_path / "in").mkdir()
+    for name, body in (
+        ("one.jsonl.zst", zstandard.ZstdCompressor().compress(data)),
+        ("cut.jsonl.zst", frames[:-7]),
+    ):
+        (tmp_path / "in" / name).write_bytes(body)
+        scan_here([tmp_path / "in" / name], tmp_path / name, shard_size=SHARD, split_gzip=True)
+        assert run_json(tmp_path / name)["shards"] == 1, name
+    assert run_json(tmp_path / "cut.jsonl.zst")["partial"]

@@ -218,9 +218,9 @@ def add_scan_arguments(ap: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="read a large gzip or bzip2 text or JSONL file in ranges of its text, a shard each, from "
-        "the seek points of one pass (the fast extra's rapidgzip); default: when the scan has 4 "
-        "workers or more for gzip (a cluster's: all its threads), 2 for bzip2 (io/seekgz.py's "
-        "SPLIT_WORKERS), where the pass pays for itself",
+        "the seek points of one pass (the fast extra's rapidgzip), and a zstd file of several frames "
+        "from its frames; default: when the scan has 4 workers or more for gzip and zstd (a "
+        "cluster's: all its threads), 2 for bzip2 (io/seekgz.py's SPLIT_WORKERS), where the pass pays",
     )
     ap.add_argument(
         "--other-prefixes", action="store_true", help="accept non-10 prefixes behind a doi: label"

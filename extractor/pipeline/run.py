@@ -22,10 +22,11 @@ from .. import __version__
 from ..match.native import MATCHER
 from .errors import Fatal
 from .formats import SkippedRecords, format_by_name, missing_extras
+from .io.cuts import GzipPlan
 from .io.inputs import expand_inputs, plan_shards, shard_bytes
 from .io.read import display_name
 from .io.remote import is_url
-from .io.seekgz import GzipPlan, plan_ranges
+from .io.seekgz import plan_ranges
 from .out.finalize import finalize
 from .out.output import OutputInUse, clear_result
 from .out.parts import completed_markers, marker_result

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
 from ..io import seekgz
+from ..io.cuts import GzipPlan
 from ..io.decode import HEAD_BYTES
-from ..io.seekgz import GzipPlan
 from ..provenance import Meta
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec, Told
 
@@ -124,7 +124,7 @@ def split_gzip(inp: PlanInput, finish: Callable[[GzipPlan], Planned]) -> Planned
         inp.told.compression not in seekgz.SPLIT_WORKERS
         or inp.config.split_gzip is False
         or not inp.config.out
-        or not seekgz.available()
+        or not seekgz.available(inp.told.compression)
     ):
         return Planned()
     args = (inp.path, inp.config.shard_size, HEAD_BYTES, inp.told.compression)

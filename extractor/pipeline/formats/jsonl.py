@@ -17,6 +17,7 @@ from typing import Any, BinaryIO, NamedTuple
 from ...match.jsonstr import JsonStringDecoder
 from ..errors import InputError
 from ..io import remote, seekgz
+from ..io.cuts import GzipPlan
 from ..io.read import (
     ReadTap,
     byte_range,
@@ -27,7 +28,6 @@ from ..io.read import (
     lines_before,
     open_counted,
 )
-from ..io.seekgz import GzipPlan
 from ..provenance import Meta, field_of, from_record, meta_value
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText, split_gzip

@@ -5,9 +5,9 @@ document, read in windows by search.py. The format of every file that is no othe
 from __future__ import annotations
 
 from ..errors import BinaryInput
+from ..io.cuts import GzipPlan
 from ..io.decode import HEAD_BYTES, input_head, is_binary, text_told
 from ..io.read import line_ranges
-from ..io.seekgz import GzipPlan
 from .base import Format, PlanInput, Planned, split_gzip
 
 

@@ -18,8 +18,8 @@ from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
 from ..formats.base import GzipPass, Planned
 from ..units import ScanConfig, ShardSpec, Told
 from . import remote, seekgz
+from .cuts import GzipPlan
 from .read import display_name, open_input
-from .seekgz import GzipPlan
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
 

@@ -23,10 +23,9 @@ from typing import Any, BinaryIO, NamedTuple
 
 from ..cpus import usable_cpus
 from . import remote
+from .cuts import BLOCK, FRAME_SEEK, REACH, Cuts, GzipPlan
 from .read import open_input
 
-# The blocks the planning pass reads (its memory: one of them).
-BLOCK = 4 << 20
 # The workers (a cluster's threads) from which a file of each compression is cut by default
 # (io/inputs.plan_shards): one worker reads the ranges one after the other, so pays the pass for
 # nothing (17.9 s against 12.0 s for 1 GB). The pass decodes the whole file once more
@@ -35,13 +34,11 @@ BLOCK = 4 << 20
 # is decompressed ahead on the other core; with more cores the pass divides among them and the
 # ranges among the workers. bzip2 decompresses ~5x slower than gzip, so the ranges pay on 2
 # cores already: 214 MB of JSONL as .bz2 took 8.98-9.38 s in ranges with two workers against
-# 10.8-11.8 s as one shard (benchmarks/RESULTS.md).
+# 10.8-11.8 s as one shard. zstd (a file of several frames, seekzst.py): its pass decompresses
+# ~3x faster than gzip's, but on 2 cores a 1 GB .jsonl.zst in ranges with two workers only broke
+# even with one shard (11.2 s against 11.6 s), so from 4 as gzip (benchmarks/RESULTS.md).
 # The compressions planned here are its keys (read.py's names): rapidgzip reads and indexes both.
-SPLIT_WORKERS = {"gzip": 4, "bzip2": 2}
-# How far before its start and past its stop a shard may read its range's text: a text shard
-# reads from scan.windows.RANGE_OVERLAP before and to 8 * BYTE_RESERVE after (held by a test);
-# its seek points cover this much more on either side.
-REACH = 1 << 20
+SPLIT_WORKERS = {"gzip": 4, "bzip2": 2, "zstd": 4}
 # The least text between two seek points a shard keeps: rapidgzip decodes from one point to the
 # next as one piece, so this bounds a shard's memory (and its plan's size: a point is a 32 KiB
 # window). The first point past a range's reach is always kept: without it rapidgzip decoded
@@ -49,20 +46,11 @@ REACH = 1 << 20
 SPAN = 16 << 20
 
 
-class GzipPlan(NamedTuple):
-    """A gzip file's text planned in ranges: [start, stop) of its decompressed bytes (the last
-    to the end: -1), the lines before each range, the text's first bytes, its size, and each
-    range's seek points (an index of its own: `_Index.for_ranges`)."""
-
-    parts: list[tuple[int, int]]
-    line0: list[int]
-    head: bytes
-    size: int
-    seeks: list[bytes]
-
-
-def available() -> bool:
-    """Whether rapidgzip is installed (the `fast` extra)."""
+def available(compression: str = "gzip") -> bool:
+    """Whether a file of this compression can be cut: gzip and bzip2 with rapidgzip (the `fast`
+    extra), zstd always (zstandard, which reads it at all)."""
+    if compression == "zstd":
+        return True
     try:
         return importlib.util.find_spec("rapidgzip") is not None
     except (ImportError, ValueError):
@@ -75,43 +63,28 @@ def plan_ranges(
     """A gzip file's text in ranges of about `shard_size` bytes, each cut just after a newline as
     line_ranges cuts an uncompressed file, with the lines before each and the seek points each
     starts from, in one pass on `threads` (the CPUs this process may use). None when rapidgzip
-    cannot read the file to its end, or gives an index of a format not read here."""
+    cannot read the file to its end, or gives an index of a format not read here. A zstd file
+    is cut at its frames' starts instead (seekzst.py)."""
+    if compression == "zstd":  # frames decompress on their own: no windows to keep
+        from .seekzst import plan_frames
+
+        return plan_frames(path, shard_size, head_bytes)
     import rapidgzip
 
     if threads is None:
         threads = usable_cpus()
-
-    cuts, line0 = [0], [0]
-    pos = lines = 0
-    head = b""
-    want = shard_size  # the next cut: after the first newline at or after this offset
+    cuts = Cuts(shard_size, head_bytes)
     url = remote.is_url(path)
     src: Any = open_input(path) if url else path
     try:
         with tempfile.TemporaryFile() as index:
             with rapidgzip.open(src, parallelization=_pass_threads(compression, threads, url)) as f:
-                while True:
-                    block = f.read(BLOCK)
-                    if not block:
-                        break
-                    if not head:
-                        head = block[:head_bytes]
-                    while want < pos + len(block):
-                        at = block.find(b"\n", max(0, want - pos))
-                        if at < 0:
-                            break  # the cut falls in a later block
-                        cuts.append(pos + at + 1)
-                        line0.append(lines + block.count(b"\n", 0, at + 1))
-                        want = cuts[-1] + shard_size
-                    lines += block.count(b"\n")
-                    pos += len(block)
+                while block := f.read(BLOCK):
+                    cuts.feed(block)
                 f.export_index(index)
-            if not (_whole(path, pos) if compression == "gzip" else _bzip2_ends(path)):
+            if not (_whole(path, cuts.pos) if compression == "gzip" else _bzip2_ends(path)):
                 return None
-            if len(cuts) > 1 and cuts[-1] >= pos:
-                cuts.pop()
-                line0.pop()
-            parts = [(a, b) for a, b in zip(cuts, [*cuts[1:], -1], strict=True)]
+            parts, line0 = cuts.parts()
             found = _Index.read(index)
             seeks = found.for_ranges(parts) if found is not None else None
     except Exception:  # rapidgzip's own errors for a cut or corrupt stream: one shard, as before
@@ -121,7 +94,7 @@ def plan_ranges(
             src.close()
     if seeks is None:
         return None
-    return GzipPlan(parts, line0, head, pos, seeks)
+    return GzipPlan(parts, line0, cuts.head, cuts.pos, seeks)
 
 
 def _pass_threads(compression: str, threads: int, url: bool) -> int:
@@ -169,7 +142,7 @@ class _Index(NamedTuple):
         return cls(f, fixed[: _HEAD.size], points, window, windows_at)
 
     def for_ranges(self, parts: list[tuple[int, int]]) -> list[bytes]:
-        """Each range's seek points, as an index of their own (`seek_index`)."""
+        """Each range's seek points, as an index of their own."""
         texts = [p[1] for p in self.points]
         return [self._subset(self._chosen(texts, a, b)) for a, b in parts]
 
@@ -271,6 +244,10 @@ def _bzip2_ends_stream(data: bytes) -> bool:
 def open_at(path: str, seeks: bytes, start: int) -> BinaryIO:
     """A gzip file's decompressed stream from byte `start` of its text, started at the seek
     point before it (its range's, from the plan): no decompression of what comes before."""
+    if seeks.startswith(FRAME_SEEK):  # a zstd file's frame (seekzst.py)
+        from .seekzst import open_frame
+
+        return open_frame(path, seeks, start)
     import rapidgzip
 
     src: Any = open_input(path) if remote.is_url(path) else path
