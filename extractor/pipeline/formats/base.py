@@ -113,6 +113,11 @@ class GzipPass(NamedTuple):
     args: tuple[Any, ...]
     finish: Callable[[GzipPlan], Planned]
 
+    @property
+    def compression(self) -> str:
+        """The file's compression (the pass's fourth argument)."""
+        return str(self.args[3])
+
 
 def split_gzip(inp: PlanInput, finish: Callable[[GzipPlan], Planned]) -> Planned:
     """A large gzip or bzip2 input's text to be cut in byte ranges at line ends (io/seekgz.py),

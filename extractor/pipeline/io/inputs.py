@@ -286,7 +286,7 @@ def plan_shards(
     flush()
     if config.split_gzip is None:  # by default, where the workers reading the ranges pay the pass
         many = usable_cpus() if workers is None else workers
-        waiting = [w for w in waiting if many >= seekgz.SPLIT_WORKERS[w[1].args[3]]]
+        waiting = [w for w in waiting if many >= seekgz.SPLIT_WORKERS[w[1].compression]]
     if waiting:
         done = (passes or _passes_here)([job.args for _, job, _, _ in waiting])
         ranges: dict[int, list[ShardSpec]] = {}

@@ -298,13 +298,37 @@ class ZstdReader(io.RawIOBase):
         super().close()
 
 
+# zstd framing (RFC 8878 §3.1): what ZstdFrames and io/seekzst.py read of a frame's headers.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def zstd_skippable(magic: bytes) -> bool:
+    """Whether four bytes open a skippable frame (§3.1.2: 0x184D2A5?, little-endian)."""
+    return len(magic) == 4 and magic[1:] == b"\x2a\x4d\x18" and magic[0] & 0xF0 == 0x50
+
+
+def zstd_header(descriptor: int) -> tuple[int, bool]:
+    """The bytes of a frame header after its descriptor (window, dictionary id, content size:
+    §3.1.1.1), and whether a checksum ends the frame."""
+    single = descriptor >> 5 & 1
+    fcs = (1 if single else 0, 2, 4, 8)[descriptor >> 6]
+    return (0 if single else 1) + (0, 1, 2, 4)[descriptor & 3] + fcs, bool(descriptor >> 2 & 1)
+
+
+def zstd_block(header: int) -> tuple[bool, int] | None:
+    """A block header's (last block, content bytes that follow it) (§3.1.1.2); None for the
+    reserved block type (not zstd)."""
+    kind = header >> 1 & 3
+    if kind == 3:
+        return None
+    return bool(header & 1), 1 if kind == 1 else header >> 3
+
+
 class ZstdFrames:
     """Walks the frame and block headers of a zstd stream as its bytes pass (RFC 8878 §3.1:
     frame header, blocks with their sizes, optional checksum; skippable frames), to tell whether
     it ended where a frame ends. Block contents are skipped by count, so this costs a few steps
     per block of up to 128 KiB."""
-
-    _MAGIC = b"\x28\xb5\x2f\xfd"
 
     def __init__(self) -> None:
         self._state = "magic"
@@ -336,9 +360,9 @@ class ZstdFrames:
     def _step(self, head: bytes) -> None:
         state = self._state
         if state == "magic":
-            if head == self._MAGIC:
+            if head == ZSTD_MAGIC:
                 self._state, self._need = "descriptor", 1
-            elif head[1:] == b"\x2a\x4d\x18" and head[0] & 0xF0 == 0x50:
+            elif zstd_skippable(head):
                 self._state, self._need = "skippable", 4
             else:
                 self.broken = True
@@ -346,19 +370,14 @@ class ZstdFrames:
             self._skip = int.from_bytes(head, "little")
             self._state, self._need = "magic", 4
         elif state == "descriptor":
-            d = head[0]
-            single = d >> 5 & 1
-            fcs = (1 if single else 0, 2, 4, 8)[d >> 6]
-            self._checksum = bool(d >> 2 & 1)
-            rest = (0 if single else 1) + (0, 1, 2, 4)[d & 3] + fcs
+            self._skip, self._checksum = zstd_header(head[0])
             self._state, self._need = "block", 3
-            self._skip = rest
         elif state == "block":
-            h = int.from_bytes(head, "little")
-            last, kind, size = h & 1, h >> 1 & 3, h >> 3
-            if kind == 3:
+            block = zstd_block(int.from_bytes(head, "little"))
+            if block is None:
                 self.broken = True
-            self._skip = 1 if kind == 1 else size
+                return
+            last, self._skip = block
             if last:
                 self._state, self._need = ("checksum", 4) if self._checksum else ("magic", 4)
         else:  # checksum
@@ -448,12 +467,13 @@ def limited(stream: BinaryIO, n: int) -> BinaryIO:
 
 class Limited(io.RawIOBase):
     """The next `left` bytes of a stream (a byte range of a file, a shard of a dump); closing it
-    closes the stream."""
+    closes the stream, unless `owns` is False (a part of a file read on after it)."""
 
-    def __init__(self, stream: BinaryIO, left: int) -> None:
+    def __init__(self, stream: BinaryIO, left: int, owns: bool = True) -> None:
         super().__init__()
         self._s = stream
         self._left = left
+        self._owns = owns
 
     def readable(self) -> bool:
         return True
@@ -467,7 +487,8 @@ class Limited(io.RawIOBase):
         return n or 0
 
     def close(self) -> None:
-        self._s.close()
+        if self._owns:
+            self._s.close()
         super().close()
 
 

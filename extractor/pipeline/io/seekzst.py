@@ -18,9 +18,8 @@ import struct
 from typing import Any, BinaryIO
 
 from .cuts import BLOCK, FRAME_SEEK, REACH, Cuts, GzipPlan
-from .read import ZstdReader, open_input
+from .read import ZSTD_MAGIC, Limited, ZstdReader, open_input, zstd_block, zstd_header, zstd_skippable
 
-_MAGIC = b"\x28\xb5\x2f\xfd"
 _SEEK = struct.Struct("<4sQQ")  # FRAME_SEEK, the frame's offset in the file, in the text
 
 
@@ -33,29 +32,25 @@ def frames(f: Any) -> list[tuple[int, int]] | None:
     while pos < end:
         f.seek(pos)
         magic = f.read(4)
-        if magic[1:] == b"\x2a\x4d\x18" and len(magic) == 4 and magic[0] & 0xF0 == 0x50:
-            pos += 8 + int.from_bytes(f.read(4), "little")  # a skippable frame (§3.1.2)
+        if zstd_skippable(magic):
+            pos += 8 + int.from_bytes(f.read(4), "little")
             continue
         descriptor = f.read(1)
-        if magic != _MAGIC or not descriptor:
+        if magic != ZSTD_MAGIC or not descriptor:
             return None
-        d = descriptor[0]
-        single = d >> 5 & 1
-        header = (0 if single else 1) + (0, 1, 2, 4)[d & 3] + (1 if single else 0, 2, 4, 8)[d >> 6]
+        header, checksum = zstd_header(descriptor[0])
         at = pos + 5 + header
         while True:
             f.seek(at)
-            block = f.read(3)
-            if len(block) < 3:
+            head = f.read(3)
+            block = zstd_block(int.from_bytes(head, "little")) if len(head) == 3 else None
+            if block is None:  # the file ends in a block header, or not zstd
                 return None
-            h = int.from_bytes(block, "little")
-            kind = h >> 1 & 3
-            if kind == 3:  # reserved: not zstd
-                return None
-            at += 3 + (1 if kind == 1 else h >> 3)
-            if h & 1:  # the frame's last block
+            last, size = block
+            at += 3 + size
+            if last:
                 break
-        at += 4 if d >> 2 & 1 else 0  # its checksum
+        at += 4 if checksum else 0
         if at > end:
             return None
         found.append((pos, at - pos))
@@ -80,7 +75,7 @@ def plan_frames(path: str, shard_size: int, head_bytes: int) -> GzipPlan | None:
                 starts.append(cuts.pos)
                 f.seek(offset)
                 # the frame's bytes alone: zstandard's reader goes on into the next frame
-                frame: Any = _Bytes(f, size)  # a readable stream; the stubs want IO[bytes]
+                frame: Any = Limited(f, size, owns=False)  # readable; the stubs want IO[bytes]
                 reader = dctx.stream_reader(frame, read_size=1 << 20, closefd=False)
                 while block := reader.read(BLOCK):
                     cuts.feed(block)
@@ -92,23 +87,6 @@ def plan_frames(path: str, shard_size: int, head_bytes: int) -> GzipPlan | None:
         k = bisect.bisect_right(starts, max(0, start - REACH)) - 1
         seeks.append(_SEEK.pack(FRAME_SEEK, found[k][0], starts[k]))
     return GzipPlan(parts, line0, cuts.head, cuts.pos, seeks)
-
-
-class _Bytes(io.RawIOBase):
-    """The next `left` bytes of a file, left open when done with (Limited closes its file)."""
-
-    def __init__(self, f: Any, left: int) -> None:
-        super().__init__()
-        self._f, self._left = f, left
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        got = self._f.read(min(len(b), self._left))
-        b[: len(got)] = got
-        self._left -= len(got)
-        return len(got)
 
 
 def open_frame(path: str, seek: bytes, start: int) -> BinaryIO:
