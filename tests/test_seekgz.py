@@ -215,7 +215,13 @@ def test_a_range_reads_its_text_from_its_own_seek_points(
     from extractor.pipeline.scan.windows import BYTE_RESERVE, RANGE_OVERLAP
 
     assert max(RANGE_OVERLAP, 8 * BYTE_RESERVE) <= seekgz.REACH
-    data = _text(300_000)  # 12 MB: rapidgzip keeps a seek point every ~0.3-1 MB stored
+    # 23 MB that gzip cannot shrink much: rapidgzip keeps a seek point every ~0.3-1 MB stored
+    # (one generator for all the noise: _text's generator a line took 3.4 s here)
+    noise = random.Random(0).randbytes(12 * 300_000).hex()
+    data = "".join(
+        f"ligne {i} – doi:10.1000/{i} {noise[24 * i : 24 * i + 24]}, 10.1038/nature{i % 97}\n"
+        for i in range(300_000)
+    ).encode()
     path = tmp_path / "t.txt.gz"
     path.write_bytes(gzip.compress(data, 1))
     monkeypatch.setattr(seekgz, "REACH", 1000)
