@@ -18,7 +18,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from extractor.match import FORMS, find_spans, kind_of, native
+from extractor.match import FORMS, canonical, ctables, find_spans, forms, kind_of, native, tails
+from extractor.match import pdf as pdf_rules
 from extractor.match.native import find_spans_utf8
 from extractor.match.pdf import _GLUED_PAGE, SHAPES, glued_gate, glued_page_end, may_go_far
 from extractor.match.syntaxes import syntax_of
@@ -548,25 +549,60 @@ def test_invalid_bytes_are_counted_like_the_decoder() -> None:
     assert native.invalid_bytes(data, 0, 3) == (0, 5)
 
 
+def test_the_generated_tables_are_what_their_generator_writes() -> None:
+    """cscan/tables.h is generated from the Python rules (ctables.py), never edited by hand: the
+    file in the tree is what the generator writes now, and the extension was built from it."""
+    assert ctables.HEADER.read_text(encoding="utf-8") == ctables.render(), (
+        "cscan/tables.h is out of step: python -m extractor.match.ctables"
+    )
+    assert native.table_differences(full=True) == native.table_differences() == []
+
+
+def test_every_hand_port_is_of_the_rule_as_it_is() -> None:
+    """The text each hand port was written from (cscan/ported.h, checked by the extension as it
+    loads against the generated PY_RULES) is each rule's own text now."""
+    c = _cscan_tables()
+    assert c["ported"] == c["rules"] == tuple(x for row in ctables.ported_rules() for x in row)
+
+
+def _cscan_tables() -> dict[str, Any]:
+    from extractor.match import _cscan
+
+    tables: dict[str, Any] = _cscan.tables()
+    return tables
+
+
 @pytest.mark.parametrize(
-    ("name", "edit"),
+    ("module", "name", "edit", "ported"),
     [
-        ("TAIL_RULES", lambda rules: (rules[0], (re.compile(r"\.pdfx\Z", re.I), None), *rules[2:])),
-        ("DEHYPHENATION_RULES", lambda rules: (*rules[:-1], (rules[-1][0], r"\1--\2"))),
-        ("FORMS", lambda forms: (*forms[:2], forms[3], forms[2], *forms[4:])),
-        ("VIEWS", lambda views: (*views[:-1], "pdfplus2")),
+        (
+            tails,
+            "TAIL_RULES",
+            lambda rules: (rules[0], (re.compile(r"\.pdfx\Z", re.I), None), *rules[2:]),
+            True,
+        ),
+        (pdf_rules, "DEHYPHENATION_RULES", lambda rules: (*rules[:-1], (rules[-1][0], r"\1--\2")), True),
+        (forms, "FORMS", lambda fs: (*fs[:2], fs[3], fs[2], *fs[4:]), False),
+        (tails, "VIEWS", lambda views: (*views[:-1], "pdfplus2"), False),
+        (canonical, "PDF_HYPHENS", lambda hyphens: hyphens + "\u2e3a", False),
     ],
 )
-def test_the_c_tables_are_checked_by_content(
-    monkeypatch: pytest.MonkeyPatch, name: str, edit: Callable[[Any], Any]
+def test_a_rule_edited_on_one_side_is_caught(
+    monkeypatch: pytest.MonkeyPatch, module: Any, name: str, edit: Callable[[Any], Any], ported: bool
 ) -> None:
-    """A rule edited on one side only is caught at import by its content, not by a count: a
-    pattern changed, a replacement changed, two forms swapped, a word renamed. (Over every code
-    point, the character classes hold no character outside the BMP, which the import reads.)"""
-    assert native.table_differences(full=True) == native.table_differences() == []
-    monkeypatch.setattr(native, name, edit(getattr(native, name)))
-    differences = native.table_differences()
-    assert len(differences) == 1, differences
+    """A rule or table edited in Python only is caught by its content, not by a count: a pattern
+    or a replacement changed (a hand port left behind: the extension would refuse to load), two
+    forms swapped, a word renamed, a character added (the generated header is out of step)."""
+    before = ctables.render()
+    rules_before = ctables.ported_rules()
+    monkeypatch.setattr(module, name, edit(getattr(module, name)))
+    if name == "FORMS":
+        monkeypatch.setattr(ctables, "FORMS", getattr(module, name))
+    if name == "VIEWS":  # the tail rule built from the list, as tails.py builds it
+        rule = re.compile(r"/(?:" + "|".join(tails.VIEWS) + r")(?:\.html?)?/?\Z", re.I)
+        monkeypatch.setattr(tails, "TAIL_RULES", (tails.TAIL_RULES[0], (rule, None), *tails.TAIL_RULES[2:]))
+    assert ctables.render() != before
+    assert (ctables.ported_rules() != rules_before) == ported
 
 
 # Pieces of wikitext (spec §7): the separators, labels, comments and references its view reads.

@@ -187,7 +187,7 @@ GLUED_STEMS += ["doi%3", "do", "doi", "x/doi", "https://doi.org"]
 
 
 def test_a_glued_left_context_ends_in_one_of_the_characters_told() -> None:
-    """_LEFT_GLUED is anchored at the token's end: every character a match can end with (under
+    """LEFT_GLUED is anchored at the token's end: every character a match can end with (under
     IGNORECASE, in the Basic Multilingual Plane, where all case folds into ASCII lie) is one of
     _GLUED_LAST, so a token ending otherwise is passed over without the search."""
     for cp in range(0x10000):
@@ -195,7 +195,7 @@ def test_a_glued_left_context_ends_in_one_of_the_characters_told() -> None:
         if 0xD800 <= cp <= 0xDFFF or c in F._GLUED_LAST or not F._TOKEN_REV.fullmatch(c):
             continue  # (a token holds no whitespace, quote, bracket, comma or semicolon)
         for stem in GLUED_STEMS:
-            assert F._LEFT_GLUED.search(stem + c) is None, (stem, hex(cp))
+            assert F.LEFT_GLUED.search(stem + c) is None, (stem, hex(cp))
 
 
 URL_PIECES = [

@@ -40,17 +40,13 @@
 #include "cscan/sink.h"
 #include "cscan/utf8.h"
 #include "cscan/mem.h"
+#include "cscan/tables.h"
 
-enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTHER, F_PERCENT, F_SHORT, F_PDF_LINK,
-       F_DERIVED_ARXIV, F_DERIVED_ZENODO, F_DERIVED_SSRN, F_DERIVED_ELIFE, F_DERIVED_PEERJ, F_DERIVED_NATURE, F_COUNT };
-#define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE || (f) == F_OTHER || (f) == F_PERCENT)
-#define IS_LABELLED(f) ((f) >= F_LABEL && (f) <= F_INFO)
-#define IS_RESOLVER(f) ((f) == F_RESOLVER || (f) == F_DX || (f) == F_HANDLE)
+#define IS_URL(f) ((f) == F_RESOLVER || (f) == F_DX_RESOLVER || (f) == F_HANDLE || (f) == F_OTHER_URL || (f) == F_PERCENT)
+#define IS_LABELLED(f) ((f) >= F_LABEL && (f) <= F_INFO_URI)
+#define IS_RESOLVER(f) ((f) == F_RESOLVER || (f) == F_DX_RESOLVER || (f) == F_HANDLE)
 
-#define MAX_DOI_CHARS 2000
-#define SHORT_WINDOW 256
 #define FIRST_WINDOW 16 /* characters read before the short window, for an early cut */
-#define LEFT_WINDOW 512
 #define MAX_LOGICAL (MAX_DOI_CHARS + 2 * SHORT_WINDOW)
 #define RUN_CAP (MAX_LOGICAL + MAX_DOI_CHARS + 8) /* an anchor of up to MAX_LOGICAL, then a whole run */
 
@@ -68,8 +64,5 @@ enum { F_BARE, F_LABEL, F_RESOLVER, F_DX, F_HANDLE, F_URN, F_EIDR, F_INFO, F_OTH
 #include "cscan/ported.h"
 
 _Static_assert(sizeof(FORM_NAMES) / sizeof(*FORM_NAMES) == F_COUNT + 1, "a form name for each F_ index");
-_Static_assert(sizeof(TAIL_SOURCES) / sizeof(*TAIL_SOURCES) == 3 * N_TAIL_RULES + 1, "the source of each tail rule");
-_Static_assert(sizeof(DEHYPHENATION_SOURCES) / sizeof(*DEHYPHENATION_SOURCES) == 3 * N_DEHYPHENATION_RULES + 1,
-               "the source of each rehyphenation rule");
 
 #include "cscan/module.c"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import pdf as pdf_repair
 from .canonical import canonical_key, clean_name, fold_ascii
 from .derive import derive_sources, derived_spans
 from .forms import Form
+from .hits import FindStats, Hit, Span
 from .html import View, html_views
 from .kinds import kind_of
 from .pdf import Evidence
@@ -160,7 +160,7 @@ GROUP_FORMS = {
 }
 
 # Left context. Matched against the end of the token before the anchor.
-_LEFT_GLUED = re.compile(
+LEFT_GLUED = re.compile(
     r"""(?ix)
     (?:
         (?P<dx>(?:https?:/{1,3})?dx\.doi\.org/)
@@ -175,9 +175,9 @@ _LEFT_GLUED = re.compile(
     )\Z"""
 )
 # A label and the DOI separated by whitespace, at most one line break (spec §2).
-_LEFT_SPACED_LABEL = re.compile(r"(?i)(?<![a-z0-9/.%-])doi[ \t]*[:：=]?[^\S\n]*\n?[^\S\n]*\Z")
+LEFT_SPACED_LABEL = re.compile(r"(?i)(?<![a-z0-9/.%-])doi[ \t]*[:：=]?[^\S\n]*\n?[^\S\n]*\Z")
 # PDF text: a resolver whose DOI went to the next line or after a space.
-_LEFT_SPACED_RESOLVER = re.compile(
+LEFT_SPACED_RESOLVER = re.compile(
     r"(?i)(?:https?:/{1,3})?(?P<dx>dx\.)?(?:www\.)?doi\.org/[^\S\n]*\n?[^\S\n]*\Z"
 )
 # The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query —
@@ -185,11 +185,11 @@ _LEFT_SPACED_RESOLVER = re.compile(
 URLISH = re.compile(
     r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)"
 )
-_BROKEN_RESOLVER = re.compile(
+BROKEN_RESOLVER = re.compile(
     r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\r?\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}"
 )
 _PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
-# The characters _LEFT_GLUED can end with in a token (no whitespace): its \Z makes the token's
+# The characters LEFT_GLUED can end with in a token (no whitespace): its \Z makes the token's
 # last character tell at once that it cannot match (IGNORECASE: i also matches U+0130, U+0131).
 _GLUED_LAST = frozenset("/:fFaAiI\u0130\u0131\uff1a=")
 _WWW = re.compile(r"(?i)www\.")
@@ -212,37 +212,8 @@ _OTHER_LABEL_ANCHOR = re.compile(
 )
 
 
-class Span(NamedTuple):
-    """Where a DOI is in a text and which it is: offsets, display form and canonical DOI."""
-
-    start: int
-    end: int
-    form: Form
-    doi: str
-
-
 # Span(...) runs a Python-level __new__; tuple.__new__ makes the same record without it.
 _span = tuple.__new__
-
-
-class Hit(NamedTuple):
-    """One DOI found in a text: offsets into the text, the raw span, its display form and key."""
-
-    start: int
-    end: int
-    raw: str
-    form: Form
-    doi: str
-
-
-@dataclass(slots=True)
-class FindStats:
-    """Counts of candidates the finder saw but could not report (spec §4: counted, not lost)."""
-
-    too_long: int = 0
-    # (anchor, end of its token) of each candidate dropped as too long: the rest of its token is
-    # passed over too, so a caller reading text in windows carries that into the next window.
-    dropped: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
@@ -265,7 +236,7 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
     token = window[ts:]
     if token and token not in (":", "：", "="):
         tail = token[-40:]
-        m = _LEFT_GLUED.search(tail) if tail[-1] in _GLUED_LAST else None
+        m = LEFT_GLUED.search(tail) if tail[-1] in _GLUED_LAST else None
         if m is not None:
             start = p - (len(tail) - m.start())
             kind = m.lastgroup
@@ -296,7 +267,7 @@ def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
         if (
             pdf
             and token.lower() in ("org/", ".org/", "doi.org/")
-            and _BROKEN_RESOLVER.search(text, max(0, p - 300), p)
+            and BROKEN_RESOLVER.search(text, max(0, p - 300), p)
         ):
             # PDF text: "https://doi.\norg/10.…", a resolver broken across a line or column.
             return Form.RESOLVER, p - len(token)
@@ -310,11 +281,11 @@ def _spaced_left(text: str, p: int, pdf: bool) -> tuple[Form, int]:
     tail = text[max(0, p - 48) : p]
     if "do" not in tail.lower():
         return Form.BARE, p
-    m = _LEFT_SPACED_LABEL.search(tail[-24:])
+    m = LEFT_SPACED_LABEL.search(tail[-24:])
     if m is not None:
         return Form.LABEL, p - (len(tail[-24:]) - m.start())
     if pdf:
-        m = _LEFT_SPACED_RESOLVER.search(tail)
+        m = LEFT_SPACED_RESOLVER.search(tail)
         if m is not None:
             form = Form.DX_RESOLVER if m.group("dx") else Form.RESOLVER
             return form, p - (len(tail) - m.start())

@@ -74,7 +74,7 @@ _JSON_TYPES = re.compile(r"(?ai)\bjson\b|ld\+json")
 _SCRIPT_TYPE = re.compile(r"""(?ai)\btype\s*=\s*["']?([^"'\s>]+)""")
 
 _TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]*"|'[^']*')*)>""")
-_MAX_TAG = 1 << 13  # a "tag" longer than this (a data: URI, broken markup) is read as text
+MAX_TAG = 1 << 13  # a "tag" longer than this (a data: URI, broken markup) is read as text
 _ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""", re.A)
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 
@@ -202,7 +202,7 @@ def html_views(doc: str) -> list[View]:
                     next_gt = n
             gt = next_gt
             for attempt in range(4):
-                if gt >= n or gt - lt > _MAX_TAG:
+                if gt >= n or gt - lt > MAX_TAG:
                     break
                 if not (attempt and _one_quote_unclosed(doc, lt, gt)):
                     m = _TAG.match(doc, lt, gt + 1)

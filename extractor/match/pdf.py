@@ -21,7 +21,9 @@ MAX_JOINS = 6
 _LINEBREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
 _BOX_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*\r?\n[ \t]*(?=\S)")
 _SPACES = re.compile(r"[ \t]{1,2}")
-_NEXT_TOKEN = re.compile(r'[^\s"]{1,300}')
+# The longest token read after a break for the rest of a DOI.
+NEXT_TOKEN = 300
+_NEXT_TOKEN = re.compile(rf'[^\s"]{{1,{NEXT_TOKEN}}}')
 
 # What a next line starts with when it is not the rest of a DOI: a new label, identifier or
 # URL, a reference number ("46." "[46]" "(46)" "46)"), a PMID, a bullet or dash.
@@ -54,10 +56,23 @@ _CODE_ONLY = re.compile(r"[A-Za-z]{2,12}\.")
 _ABBREVIATION_DOT = re.compile(r"(?:^|[/.])[a-z]{1,12}\.\Z")
 _SICI_CHECK = re.compile(r"[0-9]\.[0-9]\.CO;[0-9]", re.I)
 _CONTINUATION = re.compile(r"[^\s]*[0-9]")
-_VIEW_TAIL = re.compile(
-    r"/(?:abstract|full|pdf|epdf|pdfdirect|fulltext|html|references|suppinfo|citedby|figures|tables|download)/?\Z",
-    re.I,
+# A publisher's view segment at the end of what a join made: the join went too far.
+VIEW_SEGMENTS = (
+    "abstract",
+    "full",
+    "pdf",
+    "epdf",
+    "pdfdirect",
+    "fulltext",
+    "html",
+    "references",
+    "suppinfo",
+    "citedby",
+    "figures",
+    "tables",
+    "download",
 )
+VIEW_TAIL = re.compile(r"/(?:" + "|".join(VIEW_SEGMENTS) + r")/?\Z", re.I)
 _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
 # A word of prose: lower case, or capitalized (showed, The, Alvarez-Ponce).
 _PROSE_WORD = re.compile(r"[A-Z]?[a-z]+(?:-[A-Z]?[a-z]+)*\Z")
@@ -251,7 +266,7 @@ def _decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") ->
     # A break after a letter or digit: a layout engine broke an over-long token, or the DOI
     # ended with the line. A URL broken inside a publisher's view segment (…/abstra + ct) goes
     # on; otherwise only the document's own DOIs can tell.
-    m = _VIEW_TAIL.search(so_far + nxt)
+    m = VIEW_TAIL.search(so_far + nxt)
     if m is not None and m.start() < len(so_far):
         return True, False
     if evidence is None:
@@ -267,9 +282,9 @@ def _decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") ->
 # or two (justified lines have wider gaps too, which is why every block start is a candidate).
 _GAP = re.compile(r"[ \t]{3,}")
 _SEGMENT = re.compile(r"[^ \t\n]+(?:[ \t]{1,2}[^ \t\n]+)*")
-_MAX_LINE = 1000
-_COLUMN_SLACK = 4
-_HANGING_INDENT = 12
+MAX_LINE = 1000
+COLUMN_SLACK = 4
+HANGING_INDENT = 12
 
 
 def _block_starts(line: str) -> list[int]:
@@ -291,30 +306,30 @@ def _continuation(text: str, b: int) -> int | None:
         g = _GAP.match(text, b)
         if g is None or g.end() >= len(text) or text[g.end()] in "\r\n":
             return None
-        nl = text.find("\n", g.end(), g.end() + _MAX_LINE)
+        nl = text.find("\n", g.end(), g.end() + MAX_LINE)
         after_gap = g.end()
     else:
-        nl = text.find("\n", b, b + _MAX_LINE)
+        nl = text.find("\n", b, b + MAX_LINE)
     if nl < 0:
         return None
-    line_start = text.rfind("\n", max(0, b - _MAX_LINE), b) + 1
+    line_start = text.rfind("\n", max(0, b - MAX_LINE), b) + 1
     here = _block_starts(text[line_start:b])
     next_start = nl + 1
-    next_end = text.find("\n", next_start, next_start + _MAX_LINE)
-    nxt = _block_starts(text[next_start : next_end if next_end >= 0 else next_start + _MAX_LINE])
+    next_end = text.find("\n", next_start, next_start + MAX_LINE)
+    nxt = _block_starts(text[next_start : next_end if next_end >= 0 else next_start + MAX_LINE])
     if not nxt or not here:
         return None  # a blank line: a paragraph or page break ends the DOI
     if after_gap is not None:
         # Only a column boundary, seen again on the next line, lets the DOI go on below; a wide
         # gap inside a justified column ends it.
         gap_col = after_gap - line_start
-        if not any(abs(c - gap_col) <= _COLUMN_SLACK for c in nxt):
+        if not any(abs(c - gap_col) <= COLUMN_SLACK for c in nxt):
             return None
     for col in reversed(here):
         for c in nxt:
-            if abs(c - col) <= _COLUMN_SLACK:
+            if abs(c - col) <= COLUMN_SLACK:
                 return next_start + c
-    if m is not None and len(here) == 1 and len(nxt) >= 1 and abs(nxt[0] - here[0]) <= _HANGING_INDENT:
+    if m is not None and len(here) == 1 and len(nxt) >= 1 and abs(nxt[0] - here[0]) <= HANGING_INDENT:
         return next_start + nxt[0]
     return None
 
@@ -327,8 +342,8 @@ def _new_below(text: str, b: int) -> bool:
     m = _BREAK_THEN_TOKEN.match(text, b)
     if m is None or text[m.start(1)] == "(" or _STARTS_NEW.match(m.group(1)) is None:
         return False
-    nl = text.find("\n", m.start(1), m.start(1) + _MAX_LINE)
-    return _GAP.search(text, m.start(1), nl if nl >= 0 else m.start(1) + _MAX_LINE) is None
+    nl = text.find("\n", m.start(1), m.start(1) + MAX_LINE)
+    return _GAP.search(text, m.start(1), nl if nl >= 0 else m.start(1) + MAX_LINE) is None
 
 
 _BREAK_THEN_TOKEN = re.compile(_LINEBREAK.pattern + "(" + _NEXT_TOKEN.pattern + ")")
@@ -561,8 +576,8 @@ def worth_a_walk(text: str, b: int, anchor: bool) -> bool:
     if nl < 0:
         return False
     s = nl + 1
-    e = text.find("\n", s, s + _MAX_LINE)
-    line, segments = _layout_line(text[s : e if e >= 0 else s + _MAX_LINE])
+    e = text.find("\n", s, s + MAX_LINE)
+    line, segments = _layout_line(text[s : e if e >= 0 else s + MAX_LINE])
     if not segments:
         return True
     if anchor and ("/" in line or "%2f" in line.lower()):
@@ -578,7 +593,7 @@ def worth_a_walk(text: str, b: int, anchor: bool) -> bool:
         # stopped at a column gap, and the next line has nothing in the other column: the
         # line-by-line join, which looks for that column there, took nothing
         other = gap.end() - ls
-        if not any(abs(a - other) <= _COLUMN_SLACK for a, _ in segments):
+        if not any(abs(a - other) <= COLUMN_SLACK for a, _ in segments):
             return True
     col = _in_column(segments, c0)
     return col is not None and _NUMBER_TOKEN.match(line, col) is not None
@@ -588,8 +603,8 @@ def _doi_columns(text: str, b: int) -> tuple[int, int, int] | None:
     """(its line's start, its block's first column, its last column) of a DOI that stops at `b`:
     the block is the last of _SEGMENT's on its line, read back from `b`. None when no newline
     is in the MAX_LINE characters before (a line too long to be a column's)."""
-    nl = text.rfind("\n", max(0, b - _MAX_LINE), b)
-    if nl < 0 and b > _MAX_LINE:
+    nl = text.rfind("\n", max(0, b - MAX_LINE), b)
+    if nl < 0 and b > MAX_LINE:
         return None
     ls = nl + 1
     block = _SEGMENT_BACK.match(text[ls:b][::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
@@ -606,7 +621,7 @@ def _layout_line(raw: str) -> tuple[str, list[tuple[int, int]]]:
 def _in_column(segments: list[tuple[int, int]], c0: int) -> int | None:
     """The first block that starts in the DOI's column: where its block starts, or a hanging
     indent in."""
-    return next((a for a, _ in segments if c0 - _COLUMN_SLACK <= a <= c0 + _HANGING_INDENT), None)
+    return next((a for a, _ in segments if c0 - COLUMN_SLACK <= a <= c0 + HANGING_INDENT), None)
 
 
 def _below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | None:

@@ -94,39 +94,6 @@ static inline int ascii_alpha(cp_t c) { return c < 128 && (c | 0x20) >= 'a' && (
 static inline int hexd(cp_t c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f' && c < 128); }
 static inline int hexv(cp_t c) { return c <= '9' ? (int)(c - '0') : (int)((c | 0x20) - 'a' + 10); }
 
-static inline int trailing(cp_t c)
-{
-    switch (c) {
-    case '.': case ',': case ';': case ':': case '!': case '?': case '"': case '\'': case '*': case '`':
-    case 0x201D: case 0x2019: case 0xBB: case 0x201C: case 0x203A: case 0x300D: case 0x2026:
-    case 0xAD: case 0x200B: case 0x200C: case 0x200D: case 0x2060: case 0xFEFF:
-        return 1;
-    }
-    return 0;
-}
-static inline int format_char(cp_t c)
-{
-    return c == 0xAD || c == 0x200B || c == 0x200C || c == 0x200D || c == 0x2060 || c == 0xFEFF;
-}
-static inline int opener(cp_t c)
-{
-    return c == '(' || c == '[' || c == '{' || c == '<' || c == 0xFF08 || c == 0xFF3B || c == 0xFF5B || c == 0xFF1C;
-}
-static inline cp_t opener_of(cp_t c)
-{
-    switch (c) {
-    case ')': return '(';
-    case ']': return '[';
-    case '}': return '{';
-    case '>': return '<';
-    case 0xFF09: return 0xFF08;
-    case 0xFF3D: return 0xFF3B;
-    case 0xFF5D: return 0xFF5B;
-    case 0xFF1E: return 0xFF1C;
-    }
-    return 0;
-}
-
 /* s[i:] starts with the lower-case ASCII literal `lit`, case-insensitively, within n. */
 static inline int lit_at(const cp_t *s, Py_ssize_t n, Py_ssize_t i, const char *lit)
 {

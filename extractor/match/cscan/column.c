@@ -108,7 +108,7 @@ static int col_starts(const unsigned char *s, Py_ssize_t n, Word p)
 
 static int col_url_form(int form)
 {
-    return form == F_RESOLVER || form == F_DX || form == F_HANDLE || form == F_OTHER || form == F_PERCENT;
+    return form == F_RESOLVER || form == F_DX_RESOLVER || form == F_HANDLE || form == F_OTHER_URL || form == F_PERCENT;
 }
 
 typedef struct {
@@ -242,7 +242,7 @@ static Py_ssize_t col_url_key(const unsigned char *s, Py_ssize_t n, char *out, C
         return -3;
     for (Py_ssize_t h = 0; h < f->n; h++) {
         const PHit *x = &f->hit[h];
-        if (x->form == F_SHORT)
+        if (x->form == F_SHORT_DOI)
             return -2;
         if (x->start == 0 || col_url_form(x->form)) {
             char kb[KEY_BYTES];

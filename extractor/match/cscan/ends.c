@@ -59,7 +59,7 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
                 end = i;
                 break;
             }
-    } else if (form == F_URN || form == F_EIDR) {
+    } else if (form == F_URN || form == F_EIDR_URN) {
         for (i = 0; i < n && (m & (K_QUERY | K_HASH_AMP)); i++)
             if (s[i] == '?' || s[i] == '#') {
                 end = i;
@@ -159,26 +159,6 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
 }
 
 static int is_decimal(cp_t c) { return c < 128 ? is_digit(c) : Py_UNICODE_ISDECIMAL(c); }
-
-/* A word of a table with its length, both known when compiled. */
-typedef struct {
-    const char *s;
-    Py_ssize_t len;
-} Word;
-#define W(x) {x, (Py_ssize_t)sizeof(x) - 1}
-static const Word VIEWS[] = {
-    W("abstract"), W("abs"), W("full"), W("pdf"), W("epdf"), W("pdfdirect"), W("fulltext"), W("html"),
-    W("meta"), W("references"), W("suppinfo"), W("citedby"), W("figures"), W("tables"), W("download"),
-    W("issuetoc"), W("pdfplus"), W("lookinside"), {NULL, 0}};
-static const Word RXIV[] = {
-    W("full"), W("abstract"), W("full-text"), W("article-info"), W("article-metrics"),
-    W("supplementary-material"), W("full.pdf"), W("full.pdf+html"), W("figures-only"), {NULL, 0}};
-static const Word SEGMENTS[] = {
-    W("asset"), W("assets"), W("mediaobjects"), W("suppl_file"), W("email"), W("figures"), W("tables"),
-    {NULL, 0}};
-static const Word MEDIA[] = {
-    W("png"), W("jpg"), W("jpeg"), W("gif"), W("svg"), W("webp"), W("tif"), W("tiff"), W("bmp"), W("mp4"),
-    W("m4v"), W("mov"), W("webm"), W("mp3"), {NULL, 0}};
 
 /* s[0:n] ends with "." and a media extension: the index of that ".", or -1. */
 static Py_ssize_t media_ext(const cp_t *s, Py_ssize_t n)
@@ -428,10 +408,6 @@ static int file_store(const cp_t *s, Py_ssize_t n)
         i++;
     return i > j && i + 1 < n && s[i] == '/';
 }
-
-/* tails.SPRINGER_MARKERS: the segments Springer puts right before a DOI. */
-static const char *const SPRINGER_MARKERS[] = {
-    "article", "chapter", "book", "referenceworkentry", "protocol", "content/pdf", "epdf", NULL};
 
 /* tails.DOI_PATH_MARKER: (?i)/doi/ in the URL before the DOI, or that URL ending in a Springer
  * host (link. or rd.springer.com, after its start, '/', '.' or '@') and a Springer marker. */

@@ -305,7 +305,6 @@ static Py_ssize_t count_byte(const unsigned char *b, Py_ssize_t a, Py_ssize_t z,
     return k;
 }
 
-#define MAX_TAG 8192 /* html.py's _MAX_TAG, in characters */
 
 /* html.py's _TAG matched at b[lt] == '<' with the match ending by `stop` (its endpos):
  * <(/?)([A-Za-z][A-Za-z0-9:_-]{0,63})((?:[^>"']|"[^"]*"|'[^']*')*)> — the end of the match, or -1;
@@ -339,12 +338,6 @@ static Py_ssize_t tag_match(const unsigned char *b, Py_ssize_t lt, Py_ssize_t st
     }
     return -1;
 }
-
-static const char *const INLINE_NAMES[] = {
-    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "nobr",
-    "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "ins", "del",
-    "italic", "bold", "sc", "monospace", "underline", "overline", "roman", "sans-serif", "ext-link", "uri",
-    "named-content", "styled-content", NULL};
 
 static int name_is(const char *lower, Py_ssize_t n, const char *name)
 {
@@ -530,15 +523,11 @@ static Py_ssize_t find_end_tag(const unsigned char *b, Py_ssize_t from, Py_ssize
  * (spec §7, XML), its attribute b[a:z) that must say "doi" read as html._ATTR reads pairs. */
 static int names_a_doi(const char *lower, Py_ssize_t nn, const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
 {
-    static const char *const ELEMENTS[][2] = {{"pub-id", "pub-id-type"}, {"article-id", "pub-id-type"},
-                                              {"object-id", "pub-id-type"}, {"articleid", "idtype"},
-                                              {"elocationid", "eidtype"}, {"doi", NULL},
-                                              {"idno", "type"}, {"identifier", "identifiertype"}};
     const char *want = NULL;
     int found = 0;
-    for (size_t e = 0; e < sizeof ELEMENTS / sizeof *ELEMENTS && !found; e++)
-        if (name_is(lower, nn, ELEMENTS[e][0]))
-            found = 1, want = ELEMENTS[e][1];
+    for (size_t e = 0; e < sizeof DOI_ELEMENTS / sizeof *DOI_ELEMENTS && !found; e++)
+        if (name_is(lower, nn, DOI_ELEMENTS[e][0]))
+            found = 1, want = DOI_ELEMENTS[e][1];
     if (!found)
         return 0;
     if (want == NULL)

@@ -240,7 +240,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         }
     }
     if (n > 0 && !(n == 1 && (r[0] == ':' || r[0] == 0xFF1A || r[0] == '='))) {
-        /* find._LEFT_GLUED on the last 40 characters of the token: the leftmost match wins. */
+        /* find.LEFT_GLUED on the last 40 characters of the token: the leftmost match wins. */
         Py_ssize_t tn = n < 40 ? n : 40, best = 0;
         int bform = -1;
         Py_ssize_t e;
@@ -256,7 +256,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         }                              \
     } while (0)
         if (rlit(r, tn, 0, "dx.doi.org/"))
-            CONSIDER(http_prefix(r, tn, 11), F_DX);
+            CONSIDER(http_prefix(r, tn, 11), F_DX_RESOLVER);
         if (rlit(r, tn, 0, "doi.org/")) {
             e = 8;
             if (rlit(r, tn, 8, "www."))
@@ -268,9 +268,9 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         if (rlit(r, tn, 0, "urn:doi:"))
             CONSIDER(8, F_URN);
         if (rlit(r, tn, 0, "urn:eidr:"))
-            CONSIDER(9, F_EIDR);
+            CONSIDER(9, F_EIDR_URN);
         if (rlit(r, tn, 0, "info:doi/"))
-            CONSIDER(9, F_INFO);
+            CONSIDER(9, F_INFO_URI);
         if (rlit(r, tn, 0, "info%3adoi%2f"))
             CONSIDER(13, F_PERCENT);
         if (rlit(r, tn, 0, "doi%3a") && not_after_namechar(r, tn, 6, 0))
@@ -296,19 +296,19 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         }
         if (bform == F_LABEL) {
             *startp = url ? off[n - 1] : bytes_back ? p - best : off[best - 1];
-            return url ? F_OTHER : F_LABEL;
+            return url ? F_OTHER_URL : F_LABEL;
         }
         cp_t prev = r[0];
         int pct = n >= 3 && r[2] == '%' && hexd(r[1]) && hexd(r[0]);
         if (url) {
             if (prev == '/' || prev == '=' || pct) {
                 *startp = off[n - 1];
-                return F_OTHER;
+                return F_OTHER_URL;
             }
             if (is_alnum(prev) || (prev == '.' && n > 1 && is_digit(r[1])))
                 return -1; /* spec §2: glued to a number and dot, /19.10.2019/ */
             *startp = off[n - 1];
-            return F_OTHER;
+            return F_OTHER_URL;
         }
         if (pct) {
             cp_t d = (cp_t)(hexv(r[1]) * 16 + hexv(r[0]));
@@ -326,7 +326,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         *startp = p;
         return F_BARE;
     }
-    /* A spaced label (find._LEFT_SPACED_LABEL) in the last 24 characters, or bare. The
+    /* A spaced label (find.LEFT_SPACED_LABEL) in the last 24 characters, or bare. The
      * characters are read back as the rule gets to them (FILL): most anchors are bare after the
      * first, every DOI of a list joined by commas among them. */
     {

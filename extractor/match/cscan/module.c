@@ -54,6 +54,10 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw)
 static PyObject *py_pdf_scan(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
+    if (far_call == NULL) { /* the far joins would be left out without a word */
+        PyErr_SetString(PyExc_RuntimeError, "pdf_scan: set_far was not called (match/native.py calls it)");
+        return NULL;
+    }
     return scan_call(args, kw, 1);
 }
 
@@ -66,14 +70,9 @@ static PyObject *py_pdf_scan(PyObject *self, PyObject *args, PyObject *kw)
  *   on its line; JSON: `{` or `[` first, after spaces.
  * A space here is any byte up to 0x20 or a non-ASCII one (str.isspace holds of some). False sends
  * the record to those Python sniffs, so it is never a guess. */
-/* The marks of the syntaxes told by content, every row's joined (syntaxes.MARKS: the registry's
- * `Marks`, checked equal to these at import by native.py): a head's first character after spaces,
- * a character anywhere, a run of two, a character with only spaces before it on its line. */
-static const char MARK_OPENS[] = "[{";
-static const char MARK_ANYWHERE[] = "\\";
-static const char *const MARK_PAIRS[] = {"{{", NULL};
-static const char MARK_LINE_START[] = "@";
-
+/* The marks of the syntaxes told by content (MARK_*, tables.h: syntaxes.MARKS, every row's joined): a
+ * head's first character after spaces, a character anywhere, a run of two, a character with only
+ * spaces before it on its line. */
 static int in_set(const char *set, unsigned char c)
 {
     return c != 0 && memchr(set, c, strlen(set)) != NULL;
@@ -470,16 +469,15 @@ static PyObject *py_tables(PyObject *self, PyObject *args)
         ;
     if (pairs_joined == NULL)
         return NULL;
-    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N,s:(ssNs),s:N}", "trailing",
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N,s:(ssNs)}", "trailing",
                          chars_where(trailing, last), "format", chars_where(format_char, last), "openers",
                          chars_where(is_opener, last), "closers", chars_where(is_closer, last), "pairs",
                          PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pairs, k), "views", word_tuple(VIEWS), "rxiv",
-                         word_tuple(RXIV), "segments", word_tuple(SEGMENTS), "media", word_tuple(MEDIA), "tail_rules",
-                         str_tuple(TAIL_SOURCES), "max_doi_chars", MAX_DOI_CHARS, "short_window", SHORT_WINDOW,
-                         "left_window", LEFT_WINDOW, "forms", str_tuple(FORM_NAMES), "dehyphenation_rules",
-                         str_tuple(DEHYPHENATION_SOURCES), "pdf_hyphens", chars_where(pdf_hyphen, last),
-                         "syntax_marks", MARK_OPENS, MARK_ANYWHERE, pairs_joined, MARK_LINE_START, "doi_path_marker",
-                         str_tuple(DOI_PATH_MARKER_SOURCE));
+                         word_tuple(RXIV), "segments", word_tuple(SEGMENTS), "media", word_tuple(MEDIA), "rules",
+                         str_tuple(PY_RULES), "max_doi_chars", MAX_DOI_CHARS, "short_window", SHORT_WINDOW,
+                         "left_window", LEFT_WINDOW, "forms", str_tuple(FORM_NAMES), "ported",
+                         str_tuple(PORTED_RULES), "pdf_hyphens", chars_where(pdf_hyphen, last),
+                         "syntax_marks", MARK_OPENS, MARK_ANYWHERE, pairs_joined, MARK_LINE_START);
 }
 
 static PyMethodDef methods[] = {
@@ -551,8 +549,28 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The plain-text, PDF-text and HTML matcher on UTF-8 bytes.", -1,
                                     methods, NULL, NULL, NULL, NULL};
 
+/* The first rule whose hand port (ported.h: the text it was written from) differs from the rule as
+ * the Python modules write it (tables.h: generated), or NULL when every port is in step. */
+static const char *port_out_of_step(void)
+{
+    size_t i = 0;
+    for (; PORTED_RULES[i] != NULL && PY_RULES[i] != NULL; i += 4)
+        for (size_t k = 0; k < 4; k++)
+            if (strcmp(PORTED_RULES[i + k], PY_RULES[i + k]) != 0)
+                return PY_RULES[i];
+    return PORTED_RULES[i] != NULL ? PORTED_RULES[i] : PY_RULES[i];
+}
+
 PyMODINIT_FUNC PyInit__cscan(void)
 {
+    const char *stale = port_out_of_step();
+    if (stale != NULL) {
+        PyErr_Format(PyExc_ImportError,
+                     "_cscan: the C port of %s is out of step with the Python rule (cscan/ported.h records the text it "
+                     "was written from, cscan/tables.h the rule as it is): port the change, then rebuild",
+                     stale);
+        return NULL;
+    }
     /* the byte loops' ASCII classes are the character tests they stand for */
     for (cp_t c = 0; c < 128; c++)
         if (!(ascii_class[c] & C_RUN_END) != !run_end(c) || !(ascii_class[c] & C_STOP) != !token_stop(c) ||

@@ -10,11 +10,6 @@
  * to find_spans(…, "pdf").
  */
 
-#define MAX_JOINS 6
-#define MAX_LINE 1000
-#define COLUMN_SLACK 4
-#define HANGING_INDENT 12
-#define NEXT_TOKEN 300
 
 /* Hits of one pass, with their names' characters, kept for the second pass and for ordering. */
 typedef struct {
@@ -307,11 +302,10 @@ static int prose_word(const cp_t *w, Py_ssize_t m)
     }
 }
 
-/* pdf._VIEW_TAIL.search(s) starting before `before`: a publisher's view segment at the end. */
+/* pdf.VIEW_TAIL.search(s) starting before `before`: a publisher's view segment at the end. */
 static int view_tail(const cp_t *s, Py_ssize_t n, Py_ssize_t before)
 {
-    static const char *const W[] = {"abstract", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "references",
-                                    "suppinfo", "citedby", "figures", "tables", "download", NULL};
+    const char *const *W = PDF_VIEW_SEGMENTS;
     Py_ssize_t e = n && s[n - 1] == '/' ? n - 1 : n;
     for (int w = 0; W[w]; w++) {
         Py_ssize_t L = (Py_ssize_t)strlen(W[w]), at = e - L - 1;
@@ -335,7 +329,6 @@ static int abbreviation_dot(const cp_t *s, Py_ssize_t a, Py_ssize_t n)
 
 /* ---- the PDF key (canonical_key(name, True)) and the document's evidence ---- */
 
-static inline int pdf_hyphen(cp_t c) { return c == 0x2010 || c == 0x2011 || c == 0x2012 || c == 0x2013 || c == 0x2212 || c == 0xFFFE; }
 
 /* The canonical key of a raw name read from PDF text (spec §5): look-alike hyphens read as "-",
  * ligatures expanded, format characters and the spaces a join went across dropped, then the
@@ -1133,7 +1126,7 @@ static Py_ssize_t read_back(const Buf *B, Py_ssize_t a, Py_ssize_t z, cp_t *r, P
     return m;
 }
 
-/* find._BROKEN_RESOLVER.search(text, p - 300, p) for a token "org/" or ".org/" of tn characters
+/* find.BROKEN_RESOLVER.search(text, p - 300, p) for a token "org/" or ".org/" of tn characters
  * before p: "doi.\norg/", "https://doi.\n.org/" or "doi.   " (a column gap) within 300 characters. */
 static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn)
 {
@@ -1175,7 +1168,7 @@ static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn)
     return 0;
 }
 
-/* find._LEFT_SPACED_RESOLVER.search in the 48 characters before p: a resolver whose DOI went to
+/* find.LEFT_SPACED_RESOLVER.search in the 48 characters before p: a resolver whose DOI went to
  * the next line or after a space. Its form, with *startp, or -1. */
 static int spaced_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
 {
@@ -1192,7 +1185,7 @@ static int spaced_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
         e += 4;
     if (rlit(r, m, e, "dx.")) {
         e += 3;
-        form = F_DX;
+        form = F_DX_RESOLVER;
     }
     Py_ssize_t h = e, sl = 0;
     while (h < m && r[h] == '/' && sl < 4)

@@ -477,7 +477,7 @@ static int short_at(const Buf *B, Sink *k, Py_ssize_t p)
     name[0] = '1', name[1] = '0', name[2] = '/';
     for (Py_ssize_t t = 0; t < cn; t++)
         name[3 + t] = b[c + t];
-    return emit(k, B, off[len - 1], e, F_SHORT, name, 3 + cn);
+    return emit(k, B, off[len - 1], e, F_SHORT_DOI, name, 3 + cn);
 }
 
 /* The display form of the DOI whose anchor is at p — "10.", `first` digits of the registrant's
@@ -486,9 +486,9 @@ static int short_at(const Buf *B, Sink *k, Py_ssize_t p)
 static inline int anchor_form(const Buf *B, Py_ssize_t p, char sep, Py_ssize_t first, int pdf, Py_ssize_t *startp)
 {
     int form = left_context(B, p, startp, pdf);
-    if (form < 0 || (sep == ':' && form != F_EIDR))
+    if (form < 0 || (sep == ':' && form != F_EIDR_URN))
         return -1;
-    if (form == F_EIDR && sep != ':')
+    if (form == F_EIDR_URN && sep != ':')
         form = F_URN;
     if (!IS_LABELLED(form) && first < 4)
         return -1; /* bare 10.2.1/, 10.5/100 and IP ranges are not DOIs */
@@ -561,7 +561,7 @@ static inline Py_ssize_t finish_name(const Buf *B, cp_t *s, Py_ssize_t L, Py_ssi
     *n_raw = nn;
     if (nn <= A)
         return 0;
-    if (form == F_EIDR) {
+    if (form == F_EIDR_URN) {
         for (Py_ssize_t t = 0; t < nn; t++)
             if (s[t] == ':') {
                 s[t] = '/';

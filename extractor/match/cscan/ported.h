@@ -1,95 +1,42 @@
-/* The Python rules that the C code ports, as their source text, reported by tables():
- * match/native.py compares them with the rules themselves at import, so that a rule edited on
- * one side fails at once until it is ported to the other. */
-
-/* match/forms.py FORMS, in the order of the F_ enum */
-static const char *const FORM_NAMES[] = {
-    "bare", "doi-label", "resolver-url", "dx-resolver-url",
-    "handle-url", "urn", "eidr-urn", "info-uri",
-    "other-url", "percent-encoded", "short-doi", "pdf-link",
-    /* spec §8's derived forms: found by match/derive.py after either matcher, never by C */
-    "derived-arxiv", "derived-zenodo", "derived-ssrn", "derived-elife", "derived-peerj", "derived-nature",
-    NULL};
-
-/* tails.TAIL_RULES, ported by tail_match and tail_context: pattern, flags, context ("" none) */
-static const char *const TAIL_SOURCES[] = {
-    ";jsessionid=.*\\Z",
-    "50",
-    "",
-    "/(?:abstract|abs|full|pdf|epdf|pdfdirect|fulltext|html|meta|references|suppinfo|citedby|figures|tables|download|issuetoc|pdfplus|lookinside)(?:\\.html?)?/?\\Z",
-    "34",
-    "",
-    "\\.pdf\\Z",
-    "34",
-    "",
-    "(?<=\\d)v\\d+(?:\\.(?:full|abstract|full\\-text|article\\-info|article\\-metrics|supplementary\\-material|full\\.pdf|full\\.pdf\\+html|figures\\-only))*\\Z",
-    "34",
-    "(?:bio|med)rxiv\\.org/|\\x0010\\.1101/",
-    "/(?:transform(?:/.*)?|agency)\\Z",
-    "50",
-    "",
-    "/\\d+(?:/[^/]*)?\\Z",
-    "32",
-    "/article/doi/\\x00",
-    "/(?:asset|assets|mediaobjects|suppl_file|email|figures|tables)(?:/.*)?\\Z",
-    "50",
-    "",
-    "/[^/]*\\.(?:png|jpg|jpeg|gif|svg|webp|tif|tiff|bmp|mp4|m4v|mov|webm|mp3)\\Z",
-    "34",
-    "",
-    "\\.(?:png|jpg|jpeg|gif|svg|webp|tif|tiff|bmp|mp4|m4v|mov|webm|mp3)\\Z",
-    "34",
-    "",
-    NULL};
-
-/* pdf.DEHYPHENATION_RULES, ported by may_rehyphenate: pattern, flags, replacement */
-static const char *const DEHYPHENATION_SOURCES[] = {
-    "\\A(10\\.\\d+/(?:\\(SICI\\))?S?)(\\d{4})(\\d{3}[\\dX])(?=\\()",
-    "34",
-    "\\1\\2-\\3",
-    "\\A(10\\.\\d+/j\\.)(\\d{4})(\\d{3}[\\dX])(?=\\.)",
-    "34",
-    "\\1\\2-\\3",
-    "(>\\d\\.\\d\\.CO;\\d)([\\dA-Z])\\Z",
-    "34",
-    "\\1-\\2",
-    "\\A(10\\.\\d+/s\\d{5})(\\d{3}-\\d{5}-[\\dA-Z])\\Z",
-    "34",
-    "\\1-\\2",
-    "\\A(10\\.\\d+/s\\d{5}-\\d{3})(\\d{5}-[\\dA-Z])\\Z",
-    "34",
-    "\\1-\\2",
-    "\\A(10\\.\\d+/s\\d{5}-\\d{3}-\\d{5})([\\dA-Z])\\Z",
-    "34",
-    "\\1-\\2",
-    "\\A(10\\.\\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\\Z",
-    "34",
-    "\\1\\2-\\3-\\4-\\5",
-    "\\A(10\\.\\d+/\\d{8})-?(\\d{9})-?(\\d{5})\\Z",
-    "32",
-    "\\1-\\2-\\3",
-    "(::AID)(?=[A-Z])",
-    "34",
-    "\\1-",
-    "(\\(\\d{2}\\)\\d{5})([\\dX])\\Z",
-    "34",
-    "\\1-\\2",
-    "\\A(10\\.\\d+/(?!97[89])\\d{4}-\\d{3}[\\dX])(?=\\d)",
-    "34",
-    "\\1-",
-    "\\A(10\\.1055/[a-z])-?(\\d{4})-?(\\d{7})\\Z",
-    "34",
-    "\\1-\\2-\\3",
-    "\\A(10\\.1146/annurev-[a-z]+)(\\d{6}-\\d{6})\\Z",
-    "34",
-    "\\1-\\2",
-    "\\A(10\\.3760/cma\\.j\\.cn\\d{6})-?(\\d{8})-?(\\d{5})\\Z",
-    "34",
-    "\\1-\\2-\\3",
-    NULL};
-
-/* tails.DOI_PATH_MARKER, ported by doi_path_marker: pattern, flags */
-static const char *const DOI_PATH_MARKER_SOURCE[] = {
-    "(?i)/doi/|(?:\\A|[/.@])(?:link|rd)\\.springer\\.com/(?:article|chapter|book|referenceworkentry|protocol|content/pdf|epdf)/\\Z",
-    "34",
+/* The Python rules that the C code ports by hand, as the source text each port was written from
+ * (name, pattern, flags, context or replacement; the word lists of tables.h written as {NAME}).
+ * Kept by hand: when a rule changes in Python, its port is changed here with it. The extension
+ * compares this with PY_RULES (tables.h, generated from the rules as they are) when it is
+ * imported, and refuses to load where the two differ: a rule moved on without its port. */
+static const char *const PORTED_RULES[] = {
+    "tails.TAIL_RULES[0]", ";jsessionid=.*\\Z", "50", "",
+    "tails.TAIL_RULES[1]", "/(?:{VIEWS})(?:\\.html?)?/?\\Z", "34", "",
+    "tails.TAIL_RULES[2]", "\\.pdf\\Z", "34", "",
+    "tails.TAIL_RULES[3]", "(?<=\\d)v\\d+(?:\\.(?:{RXIV_TAILS}))*\\Z", "34", "(?:bio|med)rxiv\\.org/|\\x0010\\.1101/",
+    "tails.TAIL_RULES[4]", "/(?:transform(?:/.*)?|agency)\\Z", "50", "",
+    "tails.TAIL_RULES[5]", "/\\d+(?:/[^/]*)?\\Z", "32", "/article/doi/\\x00",
+    "tails.TAIL_RULES[6]", "/(?:{RESOURCE_SEGMENTS})(?:/.*)?\\Z", "50", "",
+    "tails.TAIL_RULES[7]", "/[^/]*\\.(?:{MEDIA_EXTENSIONS})\\Z", "34", "",
+    "tails.TAIL_RULES[8]", "\\.(?:{MEDIA_EXTENSIONS})\\Z", "34", "",
+    "tails.DOI_PATH_MARKER", "(?i)/doi/|(?:\\A|[/.@])(?:link|rd)\\.springer\\.com/(?:{SPRINGER_MARKERS})/\\Z", "34", "",
+    "tails.SHIELDS", "(?i)shields\\.io/badge/[^/]*\\Z", "34", "",
+    "tails.FILE_STORE", "10\\.[0-9.]+/[0-9]+/.", "32", "",
+    "pdf.DEHYPHENATION_RULES[0]", "\\A(10\\.\\d+/(?:\\(SICI\\))?S?)(\\d{4})(\\d{3}[\\dX])(?=\\()", "34", "\\1\\2-\\3",
+    "pdf.DEHYPHENATION_RULES[1]", "\\A(10\\.\\d+/j\\.)(\\d{4})(\\d{3}[\\dX])(?=\\.)", "34", "\\1\\2-\\3",
+    "pdf.DEHYPHENATION_RULES[2]", "(>\\d\\.\\d\\.CO;\\d)([\\dA-Z])\\Z", "34", "\\1-\\2",
+    "pdf.DEHYPHENATION_RULES[3]", "\\A(10\\.\\d+/s\\d{5})(\\d{3}-\\d{5}-[\\dA-Z])\\Z", "34", "\\1-\\2",
+    "pdf.DEHYPHENATION_RULES[4]", "\\A(10\\.\\d+/s\\d{5}-\\d{3})(\\d{5}-[\\dA-Z])\\Z", "34", "\\1-\\2",
+    "pdf.DEHYPHENATION_RULES[5]", "\\A(10\\.\\d+/s\\d{5}-\\d{3}-\\d{5})([\\dA-Z])\\Z", "34", "\\1-\\2",
+    "pdf.DEHYPHENATION_RULES[6]", "\\A(10\\.\\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\\Z", "34", "\\1\\2-\\3-\\4-\\5",
+    "pdf.DEHYPHENATION_RULES[7]", "\\A(10\\.\\d+/\\d{8})-?(\\d{9})-?(\\d{5})\\Z", "32", "\\1-\\2-\\3",
+    "pdf.DEHYPHENATION_RULES[8]", "(::AID)(?=[A-Z])", "34", "\\1-",
+    "pdf.DEHYPHENATION_RULES[9]", "(\\(\\d{2}\\)\\d{5})([\\dX])\\Z", "34", "\\1-\\2",
+    "pdf.DEHYPHENATION_RULES[10]", "\\A(10\\.\\d+/(?!97[89])\\d{4}-\\d{3}[\\dX])(?=\\d)", "34", "\\1-",
+    "pdf.DEHYPHENATION_RULES[11]", "\\A(10\\.1055/[a-z])-?(\\d{4})-?(\\d{7})\\Z", "34", "\\1-\\2-\\3",
+    "pdf.DEHYPHENATION_RULES[12]", "\\A(10\\.1146/annurev-[a-z]+)(\\d{6}-\\d{6})\\Z", "34", "\\1-\\2",
+    "pdf.DEHYPHENATION_RULES[13]", "\\A(10\\.3760/cma\\.j\\.cn\\d{6})-?(\\d{8})-?(\\d{5})\\Z", "34", "\\1-\\2-\\3",
+    "rules.RUN", "[^\\s\"\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff]{0,2001}", "32", "",
+    "rules.SPLIT", "[,;](?=(?:doi:)?10\\.[0-9]{4,}(?:\\.[0-9]+)*(?:/|%2[Ff]))", "34", "",
+    "rules.DEBRIS", "[\\ufffd\\ue000-\\uf8ff\\U000f0000-\\U0010ffff]|\\(cid:[0-9]+\\)", "32", "",
+    "find.URLISH", "(?i)(?:[a-z][a-z0-9+.-]*://|www\\.|^[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)", "34", "",
+    "find.LEFT_GLUED", "(?ix)\012    (?:\012        (?P<dx>(?:https?:/{1,3})?dx\\.doi\\.org/)\012      | (?P<resolver>(?:https?:/{1,3})?(?:www\\.)?doi\\.org/)\012      | (?P<handle>(?:https?:/{1,3})?hdl\\.handle\\.net/)\012      | (?P<urn>urn:doi:)\012      | (?P<eidr>urn:eidr:)\012      | (?P<info>info:doi/)\012      | (?P<pinfo>info%3Adoi%2F)\012      | (?P<plabel>(?<![a-z0-9])doi%3A)\012      | (?P<label>(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?)\012    )\\Z", "98", "",
+    "find.LEFT_SPACED_LABEL", "(?i)(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
+    "find.LEFT_SPACED_RESOLVER", "(?i)(?:https?:/{1,3})?(?P<dx>dx\\.)?(?:www\\.)?doi\\.org/[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
+    "find.BROKEN_RESOLVER", "(?i)(?:https?://)?(?:dx\\.)?doi\\.?[ \\t]*\\r?\\n[ \\t]*(?:\\.?org/|doi\\.org/)\\Z|(?:https?://)?(?:dx\\.)?doi\\.[ \\t]{3,}", "34", "",
+    "pdf.VIEW_TAIL", "/(?:{VIEW_SEGMENTS})/?\\Z", "34", "",
     NULL};
