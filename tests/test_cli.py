@@ -474,3 +474,68 @@ def test_find_and_the_parser_load_no_pyarrow(
     assert done.stderr.splitlines()[-1] == "0 []", done.stderr
     if printed is not None:
         assert done.stdout.splitlines() == [w.replace("{file}", file) for w in printed]
+
+
+# What `find` on a text file never needs: the record formats' readers, the compressions it does not
+# meet, the Python rules (the C matcher has them), the scan's output and engines, pyarrow.
+NOT_FOR_TEXT = (
+    "pyarrow",
+    "numpy",
+    "fsspec",
+    "orjson",
+    "isal",
+    "zstandard",
+    "tarfile",
+    "zipfile",
+    "bz2",
+    "lzma",
+    "gzip",
+    "hashlib",
+    "extractor.match.find",
+    "extractor.match.pdf",
+    "extractor.match.html",
+    "extractor.match.rules",
+    "extractor.match.tails",
+    "extractor.match.derive",
+    "extractor.match.identifiers",
+    "extractor.match.syntaxes.tex",
+    "extractor.match.syntaxes.wikitext",
+    "extractor.pipeline.io.seekgz",
+    "extractor.pipeline.out",
+    "extractor.engines",
+    "extractor.cli.score",
+    "extractor.cli.summary",
+    "extractor.cli.scan",
+)
+
+
+def test_find_on_a_text_file_loads_only_what_it_reads(tmp_path: Path) -> None:
+    """A command imports what it uses: `find` on a text file (a shell loop calls it per file)
+    reads it with the C matcher, and loads none of NOT_FOR_TEXT; the same file as gzip loads
+    gzip's reader and no other."""
+    (tmp_path / "a.txt").write_text("see doi:10.1000/182 here\n")
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(b"see doi:10.1000/183 here\n"))
+    code = (
+        "import sys, extractor.cli\n"
+        "rc = extractor.cli.main(['find', sys.argv[1]])\n"
+        f"print(rc, sorted(m for m in {NOT_FOR_TEXT!r} if any(k == m or k.startswith(m + '.') for k in sys.modules)))"
+    )
+    done = run_code(code, str(tmp_path / "a.txt"))
+    assert done.stdout.splitlines() == ["10.1000/182", "0 []"], done.stderr
+    done = run_code(code, str(tmp_path / "a.txt.gz"))
+    lines = done.stdout.splitlines()
+    assert lines[0] == "10.1000/183", done.stderr
+    assert set(eval(lines[1].split(" ", 1)[1])) <= {"gzip", "isal"}
+
+
+def test_canonicalize_loads_no_pipeline_and_no_rules_it_does_not_use() -> None:
+    """`from extractor import canonicalize` (a data-cleaning script) loads the rules that read one
+    identifier, not the pipeline, pyarrow, nor the PDF, HTML and spec §8 rules."""
+    code = (
+        "import sys\nfrom extractor import canonicalize\n"
+        "assert canonicalize('https://doi.org/10.1000/ABC') == '10.1000/abc'\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('pyarrow', 'extractor.pipeline', "
+        "'extractor.match.pdf', 'extractor.match.html', 'extractor.match.derive'))))"
+    )
+    done = run_code(code)
+    assert done.stdout.strip() == "[]", done.stderr

@@ -258,7 +258,9 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
     from extractor.pipeline.formats import jsonl
     from extractor.pipeline.io import read
 
-    assert jsonl._orjson is not None and read._GzipFile is not gzip.GzipFile  # the fast path is on
+    assert (
+        jsonl.orjson_module() is not None and read.gzip_readers()[0] is not gzip.GzipFile
+    )  # the fast path is on
     lines = [
         b'{"id": "a", "text": "doi:10.1000/1"}',
         b'{"id": "b", "text": "lone \\ud800 doi:10.1000/2"}',
@@ -293,8 +295,8 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
         return got
 
     fast = read_both()
-    monkeypatch.setattr(jsonl, "_orjson", None)
-    monkeypatch.setattr(read, "_GzipFile", gzip.GzipFile)
+    monkeypatch.setattr(jsonl, "ORJSON", None)
+    monkeypatch.setattr(read, "GZIP_FILE", gzip.GzipFile)
     assert read_both() == fast
     assert [r[0] for r in fast if r[0] != "error"][:6] == [
         "a",

@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 
@@ -19,6 +19,15 @@ from .. import __version__
 class _Help(argparse.RawDescriptionHelpFormatter):
     """Epilogs as written (examples keep their lines); each option's default named when its help
     does not say it already."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ):
+        # the terminal's width as shutil.get_terminal_size reads it, without loading shutil (and
+        # with it bz2 and lzma) for every parser argparse builds a formatter for
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
@@ -33,12 +42,26 @@ class _Help(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
+def _columns() -> int:
+    """The terminal's columns: $COLUMNS, else the terminal's own, else 80 (shutil's reading)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def _common() -> argparse.ArgumentParser:
     """The options every subcommand takes: how much it logs to stderr."""
-    c = argparse.ArgumentParser(add_help=False)
+    c = argparse.ArgumentParser(add_help=False, formatter_class=_Help)
     c.add_argument(
         "-v",
         "--verbose",
@@ -109,7 +132,12 @@ def _epilog(*parts: str) -> str:
     return "\n\n".join(parts)
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = ("find", "scan", "summary", "score", "completion")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with `only`, that command's arguments alone (the others
+    named, so that the top level's usage and errors are the same), and only its modules loaded."""
     # the arguments name the matcher's kinds and syntaxes: loaded here and not with this module,
     # since `scan` starts its workers' server before anything else is loaded (main)
     from .scan_args import add_reading_arguments, add_scan_arguments, add_walk_filters
@@ -134,7 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name: str, help_: str, *epilog: str) -> argparse.ArgumentParser:
+    def command(name: str, help_: str, *epilog: str) -> argparse.ArgumentParser | None:
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_, add_help=False)
+            return None
         return sub.add_parser(
             name,
             help=help_,
@@ -147,6 +178,44 @@ def build_parser() -> argparse.ArgumentParser:
     f = command(
         "find", "print the canonical DOIs found in files (like grep -o)", FIND_EXAMPLES, EXIT_CODES, EXTRAS
     )
+    if f is not None:
+        _find_arguments(f, add_reading_arguments, add_walk_filters)
+    s = command(
+        "scan",
+        "extract DOIs from a whole corpus into deduplicated Parquet",
+        SCAN_EXAMPLES,
+        EXIT_CODES,
+        EXTRAS,
+        ENVIRONMENT,
+    )
+    if s is not None:
+        add_scan_arguments(s)
+    sm = command(
+        "summary",
+        "what a finished scan found: top DOIs, prefixes, forms, rejected inputs",
+        SUMMARY_EXAMPLES,
+        EXIT_CODES,
+    )
+    if sm is not None:
+        from .summary import add_summary_arguments
+
+        add_summary_arguments(sm)
+    sc = command(
+        "score", "score the extractor against a labelled corpus manifest", SCORE_EXAMPLES, EXIT_CODES
+    )
+    if sc is not None:
+        from .score import add_score_arguments
+
+        add_score_arguments(sc)
+    co = command("completion", "print a shell completion script for bash or zsh", COMPLETION_EXAMPLES)
+    if co is not None:
+        co.add_argument("shell", choices=("bash", "zsh"))
+    ap.set_defaults(subparsers=sub.choices)
+    return ap
+
+
+def _find_arguments(f: argparse.ArgumentParser, add_reading_arguments: Any, add_walk_filters: Any) -> None:
+    """`find`'s own arguments."""
     f.add_argument(
         "files",
         nargs="*",
@@ -228,46 +297,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="accept prefixes other than 10. behind an explicit doi: label (spec §2)",
     )
 
-    s = command(
-        "scan",
-        "extract DOIs from a whole corpus into deduplicated Parquet",
-        SCAN_EXAMPLES,
-        EXIT_CODES,
-        EXTRAS,
-        ENVIRONMENT,
-    )
-    add_scan_arguments(s)
-
-    sm = command(
-        "summary",
-        "what a finished scan found: top DOIs, prefixes, forms, rejected inputs",
-        SUMMARY_EXAMPLES,
-        EXIT_CODES,
-    )
-    from .summary import add_summary_arguments
-
-    add_summary_arguments(sm)
-
-    sc = command(
-        "score", "score the extractor against a labelled corpus manifest", SCORE_EXAMPLES, EXIT_CODES
-    )
-    from .score import add_score_arguments
-
-    add_score_arguments(sc)
-
-    co = command("completion", "print a shell completion script for bash or zsh", COMPLETION_EXAMPLES)
-    co.add_argument("shell", choices=("bash", "zsh"))
-    ap.set_defaults(subparsers=sub.choices)
-    return ap
-
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The arguments, or exit 2 with the usage of the command they were given to (argparse's
     top level would show its own usage for a subcommand's unknown option)."""
     from .scan_args import attach_derive
 
-    ap = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
+    # the command named first: only its arguments are built (and its modules loaded); with none
+    # (a top-level --help, a mistake) every command's
+    ap = build_parser(next((w for w in words if w in COMMANDS), None))
     args, extra = ap.parse_known_args(attach_derive(words))
     if extra:
         parser = args.subparsers.get(args.command, ap)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import re
 
-from ..match import KINDS
-from ..match.derive import DERIVE_CHOICES, derive_sources
+from ..match.forms import DERIVE_CHOICES
+from ..match.kinds import KINDS
 from ..match.syntaxes import SYNTAX_CHOICES
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -69,6 +69,8 @@ def add_reading_arguments(ap: argparse.ArgumentParser) -> None:
 
 def derive_list(value: str) -> tuple[str, ...]:
     """--derive's value: "all", or source names separated by commas (match/derive.py)."""
+    from ..match.derive import derive_sources
+
     try:
         return derive_sources(True if value == "all" else value)
     except ValueError as exc:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from .forms import Form
+from .forms import DERIVE_CHOICES, Form
 
 # Where an identifier ends (spec §8: as a DOI in URL context ends, §4): not inside a word, so
 # that trailing punctuation, a query, a fragment, a path segment or an extension stops it.
@@ -115,7 +115,8 @@ DERIVED: tuple[Source, ...] = (
 )
 
 SOURCES: dict[str, Source] = {s.name: s for s in DERIVED}
-DERIVE_CHOICES = tuple(SOURCES)
+if tuple(SOURCES) != DERIVE_CHOICES:
+    raise ImportError("derive.DERIVED must have a row for each derived form of forms.FORMS, in its order")
 
 # What every written identifier holds, in any case: a text without any is passed at once.
 _ANY = re.compile(r"arxiv|zenodo\.org|ssrn\.com|elifesciences\.org|peerj\.com|nature\.com", re.IGNORECASE)

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from . import pdf as pdf_repair
+from .bounds import LEFT_WINDOW
 from .canonical import canonical_key, clean_name, fold_ascii
-from .derive import derive_sources, derived_spans
 from .forms import Form
 from .hits import FindStats, Hit, Span
-from .html import View, html_views
 from .kinds import kind_of
-from .pdf import Evidence
 from .rules import (
     CLOSE,
     MAX_DOI_CHARS,
@@ -36,7 +33,19 @@ from .shortdoi import short_dois
 from .syntaxes import syntax_of
 from .tails import SHIELDS, shields_unescape
 
-LEFT_WINDOW = 512
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from .html import View
+    from .pdf import Evidence
+
+
+def _pdf() -> ModuleType:
+    """The PDF rules (spec §5), loaded with the first PDF text: plain text never needs them."""
+    from . import pdf
+
+    return pdf
+
 
 # Every 10-prefix DOI: "10." + registrant digits (dot-subdivided) + "/" or "%2F". The ":" is
 # for EIDR URNs (RFC 7972 swaps the first "/" for ":"); it is accepted only after urn:eidr:.
@@ -98,7 +107,7 @@ def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str] | _FarAnchor]:
                 or (c > 0 and text[c - 1] in _DIGITS)
             ):
                 continue  # "410." ends a page range: glued to a digit, no DOI starts there (spec §2)
-            far = pdf_repair.far_anchor(text, c)
+            far = _pdf().far_anchor(text, c)
             if far is not None:
                 r, q = far
                 sep = text[q - 1] if text[q - 1] == "/" else text[q - 3 : q]
@@ -429,7 +438,7 @@ class _Scanner:
                 return len(text) if m is None else m.start()
         pieces = [(p, q + len(run))] if far < 0 else [(p, p + 3), (far, q + len(run))]
         if self.pdf:
-            pieces, uncertain = pdf_repair.join_pieces(text, p, q, pieces, evidence)
+            pieces, uncertain = _pdf().join_pieces(text, p, q, pieces, evidence)
             if uncertain:
                 self.uncertain.add(start)
         logical = text[p : pieces[0][1]] if len(pieces) == 1 else "".join(text[a:b] for a, b in pieces)
@@ -440,7 +449,7 @@ class _Scanner:
         url_before = text[start:p] if form.is_url else ""
         n = end_of_name(logical, form, url_before)
         if self.pdf:
-            n = pdf_repair.glued_page_end(logical, n, a)
+            n = _pdf().glued_page_end(logical, n, a)
         if n <= a:
             return None  # empty suffix
         name = logical[:n]
@@ -488,7 +497,7 @@ def _hits(
         # Spec §5: a break whose join was a guess is decided by what the document
         # says elsewhere — the same DOI unbroken, or DOIs of the same shape. Only a guess can
         # change, so a document without one is read once.
-        ev = Evidence()
+        ev = _pdf().Evidence()
         for s, _e, _f, name in found:
             ev.add(canonical_key(name, True), s not in scanner.uncertain)
         found = _Scanner(text, pdf, allow_other_prefix, None).scan(ev, after)
@@ -512,10 +521,10 @@ class _KeyCache(dict[str, str]):
 
 _KEYS = _KeyCache(canonical_key)
 # PDF text: look-alike dashes mapped and pdftotext's hyphens put back first.
-_PDF_KEYS = _KeyCache(lambda name: fold_ascii(pdf_repair.rehyphenate(clean_name(name, True))))
+_PDF_KEYS = _KeyCache(lambda name: fold_ascii(_pdf().rehyphenate(clean_name(name, True))))
 # The same from a name's canonical key, for the C matcher (which computes that key): every
 # rehyphenation rule ignores ASCII case, so it commutes with folding.
-REHYPHENATED = _KeyCache(pdf_repair.rehyphenate)
+REHYPHENATED = _KeyCache(lambda name: _pdf().rehyphenate(name))
 
 
 def clear_caches() -> None:
@@ -550,6 +559,8 @@ def find_spans(
     if syntax is not None:
         return _view_spans(syntax_of(syntax).views(text), allow_other_prefix, stats)
     if k.views:
+        from .html import html_views
+
         return _view_spans(html_views(text), allow_other_prefix, stats)
     if k.pdf_rules:
         return [
@@ -593,7 +604,12 @@ def find_dois(
     `derived-<source>`; none without it.
     """
     spans = find_spans(text, kind, allow_other_prefix=allow_other_prefix, stats=stats, syntax=syntax)
-    sources = derive_sources(derive)
+    if derive:
+        from .derive import derive_sources, derived_spans  # spec §8, only when asked
+
+        sources = derive_sources(derive)
+    else:
+        sources = ()
     if sources:
         spans = sorted([*spans, *(Span(*d) for d in derived_spans(text, sources))], key=lambda s: s.start)
     for s, e, form, doi in spans:

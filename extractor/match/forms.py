@@ -43,6 +43,11 @@ _URL_FORMS = frozenset({Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE, Form.OTHER
 FORMS: tuple[Form, ...] = tuple(Form)
 # A form's index (keyed by the form or its name: a StrEnum member equals its value).
 FORM_INDEX: dict[str, int] = {f.value: i for i, f in enumerate(FORMS)}
+# The sources spec §8 derives DOIs from, in order: each reported with its form derived-NAME
+# (derive.py holds their rules, one row a source, in this order).
+DERIVE_CHOICES: tuple[str, ...] = tuple(
+    f.value.removeprefix("derived-") for f in FORMS if f.value.startswith("derived-")
+)
 
 
 def forms_mask(forms: set[str] | set[Form]) -> int:

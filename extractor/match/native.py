@@ -255,10 +255,10 @@ def _byte_at(text: str, i: int) -> int:
 
 def _python_tables() -> dict[str, object]:
     """The tables as the Python rules make them now, in the terms of _cscan.tables()."""
+    from .bounds import LEFT_WINDOW, MAX_DOI_CHARS, SHORT_WINDOW
     from .canonical import FORMAT_CHARS, PDF_HYPHENS
     from .ctables import ported_rules
-    from .find import LEFT_WINDOW
-    from .rules import CLOSE, MAX_DOI_CHARS, OPEN, SHORT_WINDOW, TRAILING
+    from .rules import CLOSE, OPEN, TRAILING
     from .syntaxes import MARKS
     from .tails import MEDIA_EXTENSIONS, RESOURCE_SEGMENTS, RXIV_TAILS, VIEWS
 

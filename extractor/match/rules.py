@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import re
 
+from .bounds import MAX_DOI_CHARS, SHORT_WINDOW
 from .canonical import FORMAT_CHARS
 from .forms import Form
 from .tails import DOI_PATH_MARKER, FILE_STORE, SHIELDS, shields_end, strip_tails
 
-# Spec §4: the extractor may bound its window per candidate (at least 1,000 characters); a
-# longer candidate is dropped and counted, never truncated.
-MAX_DOI_CHARS = 2000
 # The run of characters a DOI can span: whitespace and the straight double quote end it (§4),
 # and so do control characters, which are never in a DOI (NISO Z39.84-2005 §4.1), and lone
 # surrogates, which are no Unicode characters at all (only a str built by hand holds them; text
 # read by the pipeline has them as U+FFFD already).
 RUN = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f\ud800-\udfff]{{0,{MAX_DOI_CHARS + 1}}}')
 RUN_END = re.compile(r'[\s"\x00-\x1f\x7f-\x9f\ud800-\udfff]')
-# Most DOIs end within a short window: it is read first, the whole one only when needed.
-SHORT_WINDOW = 256
 RUN_SHORT = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f\ud800-\udfff]{{0,{SHORT_WINDOW + 1}}}')
 
 # Spec §2: ",10.1234/" or ";10.1234/" inside a candidate starts a second DOI.

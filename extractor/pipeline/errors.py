@@ -5,7 +5,6 @@ skip this input (InputError: the input cannot be read; reported, the run goes on
 from __future__ import annotations
 
 import errno
-import lzma
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,7 +57,9 @@ def describe(exc: BaseException) -> str:
 def is_corrupt_input(exc: BaseException) -> bool:
     """Whether an exception raised while reading says the input itself is unreadable (missing,
     truncated, corrupt archive) rather than that something is wrong with the program."""
-    if isinstance(exc, (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError)):
+    if isinstance(exc, (EOFError, OSError, ValueError, zlib.error)):
+        return True
+    if type(exc).__module__ == "_lzma":  # lzma.LZMAError, from a module loaded with an xz input
         return True
     # zstandard's, pyarrow's and python-isal's (igzip_lib.IsalError, a bare Exception) errors
     return type(exc).__module__.split(".")[0] in ("zstandard", "_zstd", "pyarrow", "isal", "igzip_lib")

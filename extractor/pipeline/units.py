@@ -3,7 +3,6 @@ what a shard reports, and the mention chunks a document gives."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from array import array
 from collections.abc import Callable
@@ -115,6 +114,8 @@ class ScanConfig:
                 *([self.derive] if self.derive else []),
             ]
         )
+        import hashlib  # OpenSSL's, loaded where a shard is named
+
         return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
 
 

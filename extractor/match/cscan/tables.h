@@ -3,11 +3,11 @@
 #ifndef DOI_TABLES_H
 #define DOI_TABLES_H
 
-#define MAX_DOI_CHARS 2000 /* rules.MAX_DOI_CHARS */
+#define MAX_DOI_CHARS 2000 /* bounds.MAX_DOI_CHARS */
 
-#define SHORT_WINDOW 256 /* rules.SHORT_WINDOW */
+#define SHORT_WINDOW 256 /* bounds.SHORT_WINDOW */
 
-#define LEFT_WINDOW 512 /* find.LEFT_WINDOW */
+#define LEFT_WINDOW 512 /* bounds.LEFT_WINDOW */
 
 #define MAX_JOINS 6 /* pdf.MAX_JOINS */
 

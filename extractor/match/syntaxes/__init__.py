@@ -10,12 +10,13 @@ A new syntax is one module beside these (its `views`) and one row of SYNTAX_TABL
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..html import View
-from . import csvtext, jsontext, markdown, tex, wikitext
+if TYPE_CHECKING:
+    from ..html import View
 
 
 class Marks(NamedTuple):
@@ -28,6 +29,28 @@ class Marks(NamedTuple):
     anywhere: str = ""  # a character anywhere in the head
     pair: str = ""  # a run of two characters anywhere in the head
     line_start: str = ""  # a character with nothing but white space before it on its line
+
+
+class _Deferred:
+    """A function of a syntax's module, loaded when first called: the registry names every
+    syntax, and a run loads the modules (and patterns) of the syntaxes it reads."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+        self._fn: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._fn is None:
+            self._fn = getattr(importlib.import_module(f".{self.module}", __name__), self.name)
+        return self._fn(*args)
+
+    def __repr__(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
+def _of(module: str, name: str) -> Callable[..., Any]:
+    return _Deferred(module, name)
 
 
 class Syntax(NamedTuple):
@@ -51,37 +74,37 @@ SYNTAX_TABLE: dict[str, Syntax] = {
     for s in (
         Syntax(
             "wikitext",
-            wikitext.views,
+            _of("wikitext", "views"),
             (".wiki", ".wikitext", ".mediawiki"),
-            wikitext.sniff,
+            _of("wikitext", "sniff"),
             Marks(pair="{{"),  # a template
             "wikitext_scan",
         ),
         Syntax(
             "latex",
-            tex.latex_views,
+            _of("tex", "latex_views"),
             (".tex", ".ltx", ".bbl", ".sty", ".cls"),
-            tex.sniff_latex,
+            _of("tex", "sniff_latex"),
             Marks(anywhere="\\"),  # a command
             "latex_scan",
         ),
         Syntax(
             "bibtex",
-            tex.bibtex_views,
+            _of("tex", "bibtex_views"),
             (".bib",),
-            tex.sniff_bibtex,
+            _of("tex", "sniff_bibtex"),
             Marks(line_start="@"),  # an entry's start (an e-mail's @ is not)
             "bibtex_scan",
         ),
-        Syntax("csv", csvtext.views, (".csv", ".tsv", ".tab"), c_entry="csv_scan"),
+        Syntax("csv", _of("csvtext", "views"), (".csv", ".tsv", ".tab"), c_entry="csv_scan"),
         Syntax(
             "json",
-            jsontext.views,
+            _of("jsontext", "views"),
             (".json", ".ipynb", ".geojson", ".csljson"),
-            jsontext.sniff,
+            _of("jsontext", "sniff"),
             Marks(opens="[{"),  # an array's or an object's start
         ),
-        Syntax("markdown", markdown.views, (".md", ".markdown", ".mdown", ".rmd", ".qmd")),
+        Syntax("markdown", _of("markdown", "views"), (".md", ".markdown", ".mdown", ".rmd", ".qmd")),
     )
 }
 

@@ -21,15 +21,12 @@ plain tar's likewise by its headers; a compressed tar is one shard, as a `.gz` i
 
 from __future__ import annotations
 
-import bz2
+import functools
 import io
-import lzma
 import struct
-import tarfile
-import zipfile
 import zlib
 from collections.abc import Iterator
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from ..errors import InputError
 from ..io.decode import HEAD_BYTES, is_binary
@@ -49,8 +46,20 @@ MAX_MEMBER = 1 << 36
 # PDF: at most this much, within the 250 MB a process may use.
 MAX_HELD = 128 << 20
 
-# What reading a cut or corrupt archive raises (a bz2 or zstd stream: OSError, EOFError).
-READ_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError)
+if TYPE_CHECKING:
+    import tarfile
+
+
+@functools.cache
+def read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a cut or corrupt archive raises (a bz2 or zstd stream: OSError, EOFError);
+    the archive modules loaded with the first archive read."""
+    import lzma
+    import tarfile
+    import zipfile
+
+    return (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError)
+
 
 TAR_NAMES = (".tar", ".tgz", ".tbz", ".tbz2", ".txz", ".tzst")
 ZIP_NAMES = (".zip",)
@@ -220,7 +229,7 @@ class Reader:
         while True:
             try:
                 entry = next(entries, None)
-            except READ_ERRORS as exc:
+            except read_errors() as exc:
                 if self.members == 0 and not prefix and not is_cut(exc):
                     self.skip("…", f"not a readable tar ({_why(exc)})", member=False)
                 else:
@@ -235,7 +244,7 @@ class Reader:
             meta = self.meta(entry.size, entry.mtime)
             try:
                 yield from self.member(entry.body, entry.name, rid, entry.size, depth, meta)
-            except READ_ERRORS as exc:
+            except read_errors() as exc:
                 self.cut_short(f"member {self.members} ({rid})", exc)
                 return
             self.moved()
@@ -243,6 +252,8 @@ class Reader:
     def zip(self, f: Any, prefix: str, depth: int, start: int = 0, stop: int = -1) -> Iterator[Record]:
         """The members of a zip by its central directory (those whose local header starts in
         [start, stop)), or by its local headers when the directory is lost."""
+        import zipfile
+
         try:
             zf = zipfile.ZipFile(f)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
@@ -275,7 +286,7 @@ class Reader:
                         yield from self.member(mf, info.filename, rid, info.file_size, depth, meta)
                 except NotImplementedError as exc:  # a compression method zipfile does not read
                     self.skip(rid, f"not read ({_why(exc)})")
-                except READ_ERRORS as exc:
+                except read_errors() as exc:
                     # a member whose data fail their CRC or end early, though the directory is whole
                     raise InputError(
                         f"corrupt archive at member {self.members} ({rid}): {_why(exc)}"
@@ -322,12 +333,12 @@ class Reader:
             else:
                 try:
                     yield from self.member(body, name, rid, usize if not flags & 8 else -1, depth, ())
-                except READ_ERRORS as exc:
+                except read_errors() as exc:
                     self.cut_short(f"member {self.members} ({rid})", exc, why)
                     return
             try:
                 body.read_all()
-            except READ_ERRORS as exc:
+            except read_errors() as exc:
                 self.cut_short(f"member {self.members} ({rid})", exc, why)
                 return
             if flags & 8:  # the data descriptor: optional signature, CRC, sizes (64-bit in zip64)
@@ -401,7 +412,7 @@ class Reader:
                     break
             try:
                 yield from self.member(inner, bare, rid, -1, depth + 1, ())
-            except READ_ERRORS as exc:
+            except read_errors() as exc:
                 self.skip(rid, f"its compressed stream is cut short or corrupt ({_why(exc)})")
             except Bomb as exc:
                 self.skip(rid, str(exc))
@@ -462,6 +473,8 @@ class _ZipBody(io.RawIOBase):
     (to the end of its stream)."""
 
     def __init__(self, f: Any, method: int, size: int) -> None:
+        import bz2
+
         super().__init__()
         self._f = f
         self._left = size
@@ -535,6 +548,8 @@ def _text(field: bytes) -> str:
 
 def _pax(data: bytes) -> dict[str, str]:
     """A pax extended header's records, `LEN KEY=VALUE\\n` each (POSIX.1-2001)."""
+    import tarfile
+
     out: dict[str, str] = {}
     pos = 0
     while pos < len(data):
@@ -558,6 +573,8 @@ def tar_entries(stream: Any) -> Iterator[TarEntry]:
     extended headers, GNU long names and base-256 sizes; V7): tarfile's reading costs ~100 µs a
     member in Python, most of a small member's time. A header whose checksum is wrong, or the
     stream ending inside one, raises tarfile.ReadError or EOFError."""
+    import tarfile
+
     pos = 0
     pax: dict[str, str] = {}
     long_name: str | None = None
@@ -694,7 +711,7 @@ def _read_block(f: Any, guard: Guard, state: dict[str, BaseException], size: int
     except Bomb as exc:
         state["bomb"] = exc
         return None
-    except READ_ERRORS as exc:
+    except read_errors() as exc:
         state["cut"] = exc
         return None
     return data
@@ -714,6 +731,9 @@ def plan(inp: PlanInput) -> Planned:
     """A zip in parts of about --shard-size bytes of members, cut at local headers (its central
     directory gives their offsets); a plain tar likewise by its headers; a compressed tar is one
     shard (a stream decompresses from its start only)."""
+    import tarfile
+    import zipfile
+
     if inp.told.compression is not None:
         return Planned()
     inp.f.seek(0)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
-from ..io import seekgz
 from ..io.cuts import GzipPlan
 from ..io.decode import HEAD_BYTES
 from ..provenance import Meta
@@ -125,6 +124,8 @@ def split_gzip(inp: PlanInput, finish: Callable[[GzipPlan], Planned]) -> Planned
     stored), not refused (ScanConfig.split_gzip False); else one shard. The pass is left to the
     planner's caller (GzipPass), who also decides where it is not asked for; the file may be
     local or an object in a store, its ranges' seek points travel in their shards' plans."""
+    from ..io import seekgz
+
     if (
         inp.told.compression not in seekgz.SPLIT_WORKERS
         or inp.config.split_gzip is False

@@ -16,7 +16,6 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from ...match.syntaxes.csvtext import delimiter
 from ..errors import InputError
 from ..io.decode import HEAD_BYTES
 from ..io.read import display_name, open_counted
@@ -59,7 +58,11 @@ TAB_TEXT = ".txt"
 
 
 def _separator(name: str, head: str) -> str:
-    return "\t" if name.endswith((".tsv", ".tab", TAB_TEXT)) else delimiter(head)
+    if name.endswith((".tsv", ".tab", TAB_TEXT)):
+        return "\t"
+    from ...match.syntaxes.csvtext import delimiter
+
+    return delimiter(head)
 
 
 def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from ...match.jsonstr import JsonStringDecoder
 from ..errors import InputError
-from ..io import remote, seekgz
+from ..io import remote
 from ..io.cuts import GzipPlan
 from ..io.read import (
     ReadTap,
@@ -32,10 +32,24 @@ from ..provenance import Meta, field_of, from_record, meta_value
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText, split_gzip
 
-try:
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - the stdlib fallback is tested by forcing it
-    _orjson = None  # type: ignore[assignment]
+# orjson (the `fast` extra) where installed, loaded with the first JSON line read (orjson_module);
+# a test sets ORJSON to None to read the same lines with the stdlib alone.
+_UNLOADED: Any = object()
+ORJSON: Any = _UNLOADED
+
+
+def orjson_module() -> Any:
+    """orjson, or None where it is not installed."""
+    global ORJSON
+    if ORJSON is _UNLOADED:
+        try:
+            import orjson
+
+            ORJSON = orjson
+        except ImportError:  # pragma: no cover - the stdlib fallback is tested by forcing it
+            ORJSON = None
+    return ORJSON
+
 
 try:
     from . import _cjsonl
@@ -48,10 +62,11 @@ NAMES = (".jsonl", ".ndjson", ".jsonlines")
 def load_json_line(line: bytes) -> Any:
     """A JSON text: orjson's reading, or the stdlib's for what orjson refuses (lone surrogate
     escapes, NaN, integers over 64 bits, invalid UTF-8 — raised as UnicodeDecodeError as ever)."""
-    if _orjson is not None:
+    orjson = orjson_module()
+    if orjson is not None:
         try:
-            return _orjson.loads(line)
-        except _orjson.JSONDecodeError:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
             pass
     return json.loads(line)
 
@@ -255,7 +270,8 @@ class _CReader(NamedTuple):
         record: its fields' values read by JSON from their places in the line."""
         if not self.fields:
             return [()] * records
-        loads = _orjson.loads if _orjson is not None else json.loads
+        orjson = orjson_module()
+        loads = orjson.loads if orjson is not None else json.loads
         width = 2 * len(self.keys)
         out: list[Meta] = []
         for base in range(0, width * records, width):
@@ -395,8 +411,9 @@ def _line_record(
     line: bytes, n: int, text_field: str, id_field: str, fields: Sequence[tuple[str, str]]
 ) -> JsonlLine:
     """A line held whole (not blank), parsed into its record."""
+    orjson = orjson_module()
     try:
-        obj = _orjson.loads(line) if _orjson is not None else json.loads(line)
+        obj = orjson.loads(line) if orjson is not None else json.loads(line)
     except ValueError:
         obj = _NOT_READ
     if type(obj) is dict:
@@ -437,7 +454,7 @@ def _line_record_slow(
         return None, Skipped(f"a JSON {_json_type(obj)}, not an object"), n, ()
     has_text, text = field_of(obj, text_field)
     _, rid = field_of(obj, id_field)
-    if type(rid) is float and _orjson is not None:
+    if type(rid) is float and orjson_module() is not None:
         # orjson reads an integer over 64 bits as a float; the stdlib keeps its digits
         rid = field_of(json.loads(line.decode("utf-8", "surrogateescape")), id_field)[1]
     if isinstance(text, str):
@@ -477,6 +494,8 @@ def records(
     if ranged:
         skipped.before = lines_first
         if spec.seek_points:  # a range of a gzip file's text, from its seek points
+            from ..io import seekgz
+
             raw = stream = limited(
                 seekgz.open_at(spec.path, spec.seek_points, spec.start), spec.stop - spec.start
             )

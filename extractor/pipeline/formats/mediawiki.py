@@ -19,7 +19,6 @@ ElementTree's reading of the same dumps.
 
 from __future__ import annotations
 
-import bz2
 import contextlib
 import io
 import re
@@ -240,6 +239,8 @@ def bz2_chunks(raw: Any, block: int = 1 << 20, most: int = 8 << 20) -> Iterator[
     shard of one), at most `most` bytes a step: large steps, so that a thread doing this takes
     the GIL back rarely (BZ2File's steps of 8 KiB, each waiting for the GIL the parsing thread
     holds, ran at half bzip2's speed). EOFError when it ends inside a stream."""
+    import bz2
+
     d = bz2.BZ2Decompressor()
     fed = False  # the current decompressor has had input: the stream ending now is cut
     streams = 0
@@ -342,6 +343,8 @@ def index_path(path: str) -> str | None:
 def stream_offsets(index: Any) -> list[int]:
     """The distinct stream offsets of a multistream index (`offset:page id:title` lines)."""
     out: list[int] = []
+    import bz2
+
     with bz2.open(index, "rb") as f:
         for line in f:
             head, _, _rest = line.partition(b":")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import hashlib
 import os
-import shutil
 import stat
 import sys
 from collections.abc import Callable, Sequence
@@ -17,7 +15,7 @@ from ..errors import Fatal, InputError, StoreError, StoreUnreachable
 from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
 from ..formats.base import GzipPass, Planned
 from ..units import ScanConfig, ShardSpec, Told
-from . import remote, seekgz
+from . import remote
 from .cuts import GzipPlan
 from .read import display_name, open_input
 
@@ -91,6 +89,8 @@ def expand_inputs(
             os.makedirs(spool_dir, exist_ok=True)
             path = os.path.join(spool_dir, "stdin")
             with open(path, "wb") as f:
+                import shutil
+
                 shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
             files.append(("-", path))
             return
@@ -160,6 +160,8 @@ Passes = Callable[[list[tuple[Any, ...]]], list[GzipPlan | None]]
 
 def _passes_here(jobs: list[tuple[Any, ...]]) -> list[GzipPlan | None]:
     """The passes in this process, one after another."""
+    from . import seekgz
+
     return [seekgz.plan_ranges(*job) for job in jobs]
 
 
@@ -191,6 +193,8 @@ def plan_shards(
     realpath = RealPaths()
 
     def key_of(ident: str) -> str:
+        import hashlib
+
         return hashlib.blake2b(
             f"{ident}|{opts_key}".encode("utf-8", "surrogateescape"), digest_size=8
         ).hexdigest()
@@ -286,6 +290,8 @@ def plan_shards(
     flush()
     if config.split_gzip is None:  # by default, where the workers reading the ranges pay the pass
         many = usable_cpus() if workers is None else workers
+        from . import seekgz
+
         waiting = [w for w in waiting if many >= seekgz.SPLIT_WORKERS[w[1].compression]]
     if waiting:
         done = (passes or _passes_here)([job.args for _, job, _, _ in waiting])

@@ -7,11 +7,8 @@ Owns the bytes (ripgrep's "searcher"): nothing here knows what a DOI is.
 
 from __future__ import annotations
 
-import bz2
 import contextlib
-import gzip
 import io
-import lzma
 import os
 import zlib
 from collections.abc import Callable, Iterator
@@ -21,13 +18,27 @@ from ..units import Progress
 from . import remote
 
 # gzip through python-isal's igzip when it is installed (the `fast` extra): the same format and
-# errors (EOFError, BadGzipFile), about 3× the stdlib's speed.
-try:
-    from isal import igzip_threaded as _igzip_threaded
-    from isal.igzip import IGzipFile as _GzipFile
-except ImportError:  # pragma: no cover - the stdlib fallback is tested by forcing it
-    _GzipFile = gzip.GzipFile  # type: ignore[misc,assignment]
-    _igzip_threaded = None  # type: ignore[assignment]
+# errors (EOFError, BadGzipFile), about 3x the stdlib's speed. Loaded with the first gzip input
+# (gzip_readers); a test sets GZIP_FILE to the stdlib's to read the same bytes both ways.
+GZIP_FILE: Any = None  # IGzipFile, or the stdlib's GzipFile
+GZIP_THREADED: Any = None  # isal.igzip_threaded (a reader that decompresses ahead), or None
+
+
+def gzip_readers() -> tuple[Any, Any]:
+    """(the gzip file class, python-isal's threaded reader or None)."""
+    global GZIP_FILE, GZIP_THREADED
+    if GZIP_FILE is None:
+        try:
+            from isal import igzip_threaded
+            from isal.igzip import IGzipFile
+
+            GZIP_FILE, GZIP_THREADED = IGzipFile, igzip_threaded
+        except ImportError:  # pragma: no cover - the stdlib fallback is tested by forcing it
+            import gzip
+
+            GZIP_FILE = gzip.GzipFile
+    return GZIP_FILE, GZIP_THREADED
+
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -95,12 +106,17 @@ def decompressed(raw: BinaryIO, comp: str | None, read_ahead: bool = False) -> B
     if comp is None:
         return raw
     if comp == "gzip":
-        if read_ahead and _igzip_threaded is not None and _stored_size(raw) >= READ_AHEAD_MIN:
-            return _igzip_threaded.open(raw, "rb", threads=1)
-        return _GzipFile(fileobj=raw)  # type: ignore[return-value]
+        gzip_file, threaded = gzip_readers()
+        if read_ahead and threaded is not None and _stored_size(raw) >= READ_AHEAD_MIN:
+            return threaded.open(raw, "rb", threads=1)
+        return gzip_file(fileobj=raw)
     if comp == "bzip2":
+        import bz2
+
         return bz2.BZ2File(raw)  # type: ignore[return-value]
     if comp == "xz":
+        import lzma
+
         return lzma.LZMAFile(raw)  # type: ignore[return-value]
     return io.BufferedReader(ZstdReader(raw), buffer_size=1 << 16)
 
@@ -409,6 +425,8 @@ def format_head(path: str, n: int) -> bytes:
     with raw:
         head = raw.peek(MAGIC_BYTES)[:MAGIC_BYTES] if hasattr(raw, "peek") else b""
         if detect_compression(head) == "gzip":
+            import gzip
+
             with gzip.GzipFile(fileobj=raw) as gz:
                 return read_head(gz, n)
         stream, _comp = open_stream(raw)

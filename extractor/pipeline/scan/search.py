@@ -13,7 +13,8 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ...match import Kind, canonicalize, kind_of, native
+from ...match import native
+from ...match.kinds import Kind, kind_of
 from ...match.native import CHit
 from ...match.syntaxes import syntax_of
 from ..errors import InputError, input_errors
@@ -27,7 +28,6 @@ from ..formats import (
     records,
     tell_input,
 )
-from ..io import seekgz
 from ..io.decode import HEAD_BYTES, clean, declared_encoding, detect_kind, input_head, syntax_for, text_told
 from ..io.read import ReadTap, open_counted, open_input, read_upto
 from ..table import Columns, Mentions, MentionTable
@@ -223,6 +223,8 @@ def _text_chunks(
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
     comp, encoding = spec.told.compression, spec.told.encoding
     if spec.seek_points:  # a range of a gzip file's text, from its seek points (io/seekgz.py)
+        from ..io import seekgz
+
         raw = stream = seekgz.open_at(spec.path, spec.seek_points, base)
     else:
         raw, stream, progress = open_counted(spec.path, comp, progress, result.text_cut(spec.source))
@@ -646,6 +648,8 @@ def _citing(meta: MetaValues, config: ScanConfig, result: ShardResult) -> MetaVa
         return meta
     if not meta:  # a record format without fields (none was found)
         meta = (None,) * len(config.record_fields)
+    from ...match.identifiers import canonicalize  # the rules, loaded where a citing field is read
+
     doi = canonicalize(meta[-1])
     if doi is None:
         result.citing_without_doi += 1

@@ -17,10 +17,12 @@ import stat
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Protocol
 
-from ...match import FORM_INDEX, FindStats, Kind, find_spans, native
-from ...match.derive import derived_spans, may_hold
+from ...match import native
+from ...match.bounds import MAX_DOI_CHARS
+from ...match.forms import FORM_INDEX
+from ...match.hits import FindStats
+from ...match.kinds import Kind
 from ...match.native import CHit
-from ...match.rules import MAX_DOI_CHARS, RUN_END
 from ..errors import InputError
 from ..io.decode import HEAD_BYTES, byte_offsets, clean, input_head
 from ..table import MentionTable
@@ -158,6 +160,8 @@ class PythonMatcher:
             while 0 < at < len(data) and data[at] & 0xC0 == 0x80:  # the start of its character
                 at -= 1
             after = len(bytes(data[:at]).decode("utf-8", "surrogateescape"))
+        from ...match.find import find_spans  # the Python rules, loaded where they read a text
+
         spans = find_spans(
             text,
             self.kind.name,
@@ -211,6 +215,8 @@ class DerivingMatcher:
     def __call__(self, w: Window) -> Found:
         before = len(self.hits) if self.hits is not None else 0
         found = self.inner(w)
+        from ...match.derive import derived_spans, may_hold
+
         data = w.data
         if not may_hold(data):
             return found
@@ -538,6 +544,8 @@ def scan_whole(data: bytes, start: int, match: Matcher, result: ShardResult, pro
 def token_end(buf: Any, start: int) -> int:
     """Where the token going on at byte `start` of `buf` ends: its first character that ends a
     DOI's run (spec §4), or the end of `buf`."""
+    from ...match.rules import RUN_END
+
     decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
     pos = start
     n = len(buf)

@@ -1,0 +1,13 @@
+"""The bounds every reader of a text shares (spec §4): the longest candidate a DOI may be, and the
+windows read around an anchor. Constants only, so that a reader that windows a text (the
+pipeline, the C matcher's tables) need not load the rules."""
+
+from __future__ import annotations
+
+# Spec §4: the extractor may bound its window per candidate (at least 1,000 characters); a
+# longer candidate is dropped and counted, never truncated.
+MAX_DOI_CHARS = 2000
+# Most DOIs end within a short window: it is read first, the whole one only when needed.
+SHORT_WINDOW = 256
+# The characters read back from an anchor for its label, resolver or URL (spec §2, §3).
+LEFT_WINDOW = 512
