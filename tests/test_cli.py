@@ -539,3 +539,25 @@ def test_canonicalize_loads_no_pipeline_and_no_rules_it_does_not_use() -> None:
     )
     done = run_code(code)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_the_scan_command_loads_no_numpy(tmp_path: Path) -> None:
+    """The command's own process (and its workers) loads pyarrow without NumPy, most of pyarrow's
+    import (arrow_setup.load_for_scan); a caller's process that runs main() keeps its pyarrow as
+    it would load it (the test above reads pandas after)."""
+    (tmp_path / "a.txt").write_text("doi:10.1000/182\n")
+    for workers in ("1", "2"):
+        done = subprocess.run(
+            [
+                *(sys.executable, "-X", "importtime", "-m", "extractor", "scan", str(tmp_path / "a.txt")),
+                *("-o", str(tmp_path / f"out{workers}"), "--quiet", "--workers", workers),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+        # (an import refused is listed too: numpy's own modules are not)
+        assert "pyarrow.parquet" in loaded and not any(m.startswith("numpy.") for m in loaded)
+        assert run_json(tmp_path / f"out{workers}")["distinct_dois"] == 1

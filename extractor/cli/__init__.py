@@ -349,7 +349,9 @@ def _workers_asked(words: list[str]) -> int | None:
         return None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int:
+    """The command's exit status. `own_process`: this process is the command's alone and ends
+    with it (run(): the console script, `python -m extractor`), never a caller's to use after."""
     # Arrow's buffers from the C library's allocator, unless the user chose another: it gives a
     # large freed buffer back to the OS, where mimalloc and jemalloc keep it for reuse, so a
     # process's peak memory is what it holds at once, not what it ever held (a merge of
@@ -387,10 +389,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
     try:
         if args.command == "scan":
-            from ..pipeline.arrow_setup import skip_pandas
+            from ..pipeline.arrow_setup import load_for_scan
+
+            load_for_scan(own_process)  # before the pipeline loads pyarrow its own way
             from .scan import cmd_scan
 
-            skip_pandas()
             return cmd_scan(args)
         if args.command == "summary":
             from .summary import cmd_summary
@@ -411,7 +414,7 @@ def run() -> NoReturn:
     ends without the interpreter's teardown of all that it loaded (pyarrow, the matcher: 40 ms
     of a 1 s scan of 210 MB), its output written and closed, its engine shut down, and stdout,
     stderr and the log flushed first."""
-    rc = main()
+    rc = main(own_process=True)
     if sys.argv[1:2] == ["scan"]:
         try:
             sys.stdout.flush()

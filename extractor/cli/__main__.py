@@ -1,5 +1,5 @@
-import sys
+"""`python -m extractor.cli`: the `doi-extract` command."""
 
-from . import main
+from . import run
 
-sys.exit(main())
+run()

@@ -1,7 +1,8 @@
-"""Imported only by the scan workers' fork server, last of its preloads (procs._PRELOAD): pyarrow's
-first conversion of Python values, with its look for pandas answered "absent", done
-once here before the workers are forked from the server, so that no worker pays it."""
+"""Imported only by the scan workers' fork server, second of its preloads (procs._PRELOAD), before
+the pipeline: pyarrow loaded as a scan loads it (without NumPy; its first conversion, with its
+look for pandas answered "absent", done), once here before the workers are forked from the
+server, so that no worker pays it."""
 
-from ..pipeline.arrow_setup import skip_pandas
+from ..pipeline.arrow_setup import load_for_scan
 
-skip_pandas()
+load_for_scan()

@@ -16,10 +16,8 @@ from typing import Any
 # fork server (Windows), workers are spawned.
 _PRELOAD = [
     "extractor.engines._forkserver_init",
-    "extractor.engines.local",
-    "pyarrow.compute",
-    "pyarrow.parquet",
     "extractor.engines._arrow_warm",
+    "extractor.engines.local",
 ]
 
 
