@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from extractor.match import native
@@ -115,8 +115,20 @@ def test_import_find_and_version_without_the_extension() -> None:
 
 
 @needs_c
-@given(st.binary(max_size=64), st.integers(0, 70), st.integers(-1, 70))
+@given(
+    st.lists(
+        st.sampled_from([b"a" * 16, b"a" * 64, b"a", b"\xff", b"\xe2\x82\xac", b"\xc3", b"\xf0\x9f\x98"]),
+        max_size=12,
+    ).map(b"".join)
+    | st.binary(max_size=64),
+    st.integers(0, 300),
+    st.integers(-1, 300),
+)
+@example(b"a" * 130, 0, 64)  # ASCII read 64 bytes a step up to `stop`, the data going on past it
+@example(b"a" * 80 + b"\xff", 3, 67)
 def test_invalid_bytes_in_python_equals_c(data: bytes, start: int, stop: int) -> None:
+    """The C count reads ASCII many bytes a step (16, 64): runs of ASCII of those lengths around
+    invalid bytes and characters cut by `stop` give what the decoder gives."""
     assert native._invalid_bytes(data, start, stop) == native.invalid_bytes(data, start, stop)
 
 

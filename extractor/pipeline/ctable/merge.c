@@ -115,7 +115,7 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         const char *key = d + offs[i];
         Py_ssize_t klen = offs[i + 1] - offs[i];
-        uint64_t h = fnv1a(key, klen);
+        uint64_t h = probe_hash(key, klen); /* placement only: the groups come in first-seen order */
         h = (h ^ (uint32_t)s[i]) * 0x9e3779b97f4a7c15ULL;
         h = (h ^ (uint32_t)r[i]) * 0x9e3779b97f4a7c15ULL;
         size_t at = (size_t)(h >> 17) & (cap - 1);

@@ -14,9 +14,34 @@ static uint64_t fnv1a(const char *u, Py_ssize_t n)
     return h;
 }
 
-/* The hash that places a row: its DOI's, mixed with its document's number (0 for a table of one
- * document, whose places are the DOI's hash alone). */
+/* The hash a probe of a table reads, never written out: eight bytes a step where FNV-1a takes one
+ * (a hit's DOI found again costs no FNV-1a; a new row's is computed once, for its bucket). */
+static inline uint64_t probe_hash(const char *u, Py_ssize_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, u + i, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 31;
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, u + i, (size_t)(n - i));
+        h = (h ^ w) * 0x94D049BB133111EBULL;
+    }
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ULL;
+    return h ^ (h >> 32);
+}
+
+/* The hash that places a row: its DOI's probe hash, mixed with its document's number (0 for a
+ * table of one document, whose places are the DOI's hash alone). */
 static inline uint64_t slot_hash(uint64_t h, int64_t doc) { return h ^ ((uint64_t)doc * 0x9E3779B97F4A7C15ULL); }
+
+/* Row r's slot hash, from its key in the arena. */
+#define ROW_SLOT_HASH(m, r) slot_hash(probe_hash((m)->arena + (m)->rows[r].koff, (m)->rows[r].klen), (m)->rows[r].doc)
 
 /* A place of the hash table: a row, or -1, with the high half of its key's hash, so that a probe
  * passing other keys reads no row (a document of distinct DOIs misses the cache on each). */
@@ -25,17 +50,24 @@ typedef struct {
     uint32_t tag;
 } Slot;
 
+/* What a probe reads of a row and a hit writes, side by side: a hit costs the cache a line or two,
+ * where an array a field missed once for each (a document's table outgrows the cache). */
+typedef struct {
+    int64_t count, offset;
+    int64_t doc;           /* its document (set_doc); 0 in a table of one document */
+    Py_ssize_t koff;       /* its key's bytes in the arena */
+    int32_t klen;
+    int32_t mask;          /* its forms, a bit each */
+} Row;
+
 /* The rows of one document's distinct DOIs, found by an open-addressing table on the UTF-8
  * bytes of the canonical DOI: a DOI seen before costs no Python object at all. */
 typedef struct {
     PyObject_HEAD
-    int64_t *counts, *offsets, *lines; /* lines: 1-based line of the first offset, or -1 */
-    int64_t *docs;         /* the document of each row (set_doc); 0 in a table of one document */
+    Row *rows;
+    int64_t *lines;        /* 1-based line of each row's first offset, or -1 */
     int64_t doc;           /* the document whose hits are counted now */
-    int32_t *masks;
-    uint64_t *hashes;      /* FNV-1a of the key bytes, by row (also the bucket hash) */
-    Py_ssize_t *koff;      /* key bytes of each row in the arena */
-    Py_ssize_t *klen;
+    uint64_t *hashes;      /* FNV-1a of the key bytes, by row: the bucket hash */
     Py_ssize_t *roff;      /* the first raw text's UTF-8 bytes in the raw arena, by row ... */
     Py_ssize_t *rlen;      /* ... or -1 where it is the key's own bytes (a bare DOI in lower case) */
     Py_ssize_t n, cap;
@@ -51,7 +83,7 @@ static void mentions_clear(Mentions *m)
 {
     if (m->slots != NULL && 8 * m->n < m->nslots) {
         for (Py_ssize_t r = 0; r < m->n; r++) {
-            Py_ssize_t i = (Py_ssize_t)(slot_hash(m->hashes[r], m->docs[r]) & (uint64_t)(m->nslots - 1));
+            Py_ssize_t i = (Py_ssize_t)(ROW_SLOT_HASH(m, r) & (uint64_t)(m->nslots - 1));
             while (m->slots[i].row != r)
                 i = (i + 1) & (m->nslots - 1);
             m->slots[i].row = -1;
@@ -68,26 +100,20 @@ static void mentions_clear(Mentions *m)
 
 static void store_move(Mentions *to, Mentions *from)
 {
-    to->counts = from->counts, to->offsets = from->offsets, to->lines = from->lines, to->masks = from->masks;
-    to->docs = from->docs, from->docs = NULL;
-    to->hashes = from->hashes, to->koff = from->koff, to->klen = from->klen, to->roff = from->roff, to->rlen = from->rlen;
+    to->rows = from->rows, to->lines = from->lines;
+    to->hashes = from->hashes, to->roff = from->roff, to->rlen = from->rlen;
     to->cap = from->cap, to->arena = from->arena, to->arena_cap = from->arena_cap, to->rarena = from->rarena;
     to->rarena_cap = from->rarena_cap, to->slots = from->slots, to->nslots = from->nslots;
-    from->counts = from->offsets = from->lines = NULL, from->masks = NULL, from->hashes = NULL;
-    from->koff = from->klen = from->roff = from->rlen = NULL, from->arena = from->rarena = NULL, from->slots = NULL;
+    from->rows = NULL, from->lines = NULL, from->hashes = NULL;
+    from->roff = from->rlen = NULL, from->arena = from->rarena = NULL, from->slots = NULL;
     from->cap = from->arena_cap = from->rarena_cap = from->nslots = 0;
 }
 
 static void store_free(Mentions *m)
 {
-    PyMem_Free(m->counts);
-    PyMem_Free(m->offsets);
+    PyMem_Free(m->rows);
     PyMem_Free(m->lines);
-    PyMem_Free(m->docs);
-    PyMem_Free(m->masks);
     PyMem_Free(m->hashes);
-    PyMem_Free(m->koff);
-    PyMem_Free(m->klen);
     PyMem_Free(m->roff);
     PyMem_Free(m->rlen);
     PyMem_Free(m->arena);
@@ -121,7 +147,7 @@ static int rehash(Mentions *m, Py_ssize_t nslots)
     }
     memset(slots, 0xFF, sizeof(Slot) * (size_t)nslots);
     for (Py_ssize_t r = 0; r < m->n; r++) {
-        uint64_t sh = slot_hash(m->hashes[r], m->docs[r]);
+        uint64_t sh = ROW_SLOT_HASH(m, r);
         Py_ssize_t i = (Py_ssize_t)(sh & (uint64_t)(nslots - 1));
         while (slots[i].row >= 0)
             i = (i + 1) & (nslots - 1);
@@ -182,27 +208,27 @@ static int raw_keep(Mentions *m, Py_ssize_t r, const unsigned char *raw, Py_ssiz
 static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t offset, int64_t line, int form,
                         const unsigned char *raw, Py_ssize_t rawlen, PyObject *given)
 {
-    if (m->n >= INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "too many DOIs in one mention table");
+    if (m->n >= INT32_MAX || klen > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "too many DOIs, or too long a DOI, in one mention table");
         return -1;
     }
     if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
         return -1;
-    uint64_t h = fnv1a(key, klen), sh = slot_hash(h, m->doc);
+    uint64_t sh = slot_hash(probe_hash(key, klen), m->doc);
     uint32_t tag = (uint32_t)(sh >> 32);
     Py_ssize_t i = (Py_ssize_t)(sh & (uint64_t)(m->nslots - 1));
     for (;;) {
         Py_ssize_t r = m->slots[i].row;
         if (r < 0)
             break;
-        if (m->slots[i].tag == tag && m->hashes[r] == h && m->docs[r] == m->doc && m->klen[r] == klen &&
-            memcmp(m->arena + m->koff[r], key, (size_t)klen) == 0) {
-            m->counts[r]++;
-            m->masks[r] |= 1 << form;
-            if (offset < m->offsets[r]) {
+        if (m->slots[i].tag == tag && m->rows[r].doc == m->doc && m->rows[r].klen == klen &&
+            memcmp(m->arena + m->rows[r].koff, key, (size_t)klen) == 0) {
+            m->rows[r].count++;
+            m->rows[r].mask |= 1 << form;
+            if (offset < m->rows[r].offset) {
                 if (raw_keep(m, r, raw, rawlen, given, key, klen) < 0)
                     return -1;
-                m->offsets[r] = offset;
+                m->rows[r].offset = offset;
                 m->lines[r] = line;
             }
             return 0;
@@ -211,10 +237,8 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     }
     if (m->n == m->cap) {
         Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
-        if (grow((void **)&m->counts, cap, sizeof(int64_t)) < 0 || grow((void **)&m->offsets, cap, sizeof(int64_t)) < 0 ||
-            grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 || grow((void **)&m->docs, cap, sizeof(int64_t)) < 0 ||
-            grow((void **)&m->masks, cap, sizeof(int32_t)) < 0 || grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
-            grow((void **)&m->koff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->klen, cap, sizeof(Py_ssize_t)) < 0 ||
+        if (grow((void **)&m->rows, cap, sizeof(Row)) < 0 || grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 ||
+            grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
             grow((void **)&m->roff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->rlen, cap, sizeof(Py_ssize_t)) < 0)
             return -1;
         m->cap = cap;
@@ -226,15 +250,15 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
         return -1;
     m->n++;
     memcpy(m->arena + m->arena_len, key, (size_t)klen);
-    m->koff[r] = m->arena_len;
-    m->klen[r] = klen;
+    m->rows[r].koff = m->arena_len;
+    m->rows[r].klen = (int32_t)klen;
     m->arena_len += klen;
-    m->hashes[r] = h;
-    m->counts[r] = 1;
-    m->offsets[r] = offset;
+    m->hashes[r] = fnv1a(key, klen);
+    m->rows[r].count = 1;
+    m->rows[r].offset = offset;
     m->lines[r] = line;
-    m->docs[r] = m->doc;
-    m->masks[r] = 1 << form;
+    m->rows[r].doc = m->doc;
+    m->rows[r].mask = 1 << form;
     m->slots[i].row = (int32_t)r;
     m->slots[i].tag = tag;
     return 0;
@@ -310,11 +334,11 @@ static PyObject *Mentions_take(Mentions *m, PyObject *args)
         goto done;
     for (Py_ssize_t j = 0; j < n; j++) {
         Py_ssize_t i = row[j];
-        PyObject *d = PyUnicode_DecodeUTF8(m->arena + m->koff[i], m->klen[i], "strict");
+        PyObject *d = PyUnicode_DecodeUTF8(m->arena + m->rows[i].koff, m->rows[i].klen, "strict");
         PyObject *r = d == NULL || m->rlen[i] < 0 ? Py_XNewRef(d)
                                                   : PyUnicode_DecodeUTF8(m->rarena + m->roff[i], m->rlen[i], "strict");
-        PyObject *a = PyLong_FromLongLong(m->counts[i]), *b = PyLong_FromLongLong(m->offsets[i]),
-                 *c = PyLong_FromLong(m->masks[i]);
+        PyObject *a = PyLong_FromLongLong(m->rows[i].count), *b = PyLong_FromLongLong(m->rows[i].offset),
+                 *c = PyLong_FromLong(m->rows[i].mask);
         PyObject *l = m->lines[i] < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(m->lines[i]);
         PyList_SET_ITEM(dois, j, d);
         PyList_SET_ITEM(raws, j, r);
@@ -348,7 +372,7 @@ static int string_column(const Mentions *m, const Py_ssize_t *row, int raw, PyOb
     Py_ssize_t n = m->n, total = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
         Py_ssize_t i = row[j];
-        total += raw && m->rlen[i] >= 0 ? m->rlen[i] : m->klen[i];
+        total += raw && m->rlen[i] >= 0 ? m->rlen[i] : m->rows[i].klen;
     }
     if (total > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "more than 2 GiB of text in one column");
@@ -364,8 +388,8 @@ static int string_column(const Mentions *m, const Py_ssize_t *row, int raw, PyOb
     o[0] = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
         Py_ssize_t i = row[j];
-        const char *src = raw && m->rlen[i] >= 0 ? m->rarena + m->roff[i] : m->arena + m->koff[i];
-        Py_ssize_t len = raw && m->rlen[i] >= 0 ? m->rlen[i] : m->klen[i];
+        const char *src = raw && m->rlen[i] >= 0 ? m->rarena + m->roff[i] : m->arena + m->rows[i].koff;
+        Py_ssize_t len = raw && m->rlen[i] >= 0 ? m->rlen[i] : m->rows[i].klen;
         memcpy(d + at, src, (size_t)len);
         at += len;
         o[j + 1] = (int32_t)at;
@@ -402,15 +426,15 @@ static PyObject *Mentions_take_columns(Mentions *m, PyObject *args)
     Py_ssize_t missing = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
         Py_ssize_t i = row[j];
-        c[j] = m->counts[i];
-        o[j] = m->offsets[i];
-        k[j] = m->masks[i];
+        c[j] = m->rows[i].count;
+        o[j] = m->rows[i].offset;
+        k[j] = m->rows[i].mask;
         l[j] = m->lines[i] < 0 ? 0 : m->lines[i];
         missing += m->lines[i] < 0;
     }
     if (docs != NULL)
         for (Py_ssize_t j = 0; j < n; j++)
-            ((int64_t *)PyBytes_AS_STRING(docs))[j] = m->docs[row[j]];
+            ((int64_t *)PyBytes_AS_STRING(docs))[j] = m->rows[row[j]].doc;
     if (missing) {
         if (!(valid = PyBytes_FromStringAndSize(NULL, (n + 7) / 8)))
             goto done;
