@@ -4,8 +4,10 @@ library use, `--workers 1`): no process start-up, and real tracebacks."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from ..pipeline.cpus import cpu_budget
 from ..pipeline.errors import Fatal
 from ..pipeline.shard import work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
@@ -34,7 +36,14 @@ class InProcessEngine:
             yield result
 
     def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
-        return [fn(*job) for job in jobs]
+        """fn(*job) for every job (the merges), in threads up to the CPUs this process may keep
+        busy (cpu_budget): a merge is pyarrow's kernels and Parquet writing, which let go of the
+        GIL, and a run of one worker merges when its shards are done, the other CPUs idle."""
+        threads = min(cpu_budget(), len(jobs))
+        if threads < 2:
+            return [fn(*job) for job in jobs]
+        with ThreadPoolExecutor(threads, thread_name_prefix="doi-extract-merge") as pool:
+            return list(pool.map(lambda job: fn(*job), jobs))
 
     def close(self) -> None:
         """Nothing to stop."""
