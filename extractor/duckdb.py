@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .arrow import canonicalize_array, find_array
-
 __all__ = ["register"]
 
 
@@ -33,8 +31,16 @@ def register(
     sqltype = getattr(duckdb, "sqltype", None)
     varchar = sqltype("VARCHAR") if sqltype is not None else duckdb.typing.VARCHAR  # type: ignore[attr-defined]
 
+    # the matcher and pyarrow are loaded by the first call, where DuckDB hands over the first texts
     def doi_find(texts: Any) -> Any:
+        from .arrow import find_array
+
         return find_array(texts, kind, syntax=syntax, allow_other_prefix=allow_other_prefix, derive=derive)
+
+    def doi_canonicalize(values: Any) -> Any:
+        from .arrow import canonicalize_array
+
+        return canonicalize_array(values)
 
     con.create_function(
         "doi_find",
@@ -47,7 +53,7 @@ def register(
     )
     con.create_function(
         "doi_canonicalize",
-        canonicalize_array,
+        doi_canonicalize,
         [varchar],
         varchar,
         type="arrow",

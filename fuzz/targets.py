@@ -49,7 +49,7 @@ from extractor.pipeline.errors import InputError
 from extractor.pipeline.find import hits_in_records, hits_in_stream, input_told
 from extractor.pipeline.io.decode import byte_offsets, clean
 from extractor.pipeline.out.parts import shard_paths
-from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.scan.sinks import OccurrenceSink
 from extractor.pipeline.units import ScanConfig, ShardResult, ShardSpec, Told, no_progress
 
@@ -122,7 +122,7 @@ def _mapped(data: bytes, want: list[str]) -> None:
         spec = ShardSpec(0, "x.txt", path, Told("text", kind="plain"))
         occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
         try:
-            list(unit_docs(spec, config, no_progress, ShardResult(0), occ))
+            list(input_docs(spec, config, no_progress, ShardResult(0), occ))
         except InputError:
             return
         got = [d for _o, d in sorted(zip(occ.cols["offset"], occ.cols["doi"], strict=True))]
@@ -284,7 +284,7 @@ def _occurrences(tmp: str, path: str, fmt: str) -> list[tuple[str, str]]:
     config = ScanConfig(out=tmp, occurrences=True, max_record_bytes=1 << 12)
     spec = ShardSpec(0, "a", path, input_told(path))
     occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
-    list(unit_docs(spec, config, no_progress, ShardResult(0), occ))
+    list(input_docs(spec, config, no_progress, ShardResult(0), occ))
     return list(zip([r or "" for r in occ.cols["record"]], occ.cols["doi"], strict=True))
 
 
@@ -421,7 +421,7 @@ def _mention_rows(tmp: str, path: str, fmt: str, alone: bool, limit: int) -> lis
     spec = ShardSpec(0, "a", path, input_told(path))
     occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
     rows: list[tuple[Any, ...]] = []
-    for d in unit_docs(spec, config, no_progress, ShardResult(0), occ):
+    for d in input_docs(spec, config, no_progress, ShardResult(0), occ):
         if isinstance(d.chunk, Columns):
             doi, count, offset, _line, raw, forms = (a.to_pylist() for a in columns_arrays(d.chunk))
         else:

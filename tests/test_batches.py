@@ -1,4 +1,4 @@
-"""Records read in batches (search.py): one mention table keyed by record and DOI, the texts that
+"""Records read in batches (scan/batches.py): one mention table keyed by record and DOI, the texts that
 are plainly prose scanned by one C call a run of them, every other read as one record alone.
 A batch must give exactly what the records read one by one give."""
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from extractor.match import native
 from extractor.match.syntaxes import MARKS, detect_syntax
 from extractor.pipeline.io.decode import HEAD_BYTES, detect_kind
-from extractor.pipeline.scan import search
+from extractor.pipeline.scan import batches
 from extractor.pipeline.table import HAVE_C as TABLE_IN_C
 from extractor.pipeline.table import Columns, Mentions, PyMentions
 
@@ -186,7 +186,7 @@ def _records() -> list[dict[str, Any]]:
 def _same_scan(tmp_path: Path, inputs: list[Path], monkeypatch: Any, **config: Any) -> None:
     """A scan whose records are read in batches gives what it gives read one by one (a scan
     with occurrences reads each record alone); several batches, as small ones."""
-    monkeypatch.setattr(search, "BATCH_RECORDS", 7)
+    monkeypatch.setattr(batches, "BATCH_RECORDS", 7)
     outs = []
     for occurrences in (False, True):
         out = tmp_path / f"out-{occurrences}"

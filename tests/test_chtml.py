@@ -233,7 +233,7 @@ def test_a_scan_reads_html_in_c_as_in_python(tmp_path: Path, monkeypatch: pytest
     (hits across their cuts), invalid bytes and character references."""
     import json
 
-    from extractor.pipeline.scan import search
+    from extractor.pipeline.scan import matchers
 
     from .helpers import scan_here, table
 
@@ -260,7 +260,7 @@ def test_a_scan_reads_html_in_c_as_in_python(tmp_path: Path, monkeypatch: pytest
         "block_size": 16 << 10,
     }
     scan_here([src], tmp_path / "c", **config)
-    monkeypatch.setattr(search, "uses_c", lambda kind, other: kind.name == "plain" and native.HAVE_C)
+    monkeypatch.setattr(matchers, "uses_c", lambda kind, other: kind.name == "plain" and native.HAVE_C)
     scan_here([src], tmp_path / "py", **config)
     for name in ("mentions", "occurrences", "dois"):
         assert table(tmp_path / "c", name) == table(tmp_path / "py", name), name

@@ -24,7 +24,7 @@ from extractor.match.native import find_spans_utf8
 from extractor.match.pdf import _GLUED_PAGE, SHAPES, glued_gate, glued_page_end, may_go_far
 from extractor.match.syntaxes import syntax_of
 from extractor.pipeline.io.decode import clean
-from extractor.pipeline.scan.windows import CMatcher, PythonMatcher, Window
+from extractor.pipeline.scan.matchers import CMatcher, PythonMatcher, Window
 from extractor.pipeline.table import Mentions
 
 from .helpers import PDF_PIECES, PIECES, REHYPHENATION_EXAMPLES

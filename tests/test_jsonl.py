@@ -26,7 +26,7 @@ from extractor.pipeline.formats.base import PlanInput
 from extractor.pipeline.io import seekgz
 from extractor.pipeline.io.decode import clean
 from extractor.pipeline.out.parts import shard_paths
-from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.shard import run_shard
 from extractor.pipeline.units import no_progress
 
@@ -225,7 +225,7 @@ def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> N
     spec = ShardSpec(0, "r.jsonl", str(tmp_path / "r.jsonl"), Told("jsonl"))
     config = ScanConfig(out=str(tmp_path), buckets=4, occurrences=True)
     occ = occurrence_sink(tmp_path)
-    list(unit_docs(spec, config, no_progress, ShardResult(0), occ))
+    list(input_docs(spec, config, no_progress, ShardResult(0), occ))
     want = [
         (str(i), s.start, clean(t[s.start : s.end])[0], str(s.form), s.doi)
         for i, t in enumerate(texts)

@@ -22,7 +22,7 @@ from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
 from extractor.pipeline.errors import InputError
 from extractor.pipeline.out.output import output_folder
 from extractor.pipeline.run import FinishedOutput, Observer, run_scan
-from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.shard import run_shard, work
 from extractor.pipeline.units import no_progress
 
@@ -332,7 +332,7 @@ def test_a_file_cut_short_while_it_is_read_is_rejected_not_fatal(tmp_path: Path)
     config = ScanConfig(out=str(tmp_path / "out"), map_window=1 << 20, map_min=0)
     spec = ShardSpec(0, str(f), str(f), Told("text"))
     with pytest.raises(InputError, match="shrank"):
-        list(unit_docs(spec, config, progress, ShardResult(0), occurrence_sink(tmp_path)))
+        list(input_docs(spec, config, progress, ShardResult(0), occurrence_sink(tmp_path)))
     f.write_bytes(b"".join(b"see doi:10.1000/%d here\n" % i for i in range(400_000)))
     cut.clear()
     group = ShardSpec(

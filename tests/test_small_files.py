@@ -21,7 +21,7 @@ from extractor.pipeline.formats import FORMAT_HEAD, tell_input
 from extractor.pipeline.io.inputs import expand_inputs, plan_shards
 from extractor.pipeline.io.read import read_upto
 from extractor.pipeline.out.parts import shard_paths
-from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.scan.sinks import OccurrenceSink
 from extractor.pipeline.units import Doc, DocBatch, chunk_counts, no_progress
 
@@ -201,7 +201,7 @@ def _search(path: Path, fmt: str, config: ScanConfig, out: Path) -> tuple[Any, .
         docs = [
             (d.number, d.record, chunk_counts(d.chunk), d.chunk[0])
             for d in map(
-                _one, unit_docs(ShardSpec(0, "f", str(path), told), config, no_progress, result, occ)
+                _one, input_docs(ShardSpec(0, "f", str(path), told), config, no_progress, result, occ)
             )
         ]
     except Exception as exc:  # a rejected input: the same reason either way

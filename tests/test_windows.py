@@ -22,7 +22,7 @@ from extractor.match.pdf import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
 from extractor.pipeline.find import hits_in_stream
 from extractor.pipeline.io.decode import byte_offsets, clean
-from extractor.pipeline.scan.search import unit_docs
+from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.scan.windows import FileSource, regular_file
 from extractor.pipeline.units import chunk_counts, no_progress
 
@@ -89,7 +89,7 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
             )
             occ = occurrence_sink(tmp_path)
             result = ShardResult(0)
-            docs = list(unit_docs(spec, config, no_progress, result, occ))
+            docs = list(input_docs(spec, config, no_progress, result, occ))
             got += list(zip(occ.cols["offset"], occ.cols["doi"], occ.cols["form"], strict=True))
             bad += result.invalid_bytes
             counts += sum(sum(chunk_counts(d.chunk)) for d in docs)
@@ -124,7 +124,7 @@ def test_windows_are_paced_by_their_hits(tmp_path: Path) -> None:
     config = ScanConfig(out=str(tmp_path), occurrences=True, map_min=0)
     occ = occurrence_sink(tmp_path)
     list(
-        unit_docs(
+        input_docs(
             ShardSpec(0, "d.txt", str(tmp_path / "d.txt"), Told("text")),
             config,
             no_progress,
@@ -240,7 +240,7 @@ def test_python_matcher_windows_agree_with_the_whole_text(tmp_path: Path, kind: 
         occ = occurrence_sink(tmp_path)
         result = ShardResult(0)
         list(
-            unit_docs(
+            input_docs(
                 ShardSpec(0, "doc.txt", str(tmp_path / "doc.txt"), Told("text", kind=kind)),
                 config,
                 no_progress,
@@ -270,7 +270,7 @@ def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.Monke
     page.write_text('<p>See <a href="https://doi.org/10.1000/182">doi:10.1000/182</a>.</p>')
     config = ScanConfig(out=str(tmp_path / "out"), buckets=4)
     docs = list(
-        unit_docs(
+        input_docs(
             ShardSpec(0, "p.html", str(page), Told("text")),
             config,
             no_progress,

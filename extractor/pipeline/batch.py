@@ -22,7 +22,8 @@ from ..match.derive import derive_sources
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
 from .io.decode import HEAD_BYTES, clean, syntax_for
-from .scan.search import match_record, texts_mentions
+from .scan.batches import texts_mentions
+from .scan.matchers import match_record
 from .scan.sinks import columns_arrays
 from .units import ScanConfig, ShardResult
 

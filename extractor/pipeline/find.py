@@ -26,7 +26,9 @@ from .formats import (
 )
 from .io.decode import HEAD_BYTES, clean, detect_kind, syntax_for, text_told
 from .io.read import open_input
-from .scan.search import match_record, matcher_for, prefaced, stream_source, streamed_source
+from .scan.matchers import match_record, matcher_for, prefaced
+from .scan.records import streamed_source
+from .scan.text import stream_source
 from .scan.windows import BYTE_RESERVE, RANGE_OVERLAP, FileSource, StreamSource, scan_windows
 from .units import ScanConfig, ShardResult, ShardSpec, Told, no_progress
 

@@ -309,7 +309,7 @@ def run_scan(
     t_shards = time.monotonic()
     rejected += [r for i in sorted(shard_rejected) for r in shard_rejected[i]]
     if finished is not None:
-        read_any = any(r.error is None and len(r.rejected) < len(specs[i].units()) for i, r in done.items())
+        read_any = any(r.error is None and len(r.rejected) < len(specs[i].inputs()) for i, r in done.items())
         if not read_any:
             raise _nothing_read(rejected, out)
         if replace:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from .errors import InputError, is_transient
 from .io.remote import is_url
 from .out.parts import shard_paths, ship, write_marker
-from .scan.search import unit_docs
+from .scan.documents import input_docs
 from .scan.sinks import OccurrenceSink, PartWriter
 from .units import DocBatch, Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 
@@ -24,10 +24,11 @@ RETRIES = 3
 
 
 class _Redo(Exception):
-    """A unit was rejected after some of its rows were written: the shard is run again without it."""
+    """An input of the shard was rejected after some of its rows were written: the shard is run
+    again without it."""
 
-    def __init__(self, unit: int, reason: str) -> None:
-        self.unit = unit
+    def __init__(self, index: int, reason: str) -> None:
+        self.index = index  # the input's, in ShardSpec.inputs()
         self.reason = reason
 
 
@@ -36,17 +37,17 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
     paths = shard_paths(config.out, spec)
     parts = PartWriter(paths, config.flush_rows, config.meta_columns)
     occ = OccurrenceSink(paths, config.flush_rows)
-    reported = max(skip, default=-1)  # units up to this one reported their progress already
+    reported = max(skip, default=-1)  # inputs up to this one reported their progress already
     doc_base = 0
-    for i, unit in enumerate(spec.units()):
+    for i, one in enumerate(spec.inputs()):
         if i in skip:
-            result.rejected.append({"source": unit.source, "reason": skip[i]})
+            result.rejected.append({"source": one.source, "reason": skip[i]})
             continue
         counts = (result.documents, result.hits)
         part_mark, occ_mark = parts.mark(), occ.mark()
         n_docs = 0
         try:
-            for doc in unit_docs(unit, config, no_progress if i <= reported else progress, result, occ):
+            for doc in input_docs(one, config, no_progress if i <= reported else progress, result, occ):
                 if isinstance(doc, DocBatch):
                     n_docs = max(n_docs, doc.number + len(doc.records))
                     parts.add_batch(spec.index, doc_base + doc.number, doc)
@@ -64,8 +65,8 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
             # were written already, the shard is done again without this input.
             if not (parts.rollback(part_mark) and occ.rollback(occ_mark)):
                 raise _Redo(i, str(exc)) from exc
-            result.rejected.append({"source": unit.source, "reason": str(exc)})
-            result.partial = [p for p in result.partial if p["source"] != unit.source]
+            result.rejected.append({"source": one.source, "reason": str(exc)})
+            result.partial = [p for p in result.partial if p["source"] != one.source]
             result.documents, result.hits = counts
             continue
         doc_base += n_docs
@@ -91,7 +92,7 @@ def run_shard(spec: ShardSpec, config: ScanConfig, progress: Progress) -> ShardR
             result = _attempt(spec, config, progress, skip)
             break
         except _Redo as redo:
-            skip[redo.unit] = redo.reason
+            skip[redo.index] = redo.reason
     result.seconds = time.monotonic() - t0
     return result
 

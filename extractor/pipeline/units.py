@@ -169,7 +169,7 @@ class ShardSpec:
         """Its text's kind, forced or told (Told.kind)."""
         return self.told.kind
 
-    def units(self) -> list[ShardSpec]:
+    def inputs(self) -> list[ShardSpec]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
         kind = self.told.kind
         return [

@@ -2,11 +2,8 @@
 the one before, and hits too near its end wait for the next, so a hit across a window boundary
 is found once and whole, in bounded memory on an input of any size.
 
-The windows come from a source (a file read with pread, or the blocks of a stream); a matcher
-searches one window (a Window in, a Found out) — the C matcher on the bytes themselves (plain
-text, PDF text, HTML through its views built in C), or the Python matcher on the window decoded
-(other prefixes, a kind without a C entry point, no C part). Every hit is counted in a mention
-table (and, with occurrences, listed); offsets count bytes, or characters for a record's text.
+The windows come from a source (a file read with pread into one buffer, or the blocks of a
+stream); a matcher (matchers.py) searches each.
 """
 
 from __future__ import annotations
@@ -15,18 +12,14 @@ import codecs
 import os
 import stat
 from collections.abc import Iterator
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from ...match import native
 from ...match.bounds import MAX_DOI_CHARS
-from ...match.forms import FORM_INDEX
-from ...match.hits import FindStats
-from ...match.kinds import Kind
-from ...match.native import CHit
 from ..errors import InputError
-from ..io.decode import HEAD_BYTES, byte_offsets, clean, input_head
-from ..table import MentionTable
+from ..io.decode import HEAD_BYTES, clean, input_head
 from ..units import Progress, ShardResult
+from .matchers import Matcher, Window
 
 # A hit that starts in the last BYTE_RESERVE bytes of a window may not be complete yet: it is
 # left for the next window, which starts BYTE_LEFT bytes before the cut (the left context of
@@ -37,247 +30,6 @@ BYTE_LEFT = 4 * 1024
 RANGE_OVERLAP = 4096
 # The least window a file is read in (a smaller one cannot move past its held-back end).
 MIN_WINDOW = 2 * (BYTE_RESERVE + BYTE_LEFT)
-
-
-class Window(NamedTuple):
-    """One window of an input as a matcher searches it: which of its hits to report, and how.
-
-    The hits counted start before `cut` and in [rlo, rhi) (bytes of `data`), with offsets +
-    `base`; anchors before `lo` are passed over as after a hit that ended there (the window
-    before read them; a URL hit may start before `lo`, its anchor not). A kind read in views
-    (HTML) counts the hits that start in [lo, cut). With `chars` (valid UTF-8: a record's text)
-    offsets count characters, else bytes. With `line_base` >= 0 — the newlines before byte
-    `line_from` of `data` — each hit gets its 1-based line; -1 for none (a record's text). With
-    `line_to` >= 0 too, the newlines of data[line_from:line_to] are counted, on from the hits'
-    count (each byte once)."""
-
-    data: Any
-    lo: int
-    cut: int
-    rlo: int
-    rhi: int
-    base: int = 0
-    chars: bool = False
-    line_base: int = -1
-    line_from: int = 0
-    line_to: int = -1
-
-    @classmethod
-    def whole(cls, data: Any, chars: bool = True) -> Window:
-        """All of `data` in one window, every hit reported (a record's text)."""
-        return cls(data, 0, len(data), 0, len(data) + 1, 0, chars)
-
-
-class Found(NamedTuple):
-    """What a matcher found in a window: hits reported; the end of the last hit or of a token
-    dropped as too long (spec §4: one whose end is not in the window ends at the window's end,
-    so the rest is passed over too); candidates too long; and the newlines of
-    data[line_from:line_to], or -1 when they were not asked for."""
-
-    reported: int
-    last_end: int
-    too_long: int
-    newlines: int
-
-
-class Matcher(Protocol):
-    """Searches one window, counting its hits into the matcher's table and list."""
-
-    def __call__(self, w: Window) -> Found: ...
-
-
-class CMatcher:
-    """The C matcher on the raw bytes, through the kind's entry point in native.py: plain text
-    (scan), PDF text (pdf_scan: the rules of find_spans(…, "pdf"), read twice when a break was a
-    guess), or HTML, whose views it builds and searches in C (html_scan: the rules of
-    find_spans(…, "html"), each hit mapped back to the markup)."""
-
-    def __init__(
-        self, table: MentionTable | None, hits: list[CHit] | None, kind: Kind, entry: str | None = None
-    ) -> None:
-        """`entry`: a source syntax's C entry point (a kind read in that syntax), else the kind's."""
-        entry = entry or kind.c_entry
-        if entry is None:
-            raise ValueError(f"{kind.name} text has no C entry point")
-        self.table = table
-        self.hits = hits
-        self.scan = getattr(native, entry)
-
-    def __call__(self, w: Window) -> Found:
-        return Found(
-            *self.scan(
-                w.data,
-                w.lo,
-                w.cut,
-                w.rlo,
-                w.rhi,
-                w.base,
-                self.table,
-                self.hits,
-                chars=w.chars,
-                line_base=w.line_base,
-                line_from=w.line_from,
-                line_to=w.line_to,
-            )
-        )
-
-
-class PythonMatcher:
-    """Any kind (other prefixes, a kind without a C entry point, no C part): the window
-    decoded, read by find_spans.
-
-    Invalid UTF-8 bytes decode to lone surrogates (surrogateescape), one per byte, so that
-    character offsets map exactly to byte offsets; the matcher reads them as U+FFFD.
-    """
-
-    def __init__(
-        self,
-        kind: Kind,
-        allow_other_prefix: bool,
-        table: MentionTable | None,
-        hits: list[CHit] | None,
-        syntax: str | None = None,
-    ) -> None:
-        self.kind = kind
-        self.allow_other_prefix = allow_other_prefix
-        self.table = table
-        self.hits = hits
-        self.syntax = syntax  # a source syntax (spec §7), read through its views
-
-    def __call__(self, w: Window) -> Found:
-        data, lo, cut, rlo, rhi, base, chars, line_base, line_from, line_to = w
-        raw = bytes(data).decode("utf-8", "surrogateescape")
-        text = clean(raw)[0]
-        stats = FindStats()
-        # a kind or syntax read in views chooses its hits by start
-        resumed = self.kind.resumes and self.syntax is None
-        after = 0
-        if resumed and lo:
-            # hits before `lo` were read in the last window, the last of them ending there or
-            # before: anchors before it are passed over as the whole text passes them over
-            # (without it a chain of joined PDF lines across the window's start changed phase)
-            at = lo
-            while 0 < at < len(data) and data[at] & 0xC0 == 0x80:  # the start of its character
-                at -= 1
-            after = len(bytes(data[:at]).decode("utf-8", "surrogateescape"))
-        from ...match.find import find_spans  # the Python rules, loaded where they read a text
-
-        spans = find_spans(
-            text,
-            self.kind.name,
-            allow_other_prefix=self.allow_other_prefix,
-            stats=stats,
-            after=after,
-            syntax=self.syntax,
-        )
-        starts = byte_offsets(raw, [s.start for s in spans])
-        # (plain and PDF: anchors before `lo` were passed over, so a hit may start before it)
-        first = 0 if resumed else lo
-        chosen = [(s, b) for s, b in zip(spans, starts, strict=True) if first <= b < cut]
-        last_end = 0
-        if chosen:
-            last = chosen[-1]
-            last_end = last[1] + len(raw[last[0].start : last[0].end].encode("utf-8", "surrogateescape"))
-        for anchor, end in stats.dropped:  # spec §4: its token is passed over to its end
-            at, upto = byte_offsets(raw, [anchor, end])
-            if lo <= at < cut:
-                last_end = max(last_end, upto)
-        found = (
-            (
-                b,
-                base + (s.start if chars else b),
-                s.end - s.start if chars else len(raw[s.start : s.end].encode("utf-8", "surrogateescape")),
-                FORM_INDEX[s.form],
-                s.doi,
-                text[s.start : s.end],
-            )
-            for s, b in chosen
-            if rlo <= b < rhi
-        )
-        reported, newlines = _report(found, data, self.table, self.hits, line_base, line_from, line_to)
-        return Found(reported, last_end, stats.too_long, newlines)
-
-
-class DerivingMatcher:
-    """A matcher's hits in a window, then the DOIs spec §8 derives from identifiers of the same
-    window (match/derive.py): one implementation after either matcher, so that C and Python
-    find the same; only when asked. A window that holds no source's name costs one search of
-    its bytes."""
-
-    def __init__(
-        self, inner: Matcher, sources: tuple[str, ...], table: MentionTable | None, hits: list[CHit] | None
-    ) -> None:
-        self.inner = inner
-        self.sources = sources
-        self.table = table
-        self.hits = hits
-
-    def __call__(self, w: Window) -> Found:
-        before = len(self.hits) if self.hits is not None else 0
-        found = self.inner(w)
-        from ...match.derive import derived_spans, may_hold
-
-        data = w.data
-        if not may_hold(data):
-            return found
-        raw = bytes(data).decode("utf-8", "surrogateescape")
-        text = clean(raw)[0]
-        spans = derived_spans(text, self.sources)
-        starts = byte_offsets(raw, [s[0] for s in spans])
-        chosen = (
-            (
-                b,
-                w.base + (start if w.chars else b),
-                end - start if w.chars else len(raw[start:end].encode("utf-8", "surrogateescape")),
-                FORM_INDEX[form],
-                doi,
-                text[start:end],
-            )
-            for (start, end, form, doi), b in zip(spans, starts, strict=True)
-            if w.lo <= b < w.cut and w.rlo <= b < w.rhi
-        )
-        reported, _ = _report(chosen, data, self.table, self.hits, w.line_base, w.line_from, -1)
-        if reported and self.hits is not None:
-            self.hits[before:] = sorted(self.hits[before:], key=lambda h: h[0])  # in order of offset
-        return found._replace(reported=found.reported + reported)
-
-
-def _report(
-    found: Iterator[tuple[int, int, int, int, str, str]],
-    data: Any,
-    table: MentionTable | None,
-    hits: list[CHit] | None,
-    line_base: int,
-    line_from: int,
-    line_to: int,
-) -> tuple[int, int]:
-    """Count the hits found — (byte start in `data`, offset, size, form index, DOI, raw text)
-    each, in order — into the table and the list, each with its line when `line_base` >= 0;
-    (how many, the newlines of data[line_from:line_to] or -1), as the Matcher protocol says."""
-    reported = 0
-    counted, newlines = line_from, 0  # newlines in data[line_from:counted]
-    for b, at, size, form, doi, rawtext in found:
-        reported += 1
-        line = -1
-        if line_base >= 0:
-            # in order, but for a URL holding the hit before it: counted back then
-            if b >= counted:
-                newlines += native.newlines(data, counted, b)
-            else:
-                newlines -= native.newlines(data, b, counted)
-            counted = b
-            line = line_base + newlines + 1
-        if table is not None:
-            table.add(doi, at, form, rawtext, line)
-        if hits is not None:
-            hits.append((at, at + size, form, doi, rawtext, None if line < 0 else line))
-    if line_base < 0 or line_to < 0:
-        return reported, -1
-    if line_to >= counted:
-        newlines += native.newlines(data, counted, line_to)
-    else:
-        newlines -= native.newlines(data, line_to, counted)
-    return reported, newlines
 
 
 class Source(Protocol):
