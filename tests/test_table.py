@@ -8,8 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from extractor.match import native
+from extractor.pipeline import table as mention_table
 from extractor.pipeline.table import HAVE_C, Columns, Mentions, PyMentions, bucket_of
 
 pytestmark = pytest.mark.skipif(not (HAVE_C and native.HAVE_C), reason="the C parts are not built")
@@ -113,3 +116,45 @@ def test_bucket_of_is_stable_and_spreads() -> None:
     assert bucket_of("10.1000/182", 1000) == fnv % 1000  # FNV-1a: the same in every process
     spread = {bucket_of(f"10.1000/{i}", 16) for i in range(200)}
     assert spread == set(range(16))
+
+
+@pytest.mark.skipif(not HAVE_C, reason="the C part was not built")
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),
+            st.integers(0, 40),
+            st.sampled_from(["10.1/a", "10.1/b", "10.2/é", "10.1/ab", ""]),
+        ),
+        max_size=40,
+    ),
+    st.integers(0, 3),
+)
+def test_doi_lists_in_c_equal_python(rows: list[tuple[int, int, str]], start: int) -> None:
+    """Each text's DOIs ordered by (text, offset, DOI) — rows in any order, ties of text and
+    offset — and cut by text: the C part's buffers are the Python reading's."""
+    from array import array
+
+    texts = 6
+    pad = [(0, 0, "x")] * start  # rows before the array's first (an offset into its buffers)
+    dois = [d.encode() for _t, _a, d in pad + rows]
+    offs = array("i", [0])
+    for d in dois:
+        offs.append(offs[-1] + len(d))
+    args = (
+        array("q", [t for t, _a, _d in rows]).tobytes(),
+        array("q", [a for _t, a, _d in rows]).tobytes(),
+        offs.tobytes(),
+        b"".join(dois),
+        start,
+        len(rows),
+        texts,
+    )
+    c_out = mention_table.doi_lists(*args)
+    saved = mention_table._ctable
+    try:
+        mention_table._ctable = None  # type: ignore[assignment]
+        py_out = mention_table.doi_lists(*args)
+    finally:
+        mention_table._ctable = saved
+    assert c_out == py_out

@@ -16,6 +16,7 @@
 
 #include "ctable/table.c"
 #include "ctable/merge.c"
+#include "ctable/lists.c"
 
 static PyMethodDef methods[] = {
     {"bucket_of", py_bucket_of, METH_VARARGS, "bucket_of(doi, buckets): a stable hash bucket."},
@@ -23,6 +24,8 @@ static PyMethodDef methods[] = {
      "buckets_of(offsets, data, start, n, buckets): buckets of an Arrow string array's rows."},
     {"group_mentions", py_group_mentions, METH_VARARGS,
      "group_mentions(src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n): the merge's groups."},
+    {"doi_lists", py_doi_lists, METH_VARARGS,
+     "doi_lists(docs, ats, doi_offsets, doi_data, doi_start, rows, texts): each text's DOIs as a list column's buffers."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

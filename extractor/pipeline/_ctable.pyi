@@ -26,3 +26,6 @@ def group_mentions(
     first_offsets: object = ...,
     /,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes]: ...
+def doi_lists(
+    docs: object, ats: object, doi_offsets: object, doi_data: object, doi_start: int, rows: int, texts: int, /
+) -> tuple[bytes, bytes, bytes]: ...

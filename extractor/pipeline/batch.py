@@ -9,22 +9,21 @@ plain text, PDF text and HTML by the C matcher straight from the Arrow buffer.
 
 from __future__ import annotations
 
-from array import array as typed_array
 from collections.abc import Iterable
-from itertools import accumulate
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ..match import FORMS, KINDS, canonicalize, native
-from ..match.derive import derive_sources
+from ..match import native
+from ..match.forms import FORMS
+from ..match.kinds import KINDS
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
 from .io.decode import HEAD_BYTES, clean, syntax_for
 from .scan.batches import texts_mentions
 from .scan.matchers import match_record
 from .scan.sinks import columns_arrays
+from .table import doi_lists
 from .units import ScanConfig, ShardResult
 
 _STRING = pa.string()
@@ -74,7 +73,7 @@ def extract_batch(
         raise KeyError(
             f"no id column {id!r} in the batch (its columns: {', '.join(names)}); id=None numbers the rows"
         )
-    sources = derive_sources(derive)
+    sources = _sources(derive)
     texts = _strings(batch.column(text), text)
     ids = batch.column(id) if id is not None else None
     id_type = ids.type if ids is not None else pa.int64()
@@ -138,7 +137,7 @@ def find_array(
         kind=kind,
         syntax=syntax,
         allow_other_prefix=allow_other_prefix,
-        derive=derive_sources(derive),
+        derive=_sources(derive),
     )
     docs, offsets, dois = [], [], []
     for rows in texts_mentions(texts, config, ShardResult(0)):
@@ -146,26 +145,18 @@ def find_array(
         docs.append(pa.Array.from_buffers(pa.int64(), rows.chunk.rows, [None, pa.py_buffer(rows.docs)]))
         dois.append(cols[0])
         offsets.append(cols[2])
-    found = pa.Table.from_arrays(
-        # texts_mentions gives one batch at least (the last, of no rows when there are none)
-        [pa.concat_arrays(docs), pa.concat_arrays(offsets), pa.concat_arrays(dois)],
-        names=["doc", "at", "doi"],
+    # texts_mentions gives one batch at least (the last, of no rows when there are none); the
+    # rows ordered by (text, first offset, DOI) and cut by text in C, on the buffers (no Python
+    # value handed to pyarrow: its first conversion of one looks for pandas; arrow_setup.py)
+    doc, at, doi = pa.concat_arrays(docs), pa.concat_arrays(offsets), pa.concat_arrays(dois)
+    _valid, doi_offsets, doi_data = doi.buffers()
+    lists, ends, strings = doi_lists(
+        doc.buffers()[1], at.buffers()[1], doi_offsets, doi_data or b"", doi.offset, len(doi), n
     )
-    found = found.take(
-        pc.sort_indices(found, [("doc", "ascending"), ("at", "ascending"), ("doi", "ascending")])
-    )
-    # each text's first row: no Python value handed to pyarrow (its first conversion of one
-    # looks for pandas, a quarter of a second; arrow_setup.py)
-    bounds = typed_array("i", bytes(4 * (n + 1)))
-    counted = pc.value_counts(found["doc"])
-    for doc, count in zip(
-        counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True
-    ):
-        bounds[doc + 1] = count
-    bounds = typed_array("i", accumulate(bounds))
-    offsets_array = pa.Array.from_buffers(pa.int32(), n + 1, [None, pa.py_buffer(bounds)])
+    child = pa.Array.from_buffers(pa.string(), len(doi), [None, pa.py_buffer(ends), pa.py_buffer(strings)])
+    offsets_array = pa.Array.from_buffers(pa.int32(), n + 1, [None, pa.py_buffer(lists)])
     mask = array.is_null() if array.null_count else None
-    return pa.ListArray.from_arrays(offsets_array, found["doi"].combine_chunks(), mask=mask)
+    return pa.ListArray.from_arrays(offsets_array, child, mask=mask)
 
 
 def canonicalize_array(array: Any) -> pa.Array | pa.ChunkedArray:
@@ -187,11 +178,22 @@ def canonicalize_array(array: Any) -> pa.Array | pa.ChunkedArray:
     valid, offsets, data = array.buffers()
     done = native.canonical_column(offsets, data or b"", valid, array.offset, len(array), large)
     if done is None:  # no C matcher: the same, value by value
+        from ..match.identifiers import canonicalize
+
         return pa.array([canonicalize(v) for v in array.to_pylist()], type=array.type)
     vout, oout, dout, nulls = done
     return pa.Array.from_buffers(
         array.type, len(array), [pa.py_buffer(vout), pa.py_buffer(oout), pa.py_buffer(dout)], null_count=nulls
     )
+
+
+def _sources(derive: bool | str | Iterable[str] | None) -> tuple[str, ...]:
+    """derive.derive_sources, its rules loaded only where spec §8 is asked for."""
+    if not derive:
+        return ()
+    from ..match.derive import derive_sources
+
+    return derive_sources(derive)
 
 
 def _arrow_strings(values: Any, what: str) -> pa.Array | pa.ChunkedArray:

@@ -206,3 +206,31 @@ def group_mentions(
     return _ctable.group_mentions(
         src, rec, doi_offsets, doi_data, doi_start, counts, places, forms, n, first_offsets
     )
+
+
+def doi_lists(
+    docs: Any, ats: Any, doi_offsets: Any, doi_data: Any, doi_start: int, rows: int, texts: int
+) -> tuple[bytes, bytes, bytes]:
+    """Each of `texts` texts' DOIs as the buffers of an Arrow list<string> column — the lists'
+    int32 offsets, the strings' int32 offsets and data — from `rows` rows of a batch's mention
+    table: each row's text and first offset (int64 buffers) and DOI (a string column's int32
+    offsets from row doi_start, and data), ordered by (text, offset, DOI)."""
+    if _ctable is not None:
+        return _ctable.doi_lists(docs, ats, doi_offsets, doi_data, doi_start, rows, texts)
+    doc = memoryview(docs).cast("B").cast("q")
+    at = memoryview(ats).cast("B").cast("q")
+    offs = memoryview(doi_offsets).cast("B").cast("i")
+    data = bytes(doi_data)
+    keyed = sorted(
+        (doc[i], at[i], data[offs[doi_start + i] : offs[doi_start + i + 1]], i) for i in range(rows)
+    )
+    lists = array("i", [0] * (texts + 1))
+    for d, _at, _doi, _i in keyed:
+        lists[d + 1] += 1
+    for t in range(texts):
+        lists[t + 1] += lists[t]
+    strings = [doi for _d, _at, doi, _i in keyed]
+    ends = array("i", [0])
+    for s in strings:
+        ends.append(ends[-1] + len(s))
+    return lists.tobytes(), ends.tobytes(), b"".join(strings)
