@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from extractor import find_dois
 from extractor.arrow import extract_batch
@@ -194,3 +196,34 @@ def test_a_head_without_a_syntax_s_marks_is_prose_to_its_sniff() -> None:
                     bare = bare.replace(c, " ")
                 assert not row.sniff(bare), (row.name, bare)
     assert MARKS.pair and native.table_differences() == []  # syntax_marks among the tables
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["a", " ", "\n", "\t", "\x1c", "\xa0", "\u3000", "é", "@", "[", "{", "{{", "\\", "x@y", "\ufffd"]
+        ),
+        max_size=12,
+    ).map("".join)
+    | st.text(max_size=40),
+    st.binary(max_size=3),
+)
+def test_marks_read_on_bytes_are_the_decoded_texts(text: str, junk: bytes) -> None:
+    """marked_bytes (a file's head, not decoded) says what marked says of the head decoded, or that
+    only the decoded text can tell: Unicode white space, invalid bytes and marks mixed."""
+    from extractor.match.syntaxes import marked, marked_bytes
+
+    data = text.encode("utf-8") + junk
+    said = marked_bytes(data)
+    assert said is None or said == marked(data.decode("utf-8", "replace"))
+
+
+def test_marks_read_on_bytes_decide_most_heads() -> None:
+    """A head with none of the marks, or an e-mail's @ after a word, is prose without decoding;
+    a mark is told at once."""
+    from extractor.match.syntaxes import marked_bytes
+
+    assert marked_bytes("Résumé of the work, see author@example.org, 10.1000/1 [2]\n".encode()) is False
+    assert marked_bytes(b"  @article{x, doi = {10.1/2}}") is True
+    assert marked_bytes(b"\n  {\"a\": 1}") is True
+    assert marked_bytes("\u00a0@x".encode()) is None  # U+00A0 is white space to str.isspace

@@ -139,6 +139,38 @@ def marked(head: str) -> bool:
     return False
 
 
+# str.isspace's ASCII characters, as bytes (bytes.strip takes fewer by default).
+_ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+_MARK_BYTES = tuple(c.encode() for c in MARKS.anywhere)
+_PAIR_BYTES = tuple(p.encode() for p in _PAIRS)
+_OPEN_BYTES = tuple(c.encode() for c in MARKS.opens)
+_SPACE_OR_NON_ASCII = _ASCII_SPACE + bytes(range(0x80, 0x100))
+
+
+def marked_bytes(head: bytes) -> bool | None:
+    """marked() of a head's UTF-8 bytes read without decoding them (every mark is ASCII): True or
+    False, or None where only the decoded text can tell (a non-ASCII character where the test asks
+    whether there is white space, which str.isspace may say of it)."""
+    if any(c in head for c in _MARK_BYTES) or any(p in head for p in _PAIR_BYTES):
+        return True
+    unsure = False
+    first = head.lstrip(_ASCII_SPACE)[:1]
+    if first in _OPEN_BYTES:
+        return True
+    if first and first[0] >= 0x80:
+        unsure = True
+    for c in MARKS.line_start.encode():
+        at = head.find(c)
+        while at >= 0:
+            before = head[head.rfind(b"\n", 0, at) + 1 : at].strip(_ASCII_SPACE)
+            if not before:
+                return True
+            if not before.translate(None, _SPACE_OR_NON_ASCII):
+                unsure = True  # nothing but non-ASCII and white space before it: all white, perhaps
+            at = head.find(c, at + 1)
+    return None if unsure else False
+
+
 # What --syntax (and syntax= of the library's batch API) takes: detect, prose, or a syntax.
 SYNTAX_CHOICES: tuple[str, ...] = ("auto", "none", *SYNTAXES)
 

@@ -67,9 +67,12 @@ def _separator(name: str, head: str) -> str:
 
 def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By name, and a header row naming the text or the id field."""
-    text = head[:HEAD_BYTES].decode("utf-8-sig", "replace")
-    if not name.endswith(NAMES) and not (name.endswith(TAB_TEXT) and "\t" in text.split("\n", 1)[0]):
+    head = head[:HEAD_BYTES]
+    # the name and a TAB in the first line, on the bytes: a head is decoded only for what may be
+    # a CSV (every text file is asked)
+    if not name.endswith(NAMES) and not (name.endswith(TAB_TEXT) and b"\t" in head.split(b"\n", 1)[0]):
         return False
+    text = head.decode("utf-8-sig", "replace")
     return any(
         text_field in cells or id_field in cells for cells in _first_rows(text, _separator(name, text))
     )

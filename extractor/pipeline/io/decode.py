@@ -7,7 +7,7 @@ import codecs
 import re
 from dataclasses import replace
 
-from ...match.syntaxes import detect_syntax
+from ...match.syntaxes import detect_syntax, marked_bytes
 from ..errors import BinaryInput
 from ..units import Told
 
@@ -63,8 +63,12 @@ def syntax_for(forced: str | None, name: str | None, head: bytes | str) -> str |
         return None
     if forced and forced != "auto":
         return forced
-    text = head if isinstance(head, str) else head[:HEAD_BYTES].decode("utf-8", "replace")
-    return detect_syntax(name, text)
+    if isinstance(head, str):
+        return detect_syntax(name, head)
+    head = head[:HEAD_BYTES]
+    if marked_bytes(head) is False:  # no sniff asked: the name alone tells, the head not decoded
+        return detect_syntax(name, None)
+    return detect_syntax(name, head.decode("utf-8", "replace"))
 
 
 def text_told(told: Told, name: str | None, head: bytes, forced: str | None) -> Told:
