@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,36 +52,46 @@ def children_rss(cpu: dict[int, float] | None = None) -> tuple[dict[int, int], d
 
 
 def run_measured(cmd: list[str]) -> Measure:
-    """Run `cmd` (output discarded), polling the RSS of its whole process tree; wall time and
-    peak memory."""
+    """Run `cmd` (output discarded), the RSS of its whole process tree polled every 50 ms by a
+    thread while this one waits for the process: wall time to its exit (not to the poll after
+    it), peak memory, CPU seconds as last seen."""
     with tempfile.TemporaryFile() as err_file:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err_file)
-        peak_tree = peak_proc = 0
+        peaks = [0, 0]  # the tree's, the largest process's
         seen: dict[int, float] = {}  # CPU seconds of each process of the tree, last seen
-        while p.poll() is None:
-            cpu: dict[int, float] = {}
-            ppid, rss = children_rss(cpu)
-            tree = {p.pid}
-            grew = True
-            while grew:
-                grew = False
-                for pid, parent in ppid.items():
-                    if parent in tree and pid not in tree:
-                        tree.add(pid)
-                        grew = True
-            sizes = [rss.get(pid, 0) for pid in tree]
-            seen.update({pid: cpu[pid] for pid in tree if pid in cpu})
-            peak_tree = max(peak_tree, sum(sizes))
-            peak_proc = max(peak_proc, max(sizes, default=0))
-            time.sleep(0.05)
+        done = threading.Event()
+
+        def poll() -> None:
+            while not done.is_set():
+                cpu: dict[int, float] = {}
+                ppid, rss = children_rss(cpu)
+                tree = {p.pid}
+                grew = True
+                while grew:
+                    grew = False
+                    for pid, parent in ppid.items():
+                        if parent in tree and pid not in tree:
+                            tree.add(pid)
+                            grew = True
+                sizes = [rss.get(pid, 0) for pid in tree]
+                seen.update({pid: cpu[pid] for pid in tree if pid in cpu})
+                peaks[0] = max(peaks[0], sum(sizes))
+                peaks[1] = max(peaks[1], max(sizes, default=0))
+                done.wait(0.05)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        p.wait()
         seconds = time.perf_counter() - t0
+        done.set()
+        poller.join()
         if p.returncode not in (0, 1):
             err_file.seek(0)
             raise RuntimeError(
                 f"{cmd[0]} failed ({p.returncode}): {err_file.read().decode(errors='replace')[-500:]}"
             )
-    return Measure(seconds, peak_tree / 2**20, peak_proc / 2**20, sum(seen.values()))
+    return Measure(seconds, peaks[0] / 2**20, peaks[1] / 2**20, sum(seen.values()))
 
 
 def median_run(cmd: list[str], repeat: int, before: Callable[[], object] | None = None) -> Measure:

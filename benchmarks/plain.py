@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-from .harness import CROSSREF, alternating_rounds, say_rounds, scan_cmd
+from .harness import CROSSREF, alternating_rounds, run_measured, say_rounds, scan_cmd
 
 
 def find_jobs_tables(rg: str, plain_files: list[str], repeat: int, tmp: Path, say: Any) -> None:
@@ -72,3 +73,27 @@ def plain_tables(rg: str, plain_files: list[str], repeat: int, tmp: Path, say: A
         cap = sorted(capacities)[len(capacities) // 2]
         up = med["scan --workers 1"] / med["scan --workers 2"]
         say(f"2-worker speed-up {up:.2f}x against a median capacity of {cap:.2f}: {up / cap:.2f} of it")
+        for workers in (1, 2):
+            phases = _phases(scan_cmd(files, out, workers), out, repeat)
+            say(
+                f"  --workers {workers}, where the time goes (medians of {repeat} runs, _run.json): "
+                + ", ".join(f"{k} {v:.2f} s" for k, v in phases.items() if k != "peak MB")
+                + f"; merge {phases['merge'] / (nbytes / 1e9):.2f} s per GB; peak RSS {phases['peak MB']:.0f} MB"
+                + " (the largest process)"
+            )
+
+
+def _phases(cmd: list[str], out: str, repeat: int) -> dict[str, float]:
+    """A scan's phases from its _run.json (start-up: the process's age when the run began; the
+    shards; the merge), medians of `repeat` runs, and the peak RSS of its largest process."""
+    seen: dict[str, list[float]] = {"start-up": [], "shards": [], "merge": [], "whole": []}
+    peak = 0.0
+    for _ in range(repeat):
+        shutil.rmtree(out, ignore_errors=True)
+        peak = max(peak, run_measured(cmd).peak_proc_mb)
+        timings = json.loads((Path(out) / "_run.json").read_text())["timings"]
+        seen["start-up"].append(timings["startup_seconds"] or 0.0)
+        seen["shards"].append(timings["shards_wall_seconds"])
+        seen["merge"].append(timings["merge_seconds"])
+        seen["whole"].append(timings["wall_seconds"] + (timings["startup_seconds"] or 0.0))
+    return {k: sorted(v)[len(v) // 2] for k, v in seen.items()} | {"peak MB": peak}

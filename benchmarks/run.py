@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .archives import archive_tables
 from .corpora import write_pdf_text, write_small_files
+from .documents import documents_tables
 from .engines import engine_tables
 from .harness import (
     CROSSREF,
@@ -42,6 +43,7 @@ from .pages import pages_tables
 from .plain import find_jobs_tables, plain_tables
 from .records import gzip_split_tables, records_tables
 from .shapes import shapes_tables
+from .startup import startup_tables
 from .store import store_tables
 
 
@@ -73,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             "store",
             "find-jobs",
             "plain",
+            "startup",
+            "documents",
         ),
         help="run only this part (the scans are skipped)",
     )
@@ -127,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
             find_jobs_tables(rg, plain_files, a.repeat, tmp, say)
         elif a.only == "plain":
             plain_tables(rg, plain_files, a.repeat, tmp, say)
+        elif a.only == "startup":
+            startup_tables(a.repeat, tmp, say)
+        elif a.only == "documents":
+            documents_tables(a.repeat, tmp, say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)

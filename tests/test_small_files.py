@@ -4,7 +4,6 @@ formats a scan gives when it plans every file by its contents."""
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import io
 import json
@@ -195,7 +194,7 @@ def _search(path: Path, fmt: str, config: ScanConfig, out: Path) -> tuple[Any, .
     result = ShardResult(0)
     told = Told("")
     if fmt:
-        told = dataclasses.replace(tell_input(str(path), path.read_bytes()[:FORMAT_HEAD], config), fmt=fmt)
+        told = tell_input(str(path), path.read_bytes()[:FORMAT_HEAD], config)._replace(fmt=fmt)
     occ = OccurrenceSink(shard_paths(str(out), ShardSpec(0, "", "", Told("text"))), 1 << 30)
     try:
         docs = [
@@ -206,7 +205,7 @@ def _search(path: Path, fmt: str, config: ScanConfig, out: Path) -> tuple[Any, .
         ]
     except Exception as exc:  # a rejected input: the same reason either way
         return ("rejected", str(exc))
-    fields = dataclasses.asdict(result)
+    fields = result.as_dict()
     fields.pop("formats")
     return docs, fields, dict(occ.cols)
 

@@ -3,7 +3,6 @@ report. Records only, so that a caller holding hits need not load the rules."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .forms import Form
@@ -28,11 +27,24 @@ class Hit(NamedTuple):
     doi: str
 
 
-@dataclass(slots=True)
 class FindStats:
     """Counts of candidates the finder saw but could not report (spec §4: counted, not lost)."""
 
-    too_long: int = 0
-    # (anchor, end of its token) of each candidate dropped as too long: the rest of its token is
-    # passed over too, so a caller reading text in windows carries that into the next window.
-    dropped: list[tuple[int, int]] = field(default_factory=list)
+    __slots__ = ("dropped", "too_long")
+
+    def __init__(self, too_long: int = 0, dropped: list[tuple[int, int]] | None = None) -> None:
+        self.too_long = too_long
+        # (anchor, end of its token) of each candidate dropped as too long: the rest of its token
+        # is passed over too, so a caller reading text in windows carries that into the next one
+        self.dropped: list[tuple[int, int]] = [] if dropped is None else dropped
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FindStats) and (self.too_long, self.dropped) == (
+            other.too_long,
+            other.dropped,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"FindStats(too_long={self.too_long!r}, dropped={self.dropped!r})"

@@ -15,7 +15,7 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .. import __version__
@@ -321,7 +321,7 @@ def run_scan(
     staged = counts.pop("staged", "")
     ok = sorted((r for r in done.values() if r.error is None), key=lambda r: r.index)
     partial = [p for r in ok for p in r.partial]
-    options = {k: v for k, v in asdict(config).items() if k != "out" and (k != "work" or v)}
+    options = {k: v for k, v in config._asdict().items() if k != "out" and (k != "work" or v)}
     summary = {
         "version": __version__,
         # the inputs as the run was told them (absolute paths, URLs): a later run of others

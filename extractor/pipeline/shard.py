@@ -11,7 +11,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from dataclasses import replace
 
 from .errors import InputError, is_transient
 from .io.remote import is_url
@@ -106,7 +105,7 @@ def work(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: float =
         return _work_here(spec, config, progress, sleep)
     local = tempfile.mkdtemp(prefix="doi-extract-shard-")
     try:
-        result = _work_here(spec, replace(config, out=local, work=""), progress, sleep)
+        result = _work_here(spec, config._replace(out=local, work=""), progress, sleep)
         if result.error is None:
             ship(local, spec, config.work)
         return result

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from .. import __version__
 from .table import Columns, Rows
@@ -23,12 +22,7 @@ SELF_CITATION = "self_citation"
 PARTS_FORMAT = 5  # 4: the first line of each mention and occurrence; 5: each bucket's byte range
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScanConfig:
-    """What a scan does, built by keyword (the CLI builds one from its arguments, tests and
-    library users directly). The sizes below the line bound memory; tests make them small to
-    put every window, flush and chunk boundary in a small input."""
-
+class _ScanFields(NamedTuple):
     out: str
     buckets: int = 16
     occurrences: bool = False
@@ -67,19 +61,17 @@ class ScanConfig:
     # the client or each other (shard.work, out/parts.ship). Not part of key().
     work: str = ""
 
-    @property
-    def record_fields(self) -> tuple[tuple[str, str], ...]:
-        """The fields read from each record: the provenance fields, then the citing field."""
-        if self.citing_field is None:
-            return self.meta_fields
-        return (*self.meta_fields, (CITING_COLUMN, self.citing_field))
 
-    @property
-    def meta_columns(self) -> tuple[str, ...]:
-        """The provenance columns mentions/ has after its own (citing_doi last, when asked)."""
-        return tuple(name for name, _ in self.record_fields)
+class ScanConfig(_ScanFields):
+    """What a scan does, built by keyword (the CLI builds one from its arguments, tests and
+    library users directly). The sizes below the line bound memory; tests make them small to
+    put every window, flush and chunk boundary in a small input. An immutable record, handed to
+    the workers as it is (_replace makes one changed)."""
 
-    def __post_init__(self) -> None:
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> ScanConfig:
+        self = super().__new__(cls, *args, **kwargs)
         for name in (
             "buckets",
             "shard_size",
@@ -93,6 +85,19 @@ class ScanConfig:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)}")
         if self.work and "://" not in self.work:
             raise ValueError(f"work must be a URL of object storage (s3://…), not {self.work!r}")
+        return self
+
+    @property
+    def record_fields(self) -> tuple[tuple[str, str], ...]:
+        """The fields read from each record: the provenance fields, then the citing field."""
+        if self.citing_field is None:
+            return self.meta_fields
+        return (*self.meta_fields, (CITING_COLUMN, self.citing_field))
+
+    @property
+    def meta_columns(self) -> tuple[str, ...]:
+        """The provenance columns mentions/ has after its own (citing_doi last, when asked)."""
+        return tuple(name for name, _ in self.record_fields)
 
     def key(self) -> str:
         """What a shard's results depend on besides its input: a completed shard is reused only
@@ -119,8 +124,7 @@ class ScanConfig:
         return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Told:
+class Told(NamedTuple):
     """What an input is — format, compression, declared encoding, kind, source syntax — decided
     once and carried down the stages, so that no stage asks again what another knows: its
     format, compression and encoding at planning (formats.tell_input; a small file's by its
@@ -137,13 +141,12 @@ class Told:
     syntax: str | None = None
 
 
-@dataclass(slots=True)
-class ShardSpec:
+class ShardSpec(NamedTuple):
     """A unit of work: a whole file, a byte range of one, a Parquet row group, or a group of
     small files (each its own document), so that a tree of millions of files is not millions
     of shards."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index, never called on it
     source: str  # the input path as given
     path: str
     told: Told  # what the input is, as far as planning told it
@@ -177,36 +180,96 @@ class ShardSpec:
         ] or [self]
 
 
-@dataclass(slots=True)
 class ShardResult:
-    """What a shard did: counts for _run.json, and the inputs it could not read."""
+    """What a shard did: counts for _run.json, and the inputs it could not read. Mutable: the
+    shard's readers count into it as they go; its fields (_FIELDS) are what its marker keeps."""
 
-    index: int
-    bytes_read: int = 0
-    documents: int = 0
-    hits: int = 0
-    invalid_bytes: int = 0
-    too_long: int = 0
-    skipped_records: int = 0
-    newlines: int = 0  # in the bytes the shard owns: the line numbers of later ranges start after them
-    skipped: list[dict[str, Any]] = field(default_factory=list)  # per input: count, first few
-    error: str | None = None
-    rejected: list[dict[str, str]] = field(default_factory=list)
-    seconds: float = 0.0
-    formats: dict[str, str] = field(default_factory=dict)  # path -> format, of a group's files
-    syntaxes: dict[str, int] = field(default_factory=dict)  # documents read in each syntax (spec §7)
-    # per provenance column, the kinds of value its records held (provenance.meta_tag): the
-    # column's type in mentions/ is decided from all shards' (provenance.column_types)
-    meta_types: dict[str, list[str]] = field(default_factory=dict)
-    citing_without_doi: int = 0  # records whose citing field held no DOI (--citing-field)
-    # what a format counts of its own (archive members read and skipped, wiki pages passed over)
-    tallies: dict[str, int] = field(default_factory=dict)
-    # per input, rows read in a way the user must know of (formats.base.FlaggedRows): what, how
-    # many, the first few row numbers
-    notes: list[dict[str, Any]] = field(default_factory=list)
-    # inputs cut short (a partial download): what was read before the cut is kept; per input,
-    # where the reading stopped (a byte of its text, a member, a record) and why
-    partial: list[dict[str, str]] = field(default_factory=list)
+    __slots__ = (
+        "bytes_read",
+        "citing_without_doi",
+        "documents",
+        "error",
+        "formats",
+        "hits",
+        "index",
+        "invalid_bytes",
+        "meta_types",
+        "newlines",
+        "notes",
+        "partial",
+        "rejected",
+        "seconds",
+        "skipped",
+        "skipped_records",
+        "syntaxes",
+        "tallies",
+        "too_long",
+    )
+
+    def __init__(
+        self,
+        index: int,
+        bytes_read: int = 0,
+        documents: int = 0,
+        hits: int = 0,
+        invalid_bytes: int = 0,
+        too_long: int = 0,
+        skipped_records: int = 0,
+        newlines: int = 0,
+        skipped: list[dict[str, Any]] | None = None,
+        error: str | None = None,
+        rejected: list[dict[str, str]] | None = None,
+        seconds: float = 0.0,
+        formats: dict[str, str] | None = None,
+        syntaxes: dict[str, int] | None = None,
+        meta_types: dict[str, list[str]] | None = None,
+        citing_without_doi: int = 0,
+        tallies: dict[str, int] | None = None,
+        notes: list[dict[str, Any]] | None = None,
+        partial: list[dict[str, str]] | None = None,
+    ) -> None:
+        self.index = index
+        self.bytes_read = bytes_read
+        self.documents = documents
+        self.hits = hits
+        self.invalid_bytes = invalid_bytes
+        self.too_long = too_long
+        self.skipped_records = skipped_records
+        # in the bytes the shard owns: the line numbers of later ranges start after them
+        self.newlines = newlines
+        self.skipped: list[dict[str, Any]] = [] if skipped is None else skipped  # per input: count, first few
+        self.error = error
+        self.rejected: list[dict[str, str]] = [] if rejected is None else rejected
+        self.seconds = seconds
+        self.formats: dict[str, str] = (
+            {} if formats is None else formats
+        )  # path -> format, of a group's files
+        # documents read in each syntax (spec §7)
+        self.syntaxes: dict[str, int] = {} if syntaxes is None else syntaxes
+        # per provenance column, the kinds of value its records held (provenance.meta_tag): the
+        # column's type in mentions/ is decided from all shards' (provenance.column_types)
+        self.meta_types: dict[str, list[str]] = {} if meta_types is None else meta_types
+        self.citing_without_doi = citing_without_doi  # records whose citing field held no DOI
+        # what a format counts of its own (archive members read and skipped, wiki pages passed over)
+        self.tallies: dict[str, int] = {} if tallies is None else tallies
+        # per input, rows read in a way the user must know of (formats.base.FlaggedRows): what,
+        # how many, the first few row numbers
+        self.notes: list[dict[str, Any]] = [] if notes is None else notes
+        # inputs cut short (a partial download): what was read before the cut is kept; per
+        # input, where the reading stopped (a byte of its text, a member, a record) and why
+        self.partial: list[dict[str, str]] = [] if partial is None else partial
+
+    def as_dict(self) -> dict[str, Any]:
+        """Its fields by name (what a completion marker keeps; ShardResult(**d) reads it back)."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ShardResult) and self.as_dict() == other.as_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"ShardResult({', '.join(f'{k}={v!r}' for k, v in self.as_dict().items())})"
 
     def cut_short(self, source: str, at: str, reason: str) -> None:
         """Name an input whose reading stopped early at `at`, what was read before kept."""
@@ -251,8 +314,7 @@ def chunk_counts(chunk: Chunk) -> list[int]:
     return chunk[1]
 
 
-@dataclass(slots=True)
-class Doc:
+class Doc(NamedTuple):
     """Mentions of one document of a unit (or a chunk of them, for a document with very many)."""
 
     source: str
@@ -262,8 +324,7 @@ class Doc:
     meta: MetaValues = ()  # its provenance fields' values (ScanConfig.record_fields)
 
 
-@dataclass(slots=True)
-class DocBatch:
+class DocBatch(NamedTuple):
     """Mentions of consecutive records of a unit read as one batch: one table's rows, each with
     the place of its record in the batch (`docs`, int64), so that no record costs a chunk."""
 

@@ -11,7 +11,6 @@ changes.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
@@ -108,6 +107,8 @@ def format_by_name(path: str) -> str | None:
 
 
 def _importable(module: str) -> bool:
+    import importlib.util
+
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a module set to None in sys.modules: blocked

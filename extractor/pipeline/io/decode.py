@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import replace
 
 from ...match.syntaxes import detect_syntax, marked_bytes
 from ..errors import BinaryInput
@@ -77,7 +76,7 @@ def text_told(told: Told, name: str | None, head: bytes, forced: str | None) -> 
     UTF-8 it is searched as), "" for prose."""
     kind = told.kind or detect_kind(name, head)
     syntax = told.syntax if told.syntax is not None else (syntax_for(forced, name, head) or "")
-    return told if (kind, syntax) == (told.kind, told.syntax) else replace(told, kind=kind, syntax=syntax)
+    return told if (kind, syntax) == (told.kind, told.syntax) else told._replace(kind=kind, syntax=syntax)
 
 
 def decode_bytes(data: bytes) -> tuple[str, int]:

@@ -303,9 +303,9 @@ def plan_shards(
                 ranges[i] = file_specs(i, whole.source, whole.path, whole.told, ident, size, planned)
                 # a gzip file read in ranges of its text: its shards count the text's bytes
                 total += planned.text_size - size
-        specs = [r for s in specs for r in ranges.get(s.index, (s,))]
-        for i, s in enumerate(specs):
-            s.index = i
+        specs = [
+            r._replace(index=i) for i, r in enumerate(r for s in specs for r in ranges.get(s.index, (s,)))
+        ]
     return specs, rejected, total
 
 

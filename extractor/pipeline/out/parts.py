@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from dataclasses import asdict
 from typing import Any, NamedTuple
 
 import pyarrow as pa
@@ -173,7 +172,7 @@ def write_marker(
 ) -> None:
     """Mark a shard complete: its result and the layout of every part file it wrote."""
     with atomically(paths.marker) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"result": asdict(result), "parts": layouts, "occurrence_parts": occurrence_files}, f)
+        json.dump({"result": result.as_dict(), "parts": layouts, "occurrence_parts": occurrence_files}, f)
 
 
 def _marker(paths: ShardPaths) -> dict[str, Any] | None:

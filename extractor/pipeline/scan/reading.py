@@ -6,8 +6,7 @@ record's text held whole searched in one call (match_text)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...match.native import CHit
 from ..io.decode import HEAD_BYTES, clean, detect_kind
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
     from .sinks import OccurrenceSink
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
+class Reading(NamedTuple):
     """One input of a shard as it is read: the input (a file, a byte range of one, a row group, a
     group's file), the scan's configuration, where progress goes, what the shard counts, and
     where each hit goes when occurrences are asked for."""
@@ -35,7 +33,7 @@ class Reading:
 
     def with_progress(self, progress: Progress) -> Reading:
         """The same reading, reporting its progress elsewhere."""
-        return replace(self, progress=progress)
+        return self._replace(progress=progress)
 
     def hits(self) -> list[CHit] | None:
         """A list for each hit of a document, where occurrences are asked for, else None."""
