@@ -25,11 +25,9 @@ def register(
     syntax of spec §7, or "none") force how every text is read, as scan's --kind and --syntax;
     by default each text's are told by its content. `derive` makes doi_find report the DOIs of
     spec §8 too (True, or sources by name), as find_dois's does."""
-    import duckdb
-
-    # duckdb.sqltype is 1.4's and 2's name of what duckdb.typing held before
-    sqltype = getattr(duckdb, "sqltype", None)
-    varchar = sqltype("VARCHAR") if sqltype is not None else duckdb.typing.VARCHAR  # type: ignore[attr-defined]
+    # SQL types by their names, which every DuckDB takes (its type objects moved from
+    # duckdb.typing to duckdb.sqltype, which costs a module more to load)
+    varchar = "VARCHAR"
 
     # the matcher and pyarrow are loaded by the first call, where DuckDB hands over the first texts
     def doi_find(texts: Any) -> Any:
@@ -46,7 +44,7 @@ def register(
         "doi_find",
         doi_find,
         [varchar],
-        duckdb.list_type(varchar),
+        "VARCHAR[]",
         type="arrow",
         null_handling="special",
         side_effects=False,
