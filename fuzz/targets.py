@@ -229,13 +229,15 @@ def _alone(name: str, body: bytes) -> list[str] | None:
     """What a member's text gives read alone (None: a member read otherwise — a container, a
     PDF, binary data or a declared encoding — which this target does not predict)."""
     from extractor.match.syntaxes import detect_syntax
-    from extractor.pipeline.formats.archive import _NOT_TEXT, is_tar, is_zip
+    from extractor.pipeline.formats.members import NOT_TEXT
+    from extractor.pipeline.formats.tar import is_tar
+    from extractor.pipeline.formats.zip import is_zip
     from extractor.pipeline.io.decode import declared_encoding, detect_kind, is_binary
     from extractor.pipeline.io.read import detect_compression
 
     if name.endswith(".gz"):
         name = name[:-3]
-    if name.lower().endswith(_NOT_TEXT):
+    if name.lower().endswith(NOT_TEXT):
         return []
     if detect_compression(body[:8]) or is_tar(body) or is_zip(body) or body.startswith(b"%PDF-"):
         return None

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from extractor.pipeline.formats import archive
+from extractor.pipeline.formats import bomb, members, tar
 
 from .helpers import SCAN, run_json, scan_here, table
 from .wikidump import MARKUP_DEV
@@ -213,7 +213,7 @@ def test_a_zip_bomb_member_is_named_and_skipped_and_the_rest_read(tmp_path: Path
         z.writestr("a.txt", "doi:10.1000/before")
         with z.open("zeros.txt", "w") as o:
             block = b"0" * (1 << 20)
-            for _ in range(archive.BOMB_MIN // len(block) + 8):
+            for _ in range(bomb.BOMB_MIN // len(block) + 8):
                 o.write(block)
         z.writestr("b.txt", "doi:10.1000/after")
     assert (tmp_path / "bomb.zip").stat().st_size < 1 << 20
@@ -229,7 +229,7 @@ def test_a_zip_bomb_member_is_named_and_skipped_and_the_rest_read(tmp_path: Path
 def test_a_bomb_inside_a_compressed_tar_is_cut_where_it_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(archive, "BOMB_MIN", 1 << 20)  # read in this process: a small bomb will do
+    monkeypatch.setattr(bomb, "BOMB_MIN", 1 << 20)  # read in this process: a small bomb will do
     members = {
         "a.txt": b"doi:10.1000/before",
         "zeros.txt": b"doi:10.1000/in-the-bomb " + b"0" * (8 << 20),
@@ -370,8 +370,8 @@ def test_find_and_scan_read_archives_from_the_command_line(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
 def test_the_tar_walk_reads_each_header_format_as_tarfile_does(fmt: int) -> None:
-    """archive.tar_entries against tarfile on names that need a ustar prefix, a GNU long name or
-    a pax path, folders, links and empty members."""
+    """tar.tar_entries against tarfile on names that need a ustar prefix, a GNU long name or
+    a pax path, folders, links and empty members; the planner's offsets are the reader's."""
     names = ["a.txt", "d/" * 60 + "deep.txt", "x" * 99 + ".txt", "caf\u00e9/\u00fcber.bib", "empty.txt"]
     if fmt == tarfile.USTAR_FORMAT:
         names = [n for n in names if len(n.encode()) <= 100 or "/" in n[-100:]]
@@ -407,9 +407,14 @@ def test_the_tar_walk_reads_each_header_format_as_tarfile_does(fmt: int) -> None
     buf.seek(0)
     got = [
         (e.name, e.size, e.mtime, e.offset, e.regular, e.body.read() if e.regular else b"")
-        for e in archive.tar_entries(buf)
+        for e in tar.tar_entries(buf)
     ]
     assert [(n.rstrip("/"), *rest) for n, *rest in got] == want
+    # the planner's walk (seeking past the members' bytes) gives the same offsets and sizes
+    buf.seek(0)
+    assert tar.tar_offsets(buf) == [
+        (ti_name_size_offset[3], ti_name_size_offset[1]) for ti_name_size_offset in want
+    ]
 
 
 def test_a_tar_header_with_a_bad_checksum_rejects_the_archive_with_the_reason(tmp_path: Path) -> None:
@@ -439,11 +444,11 @@ def test_containers_nested_deeper_than_the_bound_are_named_not_read(tmp_path: Pa
     tar_of(tmp_path / "deep.tar", nested)
     scan_here([tmp_path / "deep.tar"], tmp_path / "out")
     read = {r for r, _d in pairs(tmp_path / "out", by_record=True)}
-    assert read == {f"depth{d}.gz" for d in range(1, archive.MAX_DEPTH + 1)}
+    assert read == {f"depth{d}.gz" for d in range(1, members.MAX_DEPTH + 1)}
     reasons = [f["reason"] for f in run_json(tmp_path / "out")["skipped_records"][0]["first"]]
     assert reasons == [
-        f"depth{d}.gz: an archive or compressed file nested over {archive.MAX_DEPTH} deep"
-        for d in range(archive.MAX_DEPTH + 1, 7)
+        f"depth{d}.gz: an archive or compressed file nested over {members.MAX_DEPTH} deep"
+        for d in range(members.MAX_DEPTH + 1, 7)
     ]
 
 

@@ -225,5 +225,5 @@ def test_marks_read_on_bytes_decide_most_heads() -> None:
 
     assert marked_bytes("Résumé of the work, see author@example.org, 10.1000/1 [2]\n".encode()) is False
     assert marked_bytes(b"  @article{x, doi = {10.1/2}}") is True
-    assert marked_bytes(b"\n  {\"a\": 1}") is True
+    assert marked_bytes(b'\n  {"a": 1}') is True
     assert marked_bytes("\u00a0@x".encode()) is None  # U+00A0 is white space to str.isspace
