@@ -381,7 +381,7 @@ def batches(data: bytes) -> None:
 def jsonl(data: bytes) -> None:
     import json
 
-    from extractor.pipeline.formats import jsonl as reader
+    from extractor.pipeline.formats import jsonlines as reader
 
     made = []
     for i, piece in enumerate(expand(data, 1 << 14).split(b"\x01")[:64]):

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from extractor.pipeline.formats import jsonl
+from extractor.pipeline.formats import jsonlines
 
 from .helpers import scan_here, table
 
-pytestmark = pytest.mark.skipif(jsonl._cjsonl is None, reason="the C reader was not built")
-read_lines = jsonl._cjsonl.read_lines if jsonl._cjsonl is not None else None
+pytestmark = pytest.mark.skipif(jsonlines._cjsonl is None, reason="the C reader was not built")
+read_lines = jsonlines._cjsonl.read_lines if jsonlines._cjsonl is not None else None
 
 # Lines the C reader reads: (line, id, text).
 PLAIN = [
@@ -68,8 +68,8 @@ LEFT = [
 ]
 
 
-def _python(line: bytes, n: int = 1) -> jsonl.JsonlLine:
-    return jsonl._line_record(line, n, "text", "id", ())
+def _python(line: bytes, n: int = 1) -> jsonlines.JsonlLine:
+    return jsonlines._line_record(line, n, "text", "id", ())
 
 
 @pytest.mark.parametrize(("line", "rid", "text"), PLAIN)
@@ -165,15 +165,15 @@ def test_any_line_read_in_c_reads_as_python_reads_it(lines: list[bytes]) -> None
     assert n == len(lines)
 
 
-def _read(data: bytes, fields: tuple[tuple[str, str], ...], c: bool) -> list[jsonl.JsonlLine]:
+def _read(data: bytes, fields: tuple[tuple[str, str], ...], c: bool) -> list[jsonlines.JsonlLine]:
     """The stream's records read with the C reader, or with Python's reading alone."""
-    saved = jsonl._cjsonl
+    saved = jsonlines._cjsonl
     if not c:
-        jsonl._cjsonl = None  # type: ignore[assignment]
+        jsonlines._cjsonl = None  # type: ignore[assignment]
     try:
-        return list(jsonl.iter_jsonl_records(io.BytesIO(data), "text", "id", fields=fields))
+        return list(jsonlines.iter_jsonl_records(io.BytesIO(data), "text", "id", fields=fields))
     finally:
-        jsonl._cjsonl = saved
+        jsonlines._cjsonl = saved
 
 
 @given(st.lists(_lines(), min_size=1, max_size=8), st.sampled_from(_FIELDS))
@@ -200,8 +200,8 @@ def test_provenance_read_in_c_as_python_reads_it(fields: tuple[tuple[str, str], 
     data = b"".join(line + b"\n" for line in lines)
     got = _read(data, fields, True)
     assert got == _read(data, fields, False)
-    runs = list(jsonl.iter_jsonl_blocks(io.BytesIO(data), "text", "id", fields=fields))
-    assert [type(r) for r in runs] == [jsonl.CRun]  # all five read in C
+    runs = list(jsonlines.iter_jsonl_blocks(io.BytesIO(data), "text", "id", fields=fields))
+    assert [type(r) for r in runs] == [jsonlines.CRun]  # all five read in C
     assert len({meta for _, _, _, meta in got}) >= 2
 
 
@@ -216,16 +216,16 @@ def test_a_file_reads_the_same_with_the_c_reader_and_without(
     path = tmp_path / "recs.jsonl"
     path.write_bytes(body)
 
-    def read() -> list[jsonl.JsonlLine]:
-        return list(jsonl.iter_jsonl_records(io.BytesIO(body), "text", "id"))
+    def read() -> list[jsonlines.JsonlLine]:
+        return list(jsonlines.iter_jsonl_records(io.BytesIO(body), "text", "id"))
 
     with_c = read()
     scan_here([path], tmp_path / "c")
-    monkeypatch.setattr(jsonl, "_cjsonl", None)
+    monkeypatch.setattr(jsonlines, "_cjsonl", None)
     without = read()
     scan_here([path], tmp_path / "py")
     assert with_c == without
-    assert sum(isinstance(t, str) and not isinstance(t, jsonl.Skipped) for _, t, _, _ in with_c) > 1000
+    assert sum(isinstance(t, str) and not isinstance(t, jsonlines.Skipped) for _, t, _, _ in with_c) > 1000
     for name in ("mentions", "dois"):
         assert table(tmp_path / "c", name) == table(tmp_path / "py", name)
     assert len(table(tmp_path / "c", "dois")) > 50

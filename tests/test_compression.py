@@ -255,11 +255,11 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
     every input to the same records as the stdlib — orjson's refusals (lone surrogate escapes,
     NaN, integers over 64 bits, invalid UTF-8) are read by the stdlib — and a corrupt member is
     the same rejected input."""
-    from extractor.pipeline.formats import jsonl
+    from extractor.pipeline.formats import jsonlines
     from extractor.pipeline.io import read
 
     assert (
-        jsonl.orjson_module() is not None and read.gzip_readers()[0] is not gzip.GzipFile
+        jsonlines.orjson_module() is not None and read.gzip_readers()[0] is not gzip.GzipFile
     )  # the fast path is on
     lines = [
         b'{"id": "a", "text": "doi:10.1000/1"}',
@@ -285,7 +285,7 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
                 with read.open_stream(str(path))[0] as stream:
                     recs = [
                         (rid, t if isinstance(t, str) else repr(t), n)
-                        for rid, t, n, _meta in jsonl.iter_jsonl_records(stream, "text", "id")
+                        for rid, t, n, _meta in jsonlines.iter_jsonl_records(stream, "text", "id")
                     ]
                 got.extend(recs)
             except (EOFError, OSError) as exc:
@@ -295,7 +295,7 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
         return got
 
     fast = read_both()
-    monkeypatch.setattr(jsonl, "ORJSON", None)
+    monkeypatch.setattr(jsonlines, "ORJSON", None)
     monkeypatch.setattr(read, "GZIP_FILE", gzip.GzipFile)
     assert read_both() == fast
     assert [r[0] for r in fast if r[0] != "error"][:6] == [

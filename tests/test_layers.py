@@ -43,7 +43,7 @@ EXTENSIONS = {_module_name(p) for p in PKG.rglob("_*.c")}
 EXTENSION_IMPORTERS = {
     "extractor.match._cscan": "extractor.match.native",
     "extractor.pipeline._ctable": "extractor.pipeline.table",
-    "extractor.pipeline.formats._cjsonl": "extractor.pipeline.formats.jsonl",
+    "extractor.pipeline.formats._cjsonl": "extractor.pipeline.formats.jsonlines",
 }
 
 

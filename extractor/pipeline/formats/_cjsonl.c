@@ -2,11 +2,11 @@
  * string) is decoded straight into one UTF-8 buffer, as an Arrow string column's, and whose id
  * field (a string, null or absent) is kept; no Python object per text, nor for the record's
  * other fields, which are only checked to be valid JSON (RFC 8259) — the values of the keys asked
- * for (provenance fields) are given as places, for Python to read. Optional: formats/jsonl.py,
+ * for (provenance fields) are given as places, for Python to read. Optional: formats/jsonlines.py,
  * its only importer, reads every line in Python where it was not built.
  *
  * A line is read here only when its reading is plain: any line that is not, the reader stops
- * before, and jsonl.py reads it as always (orjson, then the careful reading), so the two
+ * before, and jsonlines.py reads it as always (orjson, then the careful reading), so the two
  * readings never differ. Not plain: invalid JSON, invalid UTF-8, a lone surrogate escape, a key
  * with an escape, the text or id field or a key asked for twice, a text that is not a string, an
  * id that is not a string or null, no text field, nesting deeper than MAX_DEPTH, a text of 2 GiB. */
