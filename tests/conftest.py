@@ -46,6 +46,7 @@ QUICK_MODULES = frozenset(
         "test_csvrecords",
         "test_hostile",
         "test_properties",
+        "test_errors",
     }
 )
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ..pipeline.errors import Fatal
-from ..pipeline.shard import work
+from ..pipeline.shard import shard_fault, work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec, no_progress
 
 R = TypeVar("R")
@@ -116,7 +116,7 @@ class DaskEngine:
                 error="the Dask workers reading this input died too often (killed by the system: out of memory?)",
             )
         except Exception as exc:
-            raise Fatal(f"{type(exc).__name__}: {exc}") from exc
+            raise shard_fault(spec, exc) from exc
 
     def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:
         if not jobs:

@@ -8,8 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from ..pipeline.cpus import cpu_budget
-from ..pipeline.errors import Fatal
-from ..pipeline.shard import work
+from ..pipeline.shard import shard_fault, work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
 
 R = TypeVar("R")
@@ -32,7 +31,7 @@ class InProcessEngine:
             try:
                 result = work(spec, config, progress, self.retry_sleep)
             except Exception as exc:  # fatal: a fault of the program or system (as the pool says it)
-                raise Fatal(f"{type(exc).__name__}: {exc}") from exc
+                raise shard_fault(spec, exc) from exc
             yield result
 
     def map(self, fn: Callable[..., R], jobs: Sequence[tuple[Any, ...]]) -> list[R]:

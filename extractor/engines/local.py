@@ -15,9 +15,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ..pipeline.cpus import CPU_BUDGET, usable_cpus
-from ..pipeline.errors import Fatal
 from ..pipeline.io.inputs import shard_bytes
-from ..pipeline.shard import work
+from ..pipeline.shard import shard_fault, work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
 from .inprocess import InProcessEngine
 from .procs import die_with_parent, mp_context, unlink_semaphores
@@ -119,7 +118,7 @@ def _outcome(fut: Future[ShardResult], spec: ShardSpec, deaths: dict[int, int]) 
             error=f"the worker reading this input died {WORKER_DEATHS} times (killed by the system: out of memory?)",
         )
     except Exception as exc:
-        raise Fatal(f"{type(exc).__name__}: {exc}") from exc
+        raise shard_fault(spec, exc) from exc
 
 
 class LocalEngine:

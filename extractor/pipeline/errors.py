@@ -1,6 +1,12 @@
 """How a scan classes what goes wrong, as datatrove does: retry (a passing fault of the system),
 skip this input (InputError: the input cannot be read; reported, the run goes on), or fatal
-(anything else: the run stops)."""
+(anything else: the run stops).
+
+Only what reading and decoding an input raise — the OS, a decompressor, the parser of its format —
+says the input is bad: those calls are made inside input_errors() (the readers' own calls, a
+format's records taken one by one through read_each). What the matcher, the mention table, the
+writers or the pipeline's own code raise passes unchanged, and stops the run: a fault of the
+program is never reported as a bad input."""
 
 from __future__ import annotations
 
@@ -8,6 +14,9 @@ import errno
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class InputError(Exception):
@@ -77,6 +86,21 @@ def input_errors() -> Iterator[None]:
         if is_corrupt_input(exc):
             raise InputError(describe(exc)) from exc
         raise
+
+
+_END: object = object()
+
+
+def read_each(items: Iterator[T]) -> Iterator[T]:
+    """The items of a reader (a format's records), each taken inside input_errors(): a fault of
+    the input as it is read is InputError, and what the consumer then does with an item is its
+    own (a fault there is the program's)."""
+    while True:
+        with input_errors():
+            item = next(items, _END)
+        if item is _END:
+            return
+        yield item  # type: ignore[misc]
 
 
 class Fatal(Exception):

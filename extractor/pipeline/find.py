@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from ..match import FORMS, Hit
 from ..match.native import CHit
-from .errors import input_errors
+from .errors import input_errors, read_each
 from .formats import (
     FORMAT_HEAD,
     FORMATS,
@@ -68,40 +68,40 @@ def hits_in_records(
         id_field=id_field,
         derive=derive,
     )
-    with input_errors():
-        for rid, text, rkind, _meta, name, preface in each_record(
-            records(ShardSpec(0, path, path, path_told), config, result or ShardResult(0), no_progress)
-        ):
-            if isinstance(text, FileText):  # a member of an archive: a file's bytes
-                for h in hits_in_stream(
-                    text.stream,
-                    name or "",
-                    rkind or kind,
-                    allow_other_prefix,
-                    syntax=syntax,
-                    said=said,
-                    derive=derive,
-                ):
-                    yield rid, h
-                continue
-            if isinstance(text, StreamedText):
-                # read in windows; its id may stand after its text, so its hits wait for it
-                src = streamed_source(text)
-                syn = said["syntax"] = syntax_for(syntax, name, src.head)
-                k = rkind or kind or detect_kind(name, src.head)
-                got = list(_stream_hits(src, k, allow_other_prefix, syn, derive))
-                for h in got:
-                    yield (text.rid or text.line_id), h
-                continue
-            text = clean(text)[0]
-            k = rkind or kind or detect_kind(name, text[:HEAD_BYTES])
-            syn = said["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
-            # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
-            hits: list[CHit] = []
-            data, skip = prefaced(text, preface)
-            match_record(data, k, allow_other_prefix, None, hits, syn, skip, derive)
-            for a, b, f, d, raw, _line in hits:
-                yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
+    # the format's reading: its faults are the input's, the matcher's are the program's
+    for rid, text, rkind, _meta, name, preface in each_record(
+        read_each(records(ShardSpec(0, path, path, path_told), config, result or ShardResult(0), no_progress))
+    ):
+        if isinstance(text, FileText):  # a member of an archive: a file's bytes
+            for h in hits_in_stream(
+                text.stream,
+                name or "",
+                rkind or kind,
+                allow_other_prefix,
+                syntax=syntax,
+                said=said,
+                derive=derive,
+            ):
+                yield rid, h
+            continue
+        if isinstance(text, StreamedText):
+            # read in windows; its id may stand after its text, so its hits wait for it
+            src = streamed_source(text)
+            syn = said["syntax"] = syntax_for(syntax, name, src.head)
+            k = rkind or kind or detect_kind(name, src.head)
+            got = list(_stream_hits(src, k, allow_other_prefix, syn, derive))
+            for h in got:
+                yield (text.rid or text.line_id), h
+            continue
+        text = clean(text)[0]
+        k = rkind or kind or detect_kind(name, text[:HEAD_BYTES])
+        syn = said["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
+        # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
+        hits: list[CHit] = []
+        data, skip = prefaced(text, preface)
+        match_record(data, k, allow_other_prefix, None, hits, syn, skip, derive)
+        for a, b, f, d, raw, _line in hits:
+            yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
 
 
 def text_ranges(path: str, source: str, config: ScanConfig) -> Planned | None:
@@ -155,7 +155,9 @@ def count_in_range(r: TextRange) -> int:
 
 def _range_windows(r: TextRange, hits: list[CHit] | None) -> Iterator[int]:
     """The hits of each window of a byte range as hits_in_range reads it, listed in `hits`."""
-    with input_errors(), open(r.path, "rb") as f:
+    with input_errors():
+        f = open(r.path, "rb")  # noqa: SIM115  # closed below, where its windows end
+    with f:
         fd = f.fileno()
         size = os.fstat(fd).st_size
         base = max(0, r.start - RANGE_OVERLAP) if r.start else 0
@@ -293,14 +295,13 @@ def _stream_windows(
     derive: tuple[str, ...] = (),
 ) -> Iterator[int]:
     """The hits of each window of a stream as hits_in_stream reads it, listed in `hits`."""
-    with input_errors():
-        src = stream_source(stream, block_size, None if lines is None else lines.feed)
-        told = text_told(Told("text", kind=kind), source, src.head, syntax)
-        if said is not None:
-            said["syntax"] = told.syntax or None
-        assert told.kind is not None
-        match = matcher_for(told.kind, allow_other_prefix, None, hits, told.syntax or None, derive)
-        yield from scan_windows(src, match, ShardResult(0), no_progress)
+    src = stream_source(stream, block_size, None if lines is None else lines.feed)
+    told = text_told(Told("text", kind=kind), source, src.head, syntax)
+    if said is not None:
+        said["syntax"] = told.syntax or None
+    assert told.kind is not None
+    match = matcher_for(told.kind, allow_other_prefix, None, hits, told.syntax or None, derive)
+    yield from scan_windows(src, match, ShardResult(0), no_progress)
 
 
 def _stream_hits(

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 
-from .errors import InputError, is_transient
+from .errors import Fatal, InputError, is_transient
 from .io.remote import is_url
 from .out.parts import shard_paths, ship, write_marker
 from .scan.documents import input_docs
@@ -125,3 +125,11 @@ def _work_here(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: f
         except MemoryError:
             return ShardResult(spec.index, error="out of memory reading this input")
     raise AssertionError("unreachable")
+
+
+def shard_fault(spec: ShardSpec, exc: BaseException) -> Fatal:
+    """What a fault of the program (or the system) in a shard says, to stop the run: what
+    failed and where, never a bad input's reason (errors.py)."""
+    return Fatal(
+        f"the program failed while reading {spec.source} (shard {spec.index}): {type(exc).__name__}: {exc}"
+    )

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...match.native import CHit
-from ..errors import InputError
+from ..errors import InputError, input_errors
 from ..formats import FORMAT_HEAD, tell_input
 from ..io.decode import HEAD_BYTES, declared_encoding, input_head, text_told
 from ..io.read import ReadTap, open_counted, open_input, read_upto
@@ -58,13 +58,14 @@ def text_chunks(r: Reading) -> Iterator[Chunk]:
     range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
     comp, encoding = spec.told.compression, spec.told.encoding
-    if spec.seek_points:  # a range of a gzip file's text, from its seek points (io/seekgz.py)
-        from ..io import seekgz
+    with input_errors():
+        if spec.seek_points:  # a range of a gzip file's text, from its seek points (io/seekgz.py)
+            from ..io import seekgz
 
-        raw = stream = seekgz.open_at(spec.path, spec.seek_points, base)
-    else:
-        raw, stream, progress = open_counted(spec.path, comp, r.progress, result.text_cut(spec.source))
-        r = r.with_progress(progress)
+            raw = stream = seekgz.open_at(spec.path, spec.seek_points, base)
+        else:
+            raw, stream, progress = open_counted(spec.path, comp, r.progress, result.text_cut(spec.source))
+            r = r.with_progress(progress)
     with raw, stream:
         if encoding is not None:  # a text in another encoding is one shard (formats/text.py)
             source = StreamSource.of_blocks(_decoded_blocks(stream, encoding, config.block_size))
@@ -146,7 +147,8 @@ def _decoded_blocks(stream: Any, encoding: str, block_size: int) -> Iterator[byt
 def stream_source(stream: Any, block_size: int, feed: Callable[[bytes], None] | None = None) -> StreamSource:
     """A text file's stream (or an archive member's) as a source of windows: transcoded to UTF-8
     when it declares another encoding, the bytes searched given to `feed` (find's line numbers)."""
-    blocks = _transcoded(stream, block_size)
+    with input_errors():  # its head peeked at: read
+        blocks = _transcoded(stream, block_size)
     if blocks is not None:
         return StreamSource.of_blocks(blocks if feed is None else _fed(blocks, feed))
     return StreamSource(stream if feed is None else ReadTap(stream, feed), 0, None, block_size)

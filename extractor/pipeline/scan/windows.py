@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ...match import native
 from ...match.bounds import MAX_DOI_CHARS
-from ..errors import InputError
+from ..errors import InputError, input_errors
 from ..io.decode import HEAD_BYTES, clean, input_head
 from ..units import Progress, ShardResult
 from .matchers import Matcher, Window
@@ -67,7 +67,9 @@ class FileSource:
 
     def __init__(self, fd: int, start: int, stop: int, window: int) -> None:
         self.fd = fd
-        self.head, start = input_head(os.pread(fd, HEAD_BYTES, start), start)
+        with input_errors():
+            first = os.pread(fd, HEAD_BYTES, start)
+        self.head, start = input_head(first, start)
         self.current: memoryview | None = None  # the window handed out last
         self.start = start
         self.stop = stop
@@ -84,7 +86,8 @@ class FileSource:
             self.current.release()
         want = end - pos
         view = memoryview(self.buf)[:want]
-        got = _pread_into(self.fd, view, pos)
+        with input_errors():
+            got = _pread_into(self.fd, view, pos)
         if got < want:
             view.release()
             size = os.fstat(self.fd).st_size
@@ -168,10 +171,13 @@ class StreamSource:
         return self.ahead[:HEAD_BYTES]
 
     def _read(self) -> bytes:
-        if self.blocks is not None:
-            return next(self.blocks, b"")
-        want = self.block_size if self.limit is None else min(self.block_size, self.limit)
-        data: bytes = self.stream.read(want) if want > 0 else b""
+        """The next block: reading (a decompressor, a transcoder, a format's streamed text) is
+        where an input's faults surface, as InputError."""
+        with input_errors():
+            if self.blocks is not None:
+                return next(self.blocks, b"")
+            want = self.block_size if self.limit is None else min(self.block_size, self.limit)
+            data: bytes = self.stream.read(want) if want > 0 else b""
         if self.limit is not None:
             self.limit -= len(data)
         return data
