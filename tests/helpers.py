@@ -103,6 +103,13 @@ PIECES = [
     "\U000f0001",
     "(cid:4)",
     "(cid:",
+    # spec §4: an emoji ends a DOI (Extended_Pictographic, regional indicators); others do not
+    "\U0001f600",
+    "\u00a9",
+    "\u2714",
+    "\U0001f1eb",
+    "\U00020000",
+    "\u00b0",
     "/MediaObjects/",
     "/asset/",
     "/suppl_file/",

@@ -316,6 +316,25 @@ ENDS = {
         Row("doi:10.1016/j.cell.2010.01.002(cid:4)", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
         Row("https://doi.org/10.1000/182.(cid:3)(cid:4) next", ["10.1000/182"], None, "pdf"),
     ],
+    # §4: an emoji ends a DOI: Extended_Pictographic (©, ®, ™, ‼, ✔, ↔ and the pictographs) and
+    # the regional indicators; other non-ASCII letters and symbols stay (§1).
+    "emoji_ends": [
+        Row("Read 10.1007/s12520-015-0279-7😀 now", ["10.1007/s12520-015-0279-7"]),
+        Row("https://doi.org/10.1000/182✔ done", ["10.1000/182"], ["resolver-url"]),
+        Row("doi:10.1000/abc©2020 and 10.1000/x™", ["10.1000/abc", "10.1000/x"]),
+        Row("10.1000/paper.🎉🎉", ["10.1000/paper"]),
+        Row("see 10.1000/flag🇫🇷", ["10.1000/flag"]),
+        Row("10.1000/a↔b", ["10.1000/a"]),
+        Row(
+            "<p>doi:10.1038/nature12373 👍 and 10.1038/nphys1170👍</p>",
+            ["10.1038/nature12373", "10.1038/nphys1170"],
+            None,
+            "html",
+        ),
+        Row("10.1016/j.cell.2010.01.002😀", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
+        # not an emoji: a letter of a supplementary plane, a symbol without the property
+        Row("10.1000/𠀀x and 10.1000/a°b", ["10.1000/𠀀x", "10.1000/a°b"]),
+    ],
     "publisher_resources_under_doi_path": [
         Row(
             "https://media.springernature.com/lw685/springer-static/image/art%3A10.1038%2Fs41586-019-1642-0/MediaObjects/41586_2019_1642_Fig1_HTML.png",

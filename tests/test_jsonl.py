@@ -191,9 +191,10 @@ def test_lone_surrogates_in_json_records_are_not_fatal(tmp_path: Path) -> None:
 
 def test_json_ld_surrogate_pair_is_one_character_in_scan_and_find(tmp_path: Path) -> None:
     """Issue 9: the HTML view of JSON-LD decodes escapes as the JSONL reader does; a surrogate
-    pair is one character, never two lone surrogates that reject the page."""
+    pair is one character, never two lone surrogates that reject the page (U+20000, a letter: an
+    emoji would end the DOI, spec §4)."""
     page = (
-        '<html><head><script type="application/ld+json">{"@id": "https://doi.org/10.1000/smile\\ud83d\\ude00",'
+        '<html><head><script type="application/ld+json">{"@id": "https://doi.org/10.1000/smile\\ud840\\udc00",'
         ' "sameAs": "doi:10.1000/lone\\ud83dx"}</script></head><body><p>text</p></body></html>'
     )
     f = tmp_path / "page.html"
@@ -201,15 +202,15 @@ def test_json_ld_surrogate_pair_is_one_character_in_scan_and_find(tmp_path: Path
     out = tmp_path / "out"
     report = scan_here([f], out, occurrences=True)
     assert report.rejected == []
-    assert {o["doi"] for o in table(out, "occurrences")} == {"10.1000/smile😀", "10.1000/lone"}
+    assert {o["doi"] for o in table(out, "occurrences")} == {"10.1000/smile\U00020000", "10.1000/lone"}
     from extractor import find_dois
 
-    assert [h.doi for h in find_dois(page, "html")] == ["10.1000/smile😀", "10.1000/lone"]
+    assert [h.doi for h in find_dois(page, "html")] == ["10.1000/smile\U00020000", "10.1000/lone"]
 
     p = subprocess.run(
         [sys.executable, "-m", "extractor.cli", "find", str(f)], capture_output=True, text=True, timeout=60
     )
-    assert p.returncode == 0 and p.stdout.split() == ["10.1000/smile😀", "10.1000/lone"]
+    assert p.returncode == 0 and p.stdout.split() == ["10.1000/smile\U00020000", "10.1000/lone"]
 
 
 def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> None:

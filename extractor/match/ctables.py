@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from . import bounds, canonical, find, html, pdf, rules, tails
+from .emoji import EMOJI_RANGES
 from .forms import FORMS
 from .syntaxes import MARKS
 
@@ -37,6 +38,7 @@ def _lists() -> dict[str, tuple[str, ...]]:
         "MEDIA_EXTENSIONS": tails.MEDIA_EXTENSIONS,
         "SPRINGER_MARKERS": tails.SPRINGER_MARKERS,
         "VIEW_SEGMENTS": pdf.VIEW_SEGMENTS,
+        "EMOJI": (rules.EMOJI,),
     }
 
 
@@ -109,6 +111,21 @@ def _char_test(name: str, chars: Iterable[str], source: str) -> str:
     )
 
 
+def _range_test(name: str, ranges: tuple[tuple[int, int], ...], source: str) -> str:
+    """A test of whether a code point lies in sorted, disjoint ranges: a binary search."""
+    items = ", ".join(f"{{0x{a:X}, 0x{b:X}}}" for a, b in ranges)
+    return (
+        f"/* {source} */\nstatic const cp_t {name.upper()}_RANGES[][2] = {{{items}}};\n"
+        f"static inline int {name}(cp_t c)\n{{\n"
+        f"    if (c < {name.upper()}_RANGES[0][0])\n        return 0;\n"
+        f"    size_t lo = 0, hi = sizeof {name.upper()}_RANGES / sizeof *{name.upper()}_RANGES;\n"
+        "    while (lo < hi) {\n        size_t mid = (lo + hi) / 2;\n"
+        f"        if (c < {name.upper()}_RANGES[mid][0])\n            hi = mid;\n"
+        f"        else if (c > {name.upper()}_RANGES[mid][1])\n            lo = mid + 1;\n"
+        "        else\n            return 1;\n    }\n    return 0;\n}\n"
+    )
+
+
 def _define(name: str, value: int, source: str) -> str:
     return f"#define {name} {value} /* {source} */\n"
 
@@ -141,6 +158,7 @@ def render() -> str:
         _char_test("format_char", canonical.FORMAT_CHARS, "canonical.FORMAT_CHARS"),
         _char_test("opener", rules.OPEN, "rules.OPEN"),
         _char_test("pdf_hyphen", canonical.PDF_HYPHENS, "canonical.PDF_HYPHENS"),
+        _range_test("emoji_char", EMOJI_RANGES, "emoji.EMOJI_RANGES: an emoji ends a DOI (spec §4)"),
         f"/* rules.CLOSE: the opener each closer closes, else 0 */\nstatic inline cp_t opener_of(cp_t c)\n{{\n"
         f"    switch (c) {{\n{opener_of}    }}\n    return 0;\n}}\n",
         "/* A word of a table with its length, both known when compiled. */\n"

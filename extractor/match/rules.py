@@ -10,6 +10,7 @@ import re
 
 from .bounds import MAX_DOI_CHARS, SHORT_WINDOW
 from .canonical import FORMAT_CHARS
+from .emoji import emoji_class
 from .forms import Form
 from .tails import DOI_PATH_MARKER, FILE_STORE, SHIELDS, shields_end, strip_tails
 
@@ -40,8 +41,10 @@ TRAILING = frozenset(".,;:!?\"'”’»“›」…*`" + FORMAT_CHARS)
 # (;journal:jmcmar, ;subjmeta=…) — ends a DOI; SICI's ";2-X" does not (a digit follows).
 _KEY_VALUE = re.compile(r";(?=[A-Za-z][A-Za-z0-9_-]*[:=])")
 # Spec §4: what a broken text extraction leaves ends a DOI: U+FFFD, private-use code points
-# (the BMP's and planes 15-16), pdfminer's (cid:N).
-DEBRIS = re.compile(r"[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]|\(cid:[0-9]+\)")
+# (the BMP's and planes 15-16), pdfminer's (cid:N); and so does an emoji (Extended_Pictographic,
+# a regional indicator: emoji.py), which posts and chats put right after a link.
+EMOJI = emoji_class()
+DEBRIS = re.compile(r"[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff" + EMOJI + r"]|\(cid:[0-9]+\)")
 # Both in one search: the first of either is where they end a name.
 _KEY_VALUE_OR_DEBRIS = re.compile(f"{_KEY_VALUE.pattern}|{DEBRIS.pattern}")
 _URL_STOPS = re.compile(r"[?#&]")
@@ -69,7 +72,7 @@ def _cut_brackets(s: str) -> int:
 
 # Every character at which some rule of first_cut can end a name: a name with none of them (most)
 # is whole after one search (the C matcher's cut_class mask does the same).
-_ANY_CUT = re.compile(r"[?#&,;<()\[\]{}>" + re.escape(CLOSE) + r"\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+_ANY_CUT = re.compile(r"[?#&,;<()\[\]{}>" + re.escape(CLOSE) + r"\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff" + EMOJI + "]")
 
 
 def first_cut(s: str, form: Form) -> int:

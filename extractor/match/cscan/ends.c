@@ -23,8 +23,11 @@ static int split_ahead(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
     return i + 3 <= n && s[i] == '%' && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == 'f');
 }
 
-/* rules.DEBRIS's characters: U+FFFD and private-use code points. */
-static inline int debris_char(cp_t c) { return c == 0xFFFD || (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; }
+/* rules.DEBRIS's characters: U+FFFD, private-use code points, and emoji (spec §4: tables.h). */
+static inline int debris_char(cp_t c)
+{
+    return c == 0xFFFD || (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000 || emoji_char(c);
+}
 
 /* The characters at which some rule of first_cut may end a name (?#&,;<>()[]{}, their full-width
  * closers, rules.DEBRIS's characters), by the rule each wakes: a name holding none of a rule's
@@ -38,8 +41,6 @@ static inline unsigned cut_class(cp_t c)
 {
     if (c < 128)
         return CUT_ASCII[c];
-    if (c < 0xE000)
-        return 0;
     if (debris_char(c))
         return K_DEBRIS;
     return c == 0xFF09 || c == 0xFF3D || c == 0xFF5D || c == 0xFF1E ? K_CLOSE : 0;
@@ -118,7 +119,7 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
                     j++;
                 if (j < kv && s[j] == ')')
                     db = i;
-            } else if (c >= 0xE000 && db == end && debris_char(c)) {
+            } else if (c >= 0xA9 && db == end && debris_char(c)) {
                 db = i;
             }
             if (db < end || kv < end)

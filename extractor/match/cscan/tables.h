@@ -67,6 +67,25 @@ static inline int pdf_hyphen(cp_t c)
     return 0;
 }
 
+/* emoji.EMOJI_RANGES: an emoji ends a DOI (spec §4) */
+static const cp_t EMOJI_CHAR_RANGES[][2] = {{0xA9, 0xA9}, {0xAE, 0xAE}, {0x203C, 0x203C}, {0x2049, 0x2049}, {0x2122, 0x2122}, {0x2139, 0x2139}, {0x2194, 0x2199}, {0x21A9, 0x21AA}, {0x231A, 0x231B}, {0x2328, 0x2328}, {0x2388, 0x2388}, {0x23CF, 0x23CF}, {0x23E9, 0x23F3}, {0x23F8, 0x23FA}, {0x24C2, 0x24C2}, {0x25AA, 0x25AB}, {0x25B6, 0x25B6}, {0x25C0, 0x25C0}, {0x25FB, 0x25FE}, {0x2600, 0x2605}, {0x2607, 0x2612}, {0x2614, 0x2685}, {0x2690, 0x2705}, {0x2708, 0x2712}, {0x2714, 0x2714}, {0x2716, 0x2716}, {0x271D, 0x271D}, {0x2721, 0x2721}, {0x2728, 0x2728}, {0x2733, 0x2734}, {0x2744, 0x2744}, {0x2747, 0x2747}, {0x274C, 0x274C}, {0x274E, 0x274E}, {0x2753, 0x2755}, {0x2757, 0x2757}, {0x2763, 0x2767}, {0x2795, 0x2797}, {0x27A1, 0x27A1}, {0x27B0, 0x27B0}, {0x27BF, 0x27BF}, {0x2934, 0x2935}, {0x2B05, 0x2B07}, {0x2B1B, 0x2B1C}, {0x2B50, 0x2B50}, {0x2B55, 0x2B55}, {0x3030, 0x3030}, {0x303D, 0x303D}, {0x3297, 0x3297}, {0x3299, 0x3299}, {0x1F000, 0x1F0FF}, {0x1F10D, 0x1F10F}, {0x1F12F, 0x1F12F}, {0x1F16C, 0x1F171}, {0x1F17E, 0x1F17F}, {0x1F18E, 0x1F18E}, {0x1F191, 0x1F19A}, {0x1F1AD, 0x1F1E5}, {0x1F1E6, 0x1F1FF}, {0x1F201, 0x1F20F}, {0x1F21A, 0x1F21A}, {0x1F22F, 0x1F22F}, {0x1F232, 0x1F23A}, {0x1F23C, 0x1F23F}, {0x1F249, 0x1F3FA}, {0x1F400, 0x1F53D}, {0x1F546, 0x1F64F}, {0x1F680, 0x1F6FF}, {0x1F774, 0x1F77F}, {0x1F7D5, 0x1F7FF}, {0x1F80C, 0x1F80F}, {0x1F848, 0x1F84F}, {0x1F85A, 0x1F85F}, {0x1F888, 0x1F88F}, {0x1F8AE, 0x1F8FF}, {0x1F90C, 0x1F93A}, {0x1F93C, 0x1F945}, {0x1F947, 0x1FAFF}, {0x1FC00, 0x1FFFD}};
+static inline int emoji_char(cp_t c)
+{
+    if (c < EMOJI_CHAR_RANGES[0][0])
+        return 0;
+    size_t lo = 0, hi = sizeof EMOJI_CHAR_RANGES / sizeof *EMOJI_CHAR_RANGES;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c < EMOJI_CHAR_RANGES[mid][0])
+            hi = mid;
+        else if (c > EMOJI_CHAR_RANGES[mid][1])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
 /* rules.CLOSE: the opener each closer closes, else 0 */
 static inline cp_t opener_of(cp_t c)
 {
@@ -155,7 +174,7 @@ static const char *const PY_RULES[] = {
     "pdf.DEHYPHENATION_RULES[13]", "\\A(10\\.3760/cma\\.j\\.cn\\d{6})-?(\\d{8})-?(\\d{5})\\Z", "34", "\\1-\\2-\\3",
     "rules.RUN", "[^\\s\"\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff]{0,2001}", "32", "",
     "rules.SPLIT", "[,;](?=(?:doi:)?10\\.[0-9]{4,}(?:\\.[0-9]+)*(?:/|%2[Ff]))", "34", "",
-    "rules.DEBRIS", "[\\ufffd\\ue000-\\uf8ff\\U000f0000-\\U0010ffff]|\\(cid:[0-9]+\\)", "32", "",
+    "rules.DEBRIS", "[\\ufffd\\ue000-\\uf8ff\\U000f0000-\\U0010ffff{EMOJI}]|\\(cid:[0-9]+\\)", "32", "",
     "find.URLISH", "(?i)(?:[a-z][a-z0-9+.-]*://|www\\.|^[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)", "34", "",
     "find.LEFT_GLUED", "(?ix)\012    (?:\012        (?P<dx>(?:https?:/{1,3})?dx\\.doi\\.org/)\012      | (?P<resolver>(?:https?:/{1,3})?(?:www\\.)?doi\\.org/)\012      | (?P<handle>(?:https?:/{1,3})?hdl\\.handle\\.net/)\012      | (?P<urn>urn:doi:)\012      | (?P<eidr>urn:eidr:)\012      | (?P<info>info:doi/)\012      | (?P<pinfo>info%3Adoi%2F)\012      | (?P<plabel>(?<![a-z0-9])doi%3A)\012      | (?P<label>(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?)\012    )\\Z", "98", "",
     "find.LEFT_SPACED_LABEL", "(?i)(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
