@@ -1116,6 +1116,35 @@ DERIVED = {
         # any other article ID is no derived hit: its DOI is not always the ID (cr20174)
         Row("nature.com/articles/ncomms1234 nature.com/articles/cr20174", []),
     ],
+    "derived_bibtex_eprint_of_arxiv": [
+        Row(
+            '@article{v, eprint = "2106.05038", archivePrefix = "arXiv", primaryClass = "cs.LG"}',
+            ["10.48550/arxiv.2106.05038"],
+            ["derived-arxiv"],
+            syntax="bibtex",
+        ),
+        # biblatex's field, names and the value in any ASCII case, a value in braces or bare
+        Row(
+            "@online{w,\n  EPRINTTYPE = {ARXIV},\n  Eprint = {hep-th/9901001v2}\n}",
+            ["10.48550/arxiv.hep-th/9901001"],
+            syntax="bibtex",
+        ),
+        Row(
+            "@misc{x, archiveprefix = arxiv, eprint = 1706.03762}",
+            ["10.48550/arxiv.1706.03762"],
+            syntax="bibtex",
+        ),
+        # each entry by its own fields: the second names another archive, the third none
+        Row(
+            "@article{a, eprint={2101.00001}, archivePrefix={arXiv}}"
+            "@article{b, eprint={2101.00002}, archivePrefix={HAL}}"
+            "@article{c, eprint={2101.00003}}",
+            ["10.48550/arxiv.2101.00001"],
+            syntax="bibtex",
+        ),
+        Row("@article{d, eprint={hal-01234567}, eprinttype={arxiv}}", [], syntax="bibtex"),  # no arXiv ID
+        Row('eprint = "2106.05038", archivePrefix = "arXiv"', [], syntax=None),  # prose: no BibTeX field
+    ],
     "derived_beside_the_doi": [
         Row(
             "arXiv:1706.03762 (https://doi.org/10.48550/arXiv.1706.03762)",

@@ -145,9 +145,12 @@ def may_hold(data: bytes | memoryview) -> bool:
     return _ANY_BYTES.search(data) is not None
 
 
-def derived_spans(text: str, sources: Sequence[str]) -> list[tuple[int, int, Form, str]]:
+def derived_spans(
+    text: str, sources: Sequence[str], syntax: str | None = None
+) -> list[tuple[int, int, Form, str]]:
     """(start, end, form, DOI) of each derived identifier of `sources` in `text` (spec §8), in
-    order of start; a hit's span is the URL or labelled identifier as written."""
+    order of start; a hit's span is the URL or labelled identifier as written. In BibTeX
+    (`syntax`), an entry's `eprint` field is an arXiv ID where the entry says so (bibtex_eprints)."""
     if not sources or _ANY.search(text) is None:
         return []
     out = []
@@ -156,5 +159,44 @@ def derived_spans(text: str, sources: Sequence[str]) -> list[tuple[int, int, For
         form = Form(f"derived-{name}")
         for m in source.pattern.finditer(text):
             out.append((m.start(), m.end(), form, source.doi(m)))
+    if syntax == "bibtex" and "arxiv" in sources:
+        out += bibtex_eprints(text)
     out.sort(key=lambda s: (s[0], s[1]))
+    return out
+
+
+# Spec §8: BibTeX's and biblatex's own arXiv fields. An entry starts at its "@type{" (or "(");
+# its `eprint` is an arXiv ID, written without a label, where its `archiveprefix` (BibTeX) or
+# `eprinttype` (biblatex) is arxiv: field names and that value in any ASCII case, a value in
+# braces, in quotes, or bare.
+_ENTRY_START = re.compile(r"@[A-Za-z]+\s*[{(]")
+_EPRINT_FIELDS = re.compile(
+    r"(?<![A-Za-z0-9_-])(?P<name>eprint|archiveprefix|eprinttype)\s*=\s*"
+    r'(?:\{\s*(?P<braced>[^{}]*?)\s*\}|"\s*(?P<quoted>[^"{}]*?)\s*"|(?P<bare>[A-Za-z0-9._/-]+))',
+    re.IGNORECASE | re.ASCII,
+)
+_ARXIV_ALONE = re.compile(_ARXIV_ID, re.IGNORECASE)
+
+
+def bibtex_eprints(text: str) -> list[tuple[int, int, Form, str]]:
+    """(start, end, form, DOI) of each BibTeX entry's `eprint` that its entry calls an arXiv ID;
+    the span is the value as written (inside its braces or quotes)."""
+    starts = [m.start() for m in _ENTRY_START.finditer(text)]
+    bounds = zip([0, *starts], [*starts, len(text)], strict=True)  # text before the first: a cut entry
+    out = []
+    for a, b in bounds:
+        arxiv = False
+        eprints = []
+        for m in _EPRINT_FIELDS.finditer(text, a, b):
+            group = "braced" if m["braced"] is not None else "quoted" if m["quoted"] is not None else "bare"
+            if m["name"].lower() == "eprint":
+                eprints.append((m.start(group), m.end(group)))
+            elif m[group].lower() == "arxiv":
+                arxiv = True
+        if not arxiv:
+            continue
+        for s, e in eprints:
+            idm = _ARXIV_ALONE.fullmatch(text, s, e)
+            if idm is not None:
+                out.append((s, e, Form.DERIVED_ARXIV, _arxiv(idm)))
     return out

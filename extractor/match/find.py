@@ -611,6 +611,8 @@ def find_dois(
     else:
         sources = ()
     if sources:
-        spans = sorted([*spans, *(Span(*d) for d in derived_spans(text, sources))], key=lambda s: s.start)
+        spans = sorted(
+            [*spans, *(Span(*d) for d in derived_spans(text, sources, syntax))], key=lambda s: s.start
+        )
     for s, e, form, doi in spans:
         yield Hit(s, e, text[s:e], form, doi)

@@ -72,7 +72,9 @@ def _cut_brackets(s: str) -> int:
 
 # Every character at which some rule of first_cut can end a name: a name with none of them (most)
 # is whole after one search (the C matcher's cut_class mask does the same).
-_ANY_CUT = re.compile(r"[?#&,;<()\[\]{}>" + re.escape(CLOSE) + r"\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff" + EMOJI + "]")
+_ANY_CUT = re.compile(
+    r"[?#&,;<()\[\]{}>" + re.escape(CLOSE) + r"\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff" + EMOJI + "]"
+)
 
 
 def first_cut(s: str, form: Form) -> int:

@@ -15,6 +15,7 @@ field's value ends a DOI at the brace that closes it.
 from __future__ import annotations
 
 import re
+import string
 
 from ..html import View
 
@@ -44,11 +45,17 @@ _TOKEN = re.compile(
     r"|(?P<open>\{)|(?P<close>\})|(?P<quote>\x22)"
 )
 _LATEX_SNIFF = re.compile(r"\\(?:documentclass|begin\{document\}|section\*?\{|usepackage|bibitem)")
-# An entry's start (searched from its "@", a literal: fast), at the start of its line.
-_ENTRY_INITIALS = frozenset("abimoptABIMOPT")
-_BIBTEX_SNIFF = re.compile(
-    r"@(?:article|book|inproceedings|incollection|misc|phdthesis|techreport|online)\s*\{", re.I
-)
+# The entry types of BibTeX and biblatex, and the commands in their place.
+_BIBTEX_TYPES = (
+    "article", "book", "booklet", "collection", "comment", "conference", "dataset", "inbook",
+    "incollection", "inproceedings", "manual", "mastersthesis", "misc", "online", "patent",
+    "phdthesis", "preamble", "proceedings", "report", "software", "string", "techreport",
+    "thesis", "unpublished",
+)  # fmt: skip
+_ENTRY_INITIALS = frozenset(t[0] for t in _BIBTEX_TYPES) | frozenset(t[0].upper() for t in _BIBTEX_TYPES)
+# An entry's start, searched from its "@" (a literal: fast); one after an e-mail's local part is not.
+_BIBTEX_SNIFF = re.compile(r"@(?:" + "|".join(_BIBTEX_TYPES) + r")\s*[{(]", re.I)
+_ADDRESS_CHARS = frozenset(string.ascii_letters + string.digits + "._%+-")
 
 # Frames of the brace stack: a plain group, a labelled or verbatim argument, a field's value in
 # braces or in quotes, and a group balanced inside an argument or value (its braces dropped).
@@ -57,24 +64,36 @@ _HOLDS = (_ARG, _VERBATIM, _VALUE, _QUOTED, _INNER)  # frames whose inner braces
 
 
 def sniff_latex(head: str) -> bool:
-    """A LaTeX document's preamble or a bibliography's items in a text's head."""
+    """A LaTeX document's preamble or a bibliography's items in a text's head, before any BibTeX
+    entry (sniff_bibtex)."""
     head = head[:16384]
-    return "\\" in head and _LATEX_SNIFF.search(head) is not None  # every record is asked: cheap first
+    if "\\" not in head:  # every record is asked: cheap first
+        return False
+    m = _LATEX_SNIFF.search(head)
+    return m is not None and _first_entry(head, m.start()) < 0
 
 
 def sniff_bibtex(head: str) -> bool:
-    """A BibTeX entry's start at a line's start in a text's head."""
+    """A BibTeX entry's start in a text's head, before any LaTeX document's marks: BibTeX is told by
+    its entries, whatever LaTeX its values name (INSPIRE's abstracts do) and however its lines fall
+    (a file joined onto one line)."""
     head = head[:16384]
-    at = head.find("@")  # a single character: found at memchr's speed, as most texts want
+    at = _first_entry(head, len(head))
+    return at >= 0 and ("\\" not in head[:at] or _LATEX_SNIFF.search(head, 0, at) is None)
+
+
+def _first_entry(head: str, stop: int) -> int:
+    """Where the first BibTeX entry starting before `stop` starts in `head`, or -1."""
+    at = head.find("@", 0, stop)  # a single character: found at memchr's speed, as most texts want
     while at >= 0:
         if (
-            head[at + 1 : at + 2] in _ENTRY_INITIALS  # an e-mail's "@" passes on at once
+            head[at + 1 : at + 2] in _ENTRY_INITIALS  # most of an e-mail's "@" pass on at once
+            and (at == 0 or head[at - 1] not in _ADDRESS_CHARS)
             and _BIBTEX_SNIFF.match(head, at)
-            and not head[head.rfind("\n", 0, at) + 1 : at].strip()
         ):
-            return True
-        at = head.find("@", at + 1)
-    return False
+            return at
+        at = head.find("@", at + 1, stop)
+    return -1
 
 
 def latex_views(doc: str) -> list[View]:

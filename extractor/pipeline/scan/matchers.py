@@ -188,10 +188,16 @@ class DerivingMatcher:
     its bytes."""
 
     def __init__(
-        self, inner: Matcher, sources: tuple[str, ...], table: MentionTable | None, hits: list[CHit] | None
+        self,
+        inner: Matcher,
+        sources: tuple[str, ...],
+        syntax: str | None,
+        table: MentionTable | None,
+        hits: list[CHit] | None,
     ) -> None:
         self.inner = inner
         self.sources = sources
+        self.syntax = syntax
         self.table = table
         self.hits = hits
 
@@ -205,7 +211,7 @@ class DerivingMatcher:
             return found
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
-        spans = derived_spans(text, self.sources)
+        spans = derived_spans(text, self.sources, self.syntax)
         starts = byte_offsets(raw, [s[0] for s in spans])
         chosen = (
             (
@@ -282,7 +288,7 @@ def matcher_for(
     other by the Python matcher through its views; with `derive`, the DOIs spec §8 derives
     from those sources' identifiers are found after it (DerivingMatcher)."""
     match = _matcher(kind_of(kind), allow_other_prefix, table, hits, syntax)
-    return DerivingMatcher(match, derive, table, hits) if derive else match
+    return DerivingMatcher(match, derive, syntax, table, hits) if derive else match
 
 
 def _matcher(
