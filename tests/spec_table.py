@@ -430,7 +430,7 @@ CLEANING = {
         Row(
             '<?xml version="1.0"?><article><pub-id pub-id-type="doi">10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-O</pub-id>'
             '<p>See <ext-link xlink:href="https://doi.org/10.1000/182">doi:10.1000/<italic>182</italic></ext-link>.</p></article>',
-            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o", "10.1000/182", "10.1000/182"],
+            ["10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o", "10.1000/182"],  # one link: §6
             None,
             "html",
         ),
@@ -911,6 +911,79 @@ CLEANING = {
     ],
 }
 
+# §6 What is reported for each hit.
+REPORTED = {
+    "a_link_is_one_occurrence": [
+        Row(
+            '<a href="https://doi.org/10.1000/182">https://doi.org/10.1000/182</a>',
+            ["10.1000/182"],
+            ["resolver-url"],  # the target's: the first of the two
+            kind="html",
+        ),
+        # JATS as PLOS writes it: the label before the element belongs to the text, which comes first
+        Row(
+            'doi: <ext-link ext-link-type="uri" xlink:href="http://dx.doi.org/10.1371/journal.pbio.0020334">'
+            "10.1371/journal.pbio.0020334</ext-link>",
+            ["10.1371/journal.pbio.0020334"],
+            ["doi-label"],
+            kind="html",
+        ),
+        Row(
+            "[https://doi.org/10.1000/182 10.1000/182]", ["10.1000/182"], ["resolver-url"], syntax="wikitext"
+        ),
+        Row("[10.1000/182](https://doi.org/10.1000/182)", ["10.1000/182"], ["bare"], syntax="markdown"),
+        Row(
+            "[https://doi.org/10.1000/182](https://doi.org/10.1000/182)",
+            ["10.1000/182"],
+            ["resolver-url"],
+            syntax="markdown",
+        ),
+        Row(
+            r"\href{https://doi.org/10.1000/182}{10.1000/182}",
+            ["10.1000/182"],
+            ["resolver-url"],
+            syntax="latex",
+        ),
+        Row(
+            r"@misc{k, note = {\href{https://doi.org/10.1000/182} {doi:10.1000/182}}}",
+            ["10.1000/182"],
+            ["resolver-url"],
+            syntax="bibtex",
+        ),
+    ],
+    "a_link_naming_another_doi_is_two_hits": [
+        Row(
+            '<a href="https://doi.org/10.1000/182">10.1000/183</a>',
+            ["10.1000/182", "10.1000/183"],
+            kind="html",
+        ),
+        Row(
+            '<a href="https://example.org/">10.1000/183</a>', ["10.1000/183"], kind="html"
+        ),  # target names none
+        Row(
+            "[https://doi.org/10.1000/182 see 10.1000/183]", ["10.1000/182", "10.1000/183"], syntax="wikitext"
+        ),
+        # the same DOI outside the link's text: its own occurrence
+        Row(
+            '<a href="https://doi.org/10.1000/182">here</a> 10.1000/182',
+            ["10.1000/182", "10.1000/182"],
+            kind="html",
+        ),
+    ],
+    "two_links_are_two_occurrences": [
+        Row(
+            '<a href="https://doi.org/10.1000/182">10.1000/182</a><a href="https://doi.org/10.1000/182">10.1000/182</a>',
+            ["10.1000/182", "10.1000/182"],
+            kind="html",
+        ),
+        Row(
+            "[https://doi.org/10.1/x 10.1/x] and [https://doi.org/10.1/x 10.1/x]",
+            ["10.1/x", "10.1/x"],
+            syntax="wikitext",
+        ),
+    ],
+}
+
 # §7 Source syntaxes: delimiters a DOI never crosses, escapes undone (each row names its syntax).
 SYNTAX = {
     "wikitext_template_parameter_ends_at_separator": [
@@ -1059,7 +1132,7 @@ SYNTAX = {
     ],
 }
 
-ALL_TABLES = {**CANONICAL, **START, **FORMS, **ENDS, **CLEANING, **SYNTAX}
+ALL_TABLES = {**CANONICAL, **START, **FORMS, **ENDS, **CLEANING, **REPORTED, **SYNTAX}
 
 
 # §8 Derived DOIs (only when asked): each row read with every source asked for; read without
@@ -1144,6 +1217,19 @@ DERIVED = {
         ),
         Row("@article{d, eprint={hal-01234567}, eprinttype={arxiv}}", [], syntax="bibtex"),  # no arXiv ID
         Row('eprint = "2106.05038", archivePrefix = "arXiv"', [], syntax=None),  # prose: no BibTeX field
+    ],
+    "derived_link_is_one_occurrence": [
+        Row(
+            '<a href="https://arxiv.org/abs/1706.03762">arXiv:1706.03762</a>',
+            ["10.48550/arxiv.1706.03762"],
+            ["derived-arxiv"],
+            kind="html",
+        ),
+        Row(
+            "[arXiv:1706.03762](https://arxiv.org/abs/1706.03762)",
+            ["10.48550/arxiv.1706.03762"],
+            syntax="markdown",
+        ),
     ],
     "derived_beside_the_doi": [
         Row(

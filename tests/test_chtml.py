@@ -174,6 +174,16 @@ MARKUP = [
     '<idno typ="doi">',
     "10.5/100",
     "\n  \t",
+    # spec §6: links whose target and text may name one DOI
+    '<ext-link ext-link-type="uri" xlink:href="https://doi.org/10.1000/182">',
+    "</ext-link>",
+    "<A HREF=10.1000/182>",
+    "<a xlink:HREF='doi:10.1000/182' href=x>",
+    "<uri xlink:href=https://dx.doi.org/10.1000/1>",
+    "<a href>",
+    "<a\u212a href='10.1000/1'>",
+    "doi: ",
+    "10.1000/182",
 ]
 
 

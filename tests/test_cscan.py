@@ -28,7 +28,7 @@ from extractor.pipeline.scan.matchers import CMatcher, PythonMatcher, Window
 from extractor.pipeline.table import Mentions
 
 from .helpers import PDF_PIECES, PIECES, REHYPHENATION_EXAMPLES
-from .spec_table import ENDS, SYNTAX, Row
+from .spec_table import ENDS, REPORTED, SYNTAX, Row
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -637,6 +637,13 @@ WIKI_PIECES = [
     "\n",
     "x",
     "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O",
+    # spec §6: external links
+    "[https://doi.org/10.1000/182 ",
+    "[//doi.org/10.1000/182 ",
+    "[HTTP://dx.doi.org/10.1000/182\t",
+    "[ftp://x/10.1000/182 ",
+    "[",
+    "]",
 ]
 
 
@@ -718,6 +725,9 @@ TEX_PIECES = [
     "\\url{",
     "\\urlx{",
     "\\href{",
+    "\\href{https://doi.org/10.1000/182}",
+    "{10.1000/182}",
+    " {",
     "\\nolinkurl\n{",
     "\\emph{",
     "@article{key,",
@@ -771,10 +781,10 @@ def test_c_syntax_matcher_agrees_on_files(syntax: str, path: Path) -> None:
     assert syntax_spans(data, syntax) == syntax_reference(data, syntax)
 
 
-# The spec's §7 rows of each syntax read in C.
+# The spec's §6 and §7 rows of each syntax read in C.
 C_SYNTAX_ROWS = [
     (f"{name}-{i}", row)
-    for name, rows in SYNTAX.items()
+    for name, rows in {**REPORTED, **SYNTAX}.items()
     for i, row in enumerate(rows)
     if row.syntax is not None and syntax_of(row.syntax).c_entry is not None
 ]

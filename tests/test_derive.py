@@ -56,9 +56,12 @@ def test_scan_finds_them_in_c_and_python_alike_and_only_when_asked(tmp_path: Pat
     rows = [r for rows in ROWS.values() for r in rows]
     doc = tmp_path / "in" / "refs.txt"
     doc.parent.mkdir()
-    doc.write_text("\n".join(r.text for r in rows if r.syntax is None) + "\n")
-    (doc.parent / "refs.bib").write_text("\n".join(r.text for r in rows if r.syntax == "bibtex") + "\n")
-    assert {r.syntax for r in rows} == {None, "bibtex"}
+    names = {("plain", None): "refs.txt", ("plain", "bibtex"): "refs.bib", ("plain", "markdown"): "refs.md"}
+    names[("html", None)] = "refs.html"
+    for (kind, syntax), name in names.items():
+        texts = [r.text for r in rows if (r.kind, r.syntax) == (kind, syntax)]
+        (doc.parent / name).write_text("\n".join(texts) + "\n")
+    assert {(r.kind, r.syntax) for r in rows} == set(names)
     want = sorted({d for rows in ROWS.values() for r in rows for d in r.dois})
     got = {}
     for other in (False, True):  # the C matcher, then the Python one (other prefixes)
@@ -68,6 +71,7 @@ def test_scan_finds_them_in_c_and_python_alike_and_only_when_asked(tmp_path: Pat
             (r["doi"], r["byte_offset"], r["line"], r["raw"], r["form"]) for r in table(out, "occurrences")
         )
         assert sorted({r["doi"] for r in table(out, "dois")}) == want
+        assert len(got[other]) == sum(len(r.dois) for r in rows)  # spec §6: a link is one occurrence
     assert got[False] == got[True]
     scan_here([doc.parent], tmp_path / "plain")
     forms = {f for r in table(tmp_path / "plain", "mentions") for f in r["forms"]}

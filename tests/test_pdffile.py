@@ -62,10 +62,34 @@ def test_a_raw_pdf_is_read_text_and_links(tmp_path: Path) -> None:
         ("paper.pdf", "10.1000/only-in-a-link", ("pdf-link",)),
         ("paper.pdf", "10.1000/page2", ("doi-label",)),
         ("paper.pdf", "10.1016/j.cell.2010.01.002", ("resolver-url",)),
-        ("paper.pdf", "10.1038/nature07953", ("bare", "pdf-link")),
+        ("paper.pdf", "10.1038/nature07953", ("bare",)),  # spec §6: its link is the printed one's
     ]
     run = run_json(out)
     assert run["rejected"] == [] and run["documents"] == 1  # its text and its links: one PDF
+
+
+def test_a_link_is_the_printed_doi_s_occurrence_on_its_own_page_only(tmp_path: Path) -> None:
+    """Spec §6: a link annotation whose DOI its page prints is one occurrence with it — however
+    many annotations the typesetter made of it (a DOI broken across lines is often two); a link
+    to a DOI printed on another page only is an occurrence of its own."""
+    typeset(
+        tmp_path / "paper.pdf",
+        [REFS, "Page two prints doi:10.1000/page2."],
+        links=(
+            "https://doi.org/10.1038/nature07953",
+            "https://doi.org/10.1038/nature07953",
+            "https://doi.org/10.1000/page2",
+        ),
+    )
+    out = tmp_path / "out"
+    scan_here([tmp_path], out, occurrences=True)
+    got = sorted((r["doi"], r["form"]) for r in table(out, "occurrences"))
+    assert got == [
+        ("10.1000/page2", "doi-label"),
+        ("10.1000/page2", "pdf-link"),
+        ("10.1016/j.cell.2010.01.002", "resolver-url"),
+        ("10.1038/nature07953", "bare"),
+    ]
 
 
 def test_unreadable_pdfs_are_rejected_with_their_reason(tmp_path: Path) -> None:

@@ -122,11 +122,11 @@ def test_niso_jama_example_loses_trailing_colon_in_text() -> None:
 
 
 def test_offsets_point_into_html_markup() -> None:
-    doc = '<p>See <a href="https://doi.org/10.1000%2F182">doi&#58;10.1000/182</a>.</p>'
+    doc = '<p>See <a href="https://doi.org/10.1000%2F182">doi&#58;10.1000/183</a>.</p>'
     hits = list(find_dois(doc, "html"))
     assert [(h.raw, str(h.form)) for h in hits] == [
         ("https://doi.org/10.1000%2F182", "resolver-url"),
-        ("doi&#58;10.1000/182", "doi-label"),
+        ("doi&#58;10.1000/183", "doi-label"),
     ]
     assert all(doc[h.start : h.end] == h.raw for h in hits)
 

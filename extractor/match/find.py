@@ -544,6 +544,7 @@ def find_spans(
     stats: FindStats | None = None,
     after: int = 0,
     syntax: str | None = None,
+    derive: tuple[str, ...] = (),
 ) -> list[Span]:
     """(start, end, form, canonical DOI) of every DOI in `text`, in order: find_dois without
     building the raw strings, for callers that need the raw text of only some hits.
@@ -552,25 +553,43 @@ def find_spans(
     there — a reader resuming in a window where the last window's hits ended reads the DOIs
     after it as the whole text does (a chain of PDF lines joined pairwise has one phase).
     `syntax` (spec §7: a name of syntaxes.SYNTAXES): the text is read through that syntax's
-    views, by the plain rules, offsets mapped back to the source."""
+    views, by the plain rules, offsets mapped back to the source. `derive`: the sources of
+    spec §8 (derive.DERIVED names) whose derived DOIs are hits too.
+    A link read in views is one occurrence (spec §6, links.py)."""
     k = kind_of(kind)
     if after and (not k.resumes or syntax is not None):
         raise ValueError(f"after is for kinds read as they are; {kind} is read in views")
-    if syntax is not None:
-        return _view_spans(syntax_of(syntax).views(text), allow_other_prefix, stats)
-    if k.views:
-        from .html import html_views
+    if syntax is not None or k.views:
+        if syntax is not None:
+            views = syntax_of(syntax).views(text)
+        else:
+            from .html import html_views
 
-        return _view_spans(html_views(text), allow_other_prefix, stats)
+            views = html_views(text)
+        from .links import one_per_link
+
+        spans = _with_derived(_view_spans(views, allow_other_prefix, stats), text, derive, syntax)
+        return one_per_link(spans, [link for view in views for link in view.links])
     if k.pdf_rules:
-        return [
+        spans = [
             _span(Span, (s, e, form, _PDF_KEYS[name]))
             for s, e, form, name in _hits(text, True, allow_other_prefix, stats, after)
         ]
-    return [
-        _span(Span, (s, e, k.form or form, _KEYS[name]))
-        for s, e, form, name in _hits(text, False, allow_other_prefix, stats, after)
-    ]
+    else:
+        spans = [
+            _span(Span, (s, e, k.form or form, _KEYS[name]))
+            for s, e, form, name in _hits(text, False, allow_other_prefix, stats, after)
+        ]
+    return _with_derived(spans, text, derive, syntax)
+
+
+def _with_derived(spans: list[Span], text: str, derive: tuple[str, ...], syntax: str | None) -> list[Span]:
+    """`spans` and the DOIs spec §8 derives from `derive`'s sources in `text`, in order of start."""
+    if not derive:
+        return spans
+    from .derive import derived_spans  # spec §8, only when asked
+
+    return sorted([*spans, *(Span(*d) for d in derived_spans(text, derive, syntax))], key=lambda s: s.start)
 
 
 def _view_spans(views: list[View], allow_other_prefix: bool, stats: FindStats | None) -> list[Span]:
@@ -603,16 +622,14 @@ def find_dois(
     True for every source, or some by name ("arxiv,zenodo", or a list), each a hit of form
     `derived-<source>`; none without it.
     """
-    spans = find_spans(text, kind, allow_other_prefix=allow_other_prefix, stats=stats, syntax=syntax)
     if derive:
-        from .derive import derive_sources, derived_spans  # spec §8, only when asked
+        from .derive import derive_sources  # spec §8, only when asked
 
         sources = derive_sources(derive)
     else:
         sources = ()
-    if sources:
-        spans = sorted(
-            [*spans, *(Span(*d) for d in derived_spans(text, sources, syntax))], key=lambda s: s.start
-        )
+    spans = find_spans(
+        text, kind, allow_other_prefix=allow_other_prefix, stats=stats, syntax=syntax, derive=sources
+    )
     for s, e, form, doi in spans:
         yield Hit(s, e, text[s:e], form, doi)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from . import jsonstr
+from .links import Link
 
 # Spec §5: these tags do not split a DOI; every other tag is a block boundary.
 INLINE_TAGS = frozenset(
@@ -92,6 +93,7 @@ class View:
     vpos: list[int] = field(default_factory=list)  # view offset where each segment starts
     rpos: list[int] = field(default_factory=list)  # raw offset where it starts
     rlen: list[int] = field(default_factory=list)  # raw length of an atomic segment, 0 if linear
+    links: list[Link] = field(default_factory=list)  # the links read into it (links.py), raw offsets
 
     def linear(self, s: str, raw_start: int) -> None:
         """Append `s`, copied verbatim from the raw text at `raw_start`."""
@@ -160,6 +162,7 @@ def html_views(doc: str) -> list[View]:
     n = len(doc)
     last_inline_close = False
     next_gt = -1  # the first ">" at or after the last place looked, or n when there is none
+    link: tuple[int, int, int, str] | None = None  # the link open: target span, text start, tag name
     while pos < n:
         lt = doc.find("<", pos)
         if lt < 0:
@@ -219,6 +222,12 @@ def html_views(doc: str) -> list[View]:
         closing, name, attr_text = m.group(1), m.group(2).lower(), m.group(3)
         pos = m.end()
         inline = name in INLINE_TAGS
+        target = _href(attr_text, m.start(3)) if inline and not closing and attr_text else None
+        if link is not None and (not inline or target is not None or (closing and name == link[3])):
+            flow.links.append(Link(link[0], link[1], link[2], lt))  # spec §6: its text ends here
+            link = None
+        if target is not None:
+            link = (target[0], target[1], pos, name)
         # A closing inline tag directly followed by an opening one ("</a><a>") separates two items.
         if not inline or (last_inline_close and not closing) or (name == "a" and closing):
             seg(("\n", lt, m.end() - lt))
@@ -240,7 +249,26 @@ def html_views(doc: str) -> list[View]:
                 label = _label(seg, label, body_start)
                 add_text(flow, doc[body_start:end], body_start)
             pos = end
+    if link is not None:
+        flow.links.append(Link(link[0], link[1], link[2], n))
     return [flow.finish(), attrs.finish(), data.finish()]
+
+
+_HREF = re.compile("href", re.I | re.A)
+
+
+def _href(attr_text: str, raw_start: int) -> tuple[int, int] | None:
+    """The raw span of a tag's link target (spec §6): its first `href` or `xlink:href` attribute's
+    value, read as _ATTR reads attributes; None when it has none."""
+    if _HREF.search(attr_text) is None:
+        return None
+    for m in _ATTR.finditer(attr_text):
+        if m.group(1).isascii() and m.group(1).lower() in ("href", "xlink:href"):
+            for g in (2, 3, 4):
+                if m.group(g) is not None:
+                    return raw_start + m.start(g), raw_start + m.end(g)
+            return None
+    return None
 
 
 # Spec §7 (XML: JATS, PubMed, Crossref and DataCite deposits, TEI): elements whose text is one

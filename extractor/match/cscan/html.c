@@ -15,12 +15,14 @@ typedef struct {
     Py_ssize_t tn, tcap;
     Py_ssize_t *seg; /* per segment: view start, raw start, raw length (0: copied verbatim) */
     Py_ssize_t sn, scap;
+    Links links; /* the links read into it (links.c), raw offsets */
 } HView;
 
 static void hv_free(HView *v)
 {
     PyMem_Free(v->t);
     PyMem_Free(v->seg);
+    links_free(&v->links);
     v->t = NULL;
     v->seg = NULL;
 }
@@ -463,6 +465,29 @@ static int hv_attributes(HView *v, const unsigned char *b, Py_ssize_t a, Py_ssiz
     return 0;
 }
 
+/* html._href: the raw span [*vs, *ve) of the first `href` or `xlink:href` attribute's value in
+ * b[a:z), read as next_attr reads attributes; 0 when there is none, or it has no value. */
+static int href_value(const unsigned char *b, Py_ssize_t a, Py_ssize_t z, Py_ssize_t *vs, Py_ssize_t *ve)
+{
+    int any = 0;
+    for (Py_ssize_t i = a; !any && i + 4 <= z; i++)
+        any = (b[i] | 0x20) == 'h' && (b[i + 1] | 0x20) == 'r' && (b[i + 2] | 0x20) == 'e' && (b[i + 3] | 0x20) == 'f';
+    if (!any)
+        return 0;
+    Py_ssize_t i = a, ns, ne;
+    while (next_attr(b, &i, z, &ns, &ne, vs, ve)) {
+        Py_ssize_t len = ne - ns, at = len == 10 ? ns + 6 : ns;
+        if (len != 4 && len != 10)
+            continue;
+        if (len == 10 && !((b[ns] | 0x20) == 'x' && (b[ns + 1] | 0x20) == 'l' && (b[ns + 2] | 0x20) == 'i' &&
+                           (b[ns + 3] | 0x20) == 'n' && (b[ns + 4] | 0x20) == 'k' && b[ns + 5] == ':'))
+            continue;
+        if ((b[at] | 0x20) == 'h' && (b[at + 1] | 0x20) == 'r' && (b[at + 2] | 0x20) == 'e' && (b[at + 3] | 0x20) == 'f')
+            return *vs >= 0;
+    }
+    return 0;
+}
+
 /* re.search(r"(?i)\btype\s*=\s*["']?([^"'\s>]+)", attrs) (ASCII), then _JSON_TYPES on the
  * value: (?i)\bjson\b|ld\+json. */
 static int script_is_json(const unsigned char *b, Py_ssize_t a, Py_ssize_t z)
@@ -575,12 +600,17 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
 {
     Py_ssize_t pos = 0, next_gt = -1;
     int last_inline_close = 0, label = 0;
+    /* the link open (spec §6): its target's span, where its text starts, its tag's name */
+    Py_ssize_t link_ts = -1, link_te = -1, link_xs = -1, link_nn = 0;
+    char link_name[64];
     while (pos < n) {
         Py_ssize_t lt = find_byte(b, pos, n, '<');
         if (lt < 0) {
             if (label && labelled(flow, b, &pos, n) < 0)
                 return -1;
-            return hv_text(flow, b, pos, n, unescape);
+            if (hv_text(flow, b, pos, n, unescape) < 0)
+                return -1;
+            break;
         }
         if (lt > pos) {
             Py_ssize_t start = pos;
@@ -649,6 +679,17 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
             lower[t] = (char)(b[ns + t] | (ascii_alpha(b[ns + t]) ? 0x20 : 0));
         pos = mend;
         int inl = is_inline(lower, nn);
+        Py_ssize_t ts = -1, te = -1;
+        int target = inl && !closing && mend - 1 > name_end && href_value(b, name_end, mend - 1, &ts, &te);
+        if (link_ts >= 0 && (!inl || target || (closing && nn == link_nn && memcmp(lower, link_name, (size_t)nn) == 0))) {
+            if (links_add(&flow->links, link_ts, link_te, link_xs, lt) < 0) /* its text ends here */
+                return -1;
+            link_ts = -1;
+        }
+        if (target) {
+            link_ts = ts, link_te = te, link_xs = mend, link_nn = nn;
+            memcpy(link_name, lower, (size_t)nn);
+        }
         if (!inl || (last_inline_close && !closing) || (name_is(lower, nn, "a") && closing)) {
             if (hv_seg(flow, (const unsigned char *)"\n", 1, lt, mend - lt) < 0)
                 return -1;
@@ -679,16 +720,11 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
             pos = end;
         }
     }
+    if (link_ts >= 0 && links_add(&flow->links, link_ts, link_te, link_xs, n) < 0)
+        return -1;
     return 0;
 }
 #undef LABEL_AT
-
-typedef struct {
-    Py_ssize_t rs, re;
-    int form;
-    Py_ssize_t name, nn; /* the DOI's name: characters in HFound's found.names */
-    Py_ssize_t order;    /* view, then place in it: ties keep it, as Python's stable sort */
-} HSpan;
 
 static int hspan_cmp(const void *x, const void *y)
 {
@@ -794,6 +830,8 @@ static int views_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, 
     }
     if (ok)
         qsort(f->hs, (size_t)f->nh, sizeof(HSpan), hspan_cmp);
+    for (int w = 0; ok && w < 3; w++) /* spec §6: the links' second hits taken out */
+        ok = one_per_link(f->hs, &f->nh, f->found.names, &v[w].links) == 0;
     Py_XDECREF(dropped);
     for (int w = 0; w < 3; w++)
         hv_free(&v[w]);

@@ -151,6 +151,10 @@ static int tex_builder(const unsigned char *b, Py_ssize_t n, HView *view, int bi
 {
     unsigned char *stack = NULL;
     Py_ssize_t depth = 0, cap = 0, verbatim = 0, pos = 0, at = 0;
+    /* spec §6, as tex.py: the depth of an open \href's URL argument and where it starts; then its
+     * span and where it closed; then the depth of its text's group and where that starts */
+    Py_ssize_t href_depth = -1, href_start = -1, text_depth = -1, text_start = -1;
+    Py_ssize_t target_start = -1, target_end = -1, target_close = -1;
     int rc = 0;
     for (Py_ssize_t i = 0; rc == 0 && i < n;) {
         i = tex_skip(b, i, n);
@@ -219,20 +223,37 @@ static int tex_builder(const unsigned char *b, Py_ssize_t n, HView *view, int bi
             verbatim += !label;
             rep = label ? "\ndoi:" : "\n";
             rc = hv_seg(view, (const unsigned char *)rep, (Py_ssize_t)strlen(rep), i, len);
+            if (memcmp(b + i + 1, "href", 4) == 0)
+                href_depth = depth, href_start = i + len;
         } else if (kind == TT_OPEN) { /* dropped inside an argument or a value (balanced there) */
             int inside = depth > 0 && top != TEX_GROUP;
             stack[depth++] = inside ? TEX_INNER : TEX_GROUP;
             rc = hv_seg(view, (const unsigned char *)"\n", inside ? 0 : 1, i, 1);
+            if (target_close >= 0) {
+                Py_ssize_t k = target_close;
+                while (k < i && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r' || b[k] == '\n'))
+                    k++;
+                if (k == i) /* \href's text: the group right after its URL */
+                    text_depth = depth, text_start = i + 1, target_close = -1;
+            }
         } else if (kind == TT_QUOTE) { /* the quote that closes a field's value */
             depth--;
             rc = hv_seg(view, (const unsigned char *)"\n", 1, i, 1);
         } else { /* "}" */
             unsigned char frame = TEX_GROUP;
+            Py_ssize_t closed = -1; /* the depth of the frame it closes */
             if (depth > 0 && top != TEX_QUOTED) {
+                closed = depth;
                 frame = stack[--depth];
                 verbatim -= frame == TEX_VERBATIM;
             }
             rc = hv_seg(view, (const unsigned char *)"\n", frame == TEX_INNER ? 0 : 1, i, 1);
+            if (rc == 0 && closed >= 0 && closed == href_depth) {
+                target_start = href_start, target_end = i, target_close = i + 1, href_depth = -1;
+            } else if (rc == 0 && closed >= 0 && closed == text_depth) {
+                rc = links_add(&view->links, target_start, target_end, text_start, i);
+                text_depth = -1;
+            }
         }
         i = pos;
     }

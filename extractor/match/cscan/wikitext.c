@@ -40,6 +40,59 @@ static Py_ssize_t wiki_token(const unsigned char *b, Py_ssize_t n, Py_ssize_t i,
     return 0;
 }
 
+/* wikitext._EXTERNAL_LINK at b[i] == '[': (?<!\[)\[((?:https?:|ftp:)?//[^ \t\n\r\f\v\[\]<>"]+)[ \t]+([^\]\n]*)\]
+ * (the scheme in any case): the URL's and the text's spans, and 1; 0 when none starts there. */
+static int external_link(const unsigned char *b, Py_ssize_t n, Py_ssize_t i, Py_ssize_t span[4])
+{
+    if (i > 0 && b[i - 1] == '[')
+        return 0;
+    Py_ssize_t k = i + 1;
+    static const char *const schemes[] = {"https:", "http:", "ftp:", ""};
+    for (size_t s = 0; s < sizeof schemes / sizeof *schemes; s++) {
+        Py_ssize_t len = (Py_ssize_t)strlen(schemes[s]), t = 0;
+        while (t < len && k + t < n && (b[k + t] | (ascii_alpha(b[k + t]) ? 0x20 : 0)) == (unsigned char)schemes[s][t])
+            t++;
+        if (t == len && k + len + 1 < n && b[k + len] == '/' && b[k + len + 1] == '/') {
+            k += len + 2;
+            break;
+        }
+        if (s + 1 == sizeof schemes / sizeof *schemes)
+            return 0;
+    }
+    Py_ssize_t u = k;
+    while (u < n && !(b[u] == ' ' || (b[u] >= 9 && b[u] <= 13) || b[u] == '[' || b[u] == ']' || b[u] == '<' ||
+                      b[u] == '>' || b[u] == '"'))
+        u++;
+    if (u == k)
+        return 0;
+    Py_ssize_t x = u;
+    while (x < n && (b[x] == ' ' || b[x] == '\t'))
+        x++;
+    if (x == u)
+        return 0;
+    Py_ssize_t e = x;
+    while (e < n && b[e] != ']' && b[e] != '\n')
+        e++;
+    if (e >= n || b[e] != ']')
+        return 0;
+    span[0] = i + 1, span[1] = u, span[2] = x, span[3] = e;
+    return 1;
+}
+
+/* The page's external links (spec §6), as wikitext.views finds them. */
+static int external_links(const unsigned char *b, Py_ssize_t n, Links *links)
+{
+    for (Py_ssize_t i = find_byte(b, 0, n, '['); i >= 0; i = find_byte(b, i + 1, n, '[')) {
+        Py_ssize_t span[4];
+        if (!external_link(b, n, i, span))
+            continue;
+        if (links_add(links, span[0], span[1], span[2], span[3]) < 0)
+            return -1;
+        i = span[3]; /* on from its "]" */
+    }
+    return 0;
+}
+
 static int wikitext_builder(const unsigned char *b, Py_ssize_t n, HView v[3], PyObject *unescape)
 {
     HView *view = &v[0];
@@ -98,6 +151,8 @@ static int wikitext_builder(const unsigned char *b, Py_ssize_t n, HView v[3], Py
     PyMem_Free(stack);
     if (rc == 0 && pos < n)
         rc = hv_text(view, b, pos, n, unescape);
+    if (rc == 0)
+        rc = external_links(b, n, &view->links);
     return rc;
 }
 

@@ -10,6 +10,8 @@ field's value ends a DOI at the brace that closes it.
   Other braces end a DOI.
 - LaTeX: an unescaped `%` starts a comment to the end of its line, except inside the arguments
   of `\\url`, `\\href` and `\\nolinkurl` (verbatim). BibTeX: `%` is literal.
+- `\\href{URL}{text}` is one occurrence where both name a DOI (spec §6, links.py): its text is
+  the group that opens right after the URL's argument closes (white space between).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 import string
 
 from ..html import View
+from ..links import Link
 
 _ESCAPES = {
     "{\\_}": "_",
@@ -61,6 +64,7 @@ _ADDRESS_CHARS = frozenset(string.ascii_letters + string.digits + "._%+-")
 # braces or in quotes, and a group balanced inside an argument or value (its braces dropped).
 _GROUP, _ARG, _VERBATIM, _VALUE, _QUOTED, _INNER = range(6)
 _HOLDS = (_ARG, _VERBATIM, _VALUE, _QUOTED, _INNER)  # frames whose inner braces are dropped
+_SPACES = re.compile(r"[ \t\r\n]*")
 
 
 def sniff_latex(head: str) -> bool:
@@ -109,6 +113,11 @@ def _view(doc: str, bibtex: bool) -> View:
     stack: list[int] = []
     pos = 0
     at = 0  # where the next token is looked for
+    # spec §6: the depth of an open \href's URL argument and where it starts; then its span and
+    # where it closed; then the depth of its text's group and where that starts
+    href_depth = href_start = text_depth = text_start = -1
+    target = (-1, -1)
+    target_close = -1
     while (m := _TOKEN.search(doc, at)) is not None:
         at = m.end()
         tok = m.group()
@@ -140,6 +149,8 @@ def _view(doc: str, bibtex: bool) -> View:
             label = m.group("name") == "doi"
             stack.append(_ARG if label else _VERBATIM)
             view.atomic("\ndoi:" if label else "\n", start, len(tok))
+            if m.group("name") == "href":
+                href_depth, href_start = len(stack), m.end()
         elif field:
             # a BibTeX field's value: its name and "=" as written (a label when it is "doi"),
             # its opening brace or quote a space
@@ -149,12 +160,22 @@ def _view(doc: str, bibtex: bool) -> View:
             stack.append(_VALUE if m.group("q") == "{" else _QUOTED)
         elif m.group("open") is not None:
             _open(view, stack, start)
+            if target_close >= 0 and _SPACES.fullmatch(doc, target_close, start):
+                text_depth, text_start, target_close = len(stack), m.end(), -1
         elif m.group("quote") is not None:  # the quote that closes a field's value
             stack.pop()
             view.atomic("\n", start, 1)
         else:  # "}"
-            frame = stack.pop() if stack and stack[-1] != _QUOTED else _GROUP
+            depth = len(stack) if stack and stack[-1] != _QUOTED else -1  # the frame it closes
+            frame = stack.pop() if depth >= 0 else _GROUP
             view.atomic("" if frame == _INNER else "\n", start, 1)
+            if depth < 0:
+                pass
+            elif depth == href_depth:
+                target, target_close, href_depth = (href_start, start), m.end(), -1
+            elif depth == text_depth:
+                view.links.append(Link(*target, text_start, start))
+                text_depth = -1
     if pos < len(doc):
         view.linear(doc[pos:], pos)
     return view.finish()

@@ -4,7 +4,8 @@ In a template (`{{…}}`) a parameter's value ends at the next `|` or `}}`; an i
 (`[[…]]`) ends at `|` or `]]`; `''` and `'''` (italic, bold) end a DOI; comments are skipped;
 character references are decoded as in HTML. A parameter named `doi` is a label as the plain
 rules read it (`doi = 10.…`); the first parameter of `{{doi|…}}` is made one (`doi:`). Tags and
-external links end a DOI by the rules of §4 as they stand.
+external links end a DOI by the rules of §4 as they stand; an external link `[URL text]` is one
+occurrence where both name a DOI (spec §6, links.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..html import View, add_text
+from ..links import Link
 
 # What the view turns into boundaries or skips: comments, template and link brackets, the
 # parameter separator, and runs of two or more apostrophes.
@@ -23,6 +25,10 @@ _SNIFF = re.compile(
     r"\{\{\s*(?:[Cc]ite |[Cc]itation|[Ii]nfobox|[Rr]eflist|[Ss]hort description|[Ll]iteratur|[Dd]oi\s*\|)"
     r"|\[\[(?:[Cc]ategory|[Kk]ategorie|[Ff]ile|[Ii]mage|[Dd]atei):|^==+[^=\n]+==+\s*$|<ref[ >]",
     re.M,
+)
+# An external link: "[", a URL (a scheme's or protocol-relative), spaces, its text, "]" on one line.
+_EXTERNAL_LINK = re.compile(
+    r"(?<!\[)\[((?:https?:|ftp:)?//[^ \t\n\r\f\v\[\]<>\x22]+)[ \t]+([^\]\n]*)\]", re.I
 )
 
 
@@ -69,4 +75,6 @@ def views(doc: str) -> list[View]:
         view.atomic("\n", m.start(), len(tok))
     if pos < len(doc):
         add_text(view, doc[pos:], pos)
+    if "[" in doc:
+        view.links = [Link(*m.span(1), *m.span(2)) for m in _EXTERNAL_LINK.finditer(doc)]
     return [view.finish()]

@@ -26,9 +26,9 @@ MAX_SECONDS = 120.0
 
 
 class PdfText(NamedTuple):
-    """What is read of a PDF: its pages' text, its link URIs, why reading stopped early (None:
-    read whole), and its document information (Title, Author, CreationDate, …; empty ones left
-    out), which provenance fields may name."""
+    """What is read of a PDF: its pages' text, the link URIs whose DOIs their page does not print
+    (unprinted_links), why reading stopped early (None: read whole), and its document information
+    (Title, Author, CreationDate, …; empty ones left out), which provenance fields may name."""
 
     text: str
     links: list[str]
@@ -53,6 +53,20 @@ def _link_uris(doc: Any, page: Any) -> list[str]:
                 raw.FPDFAction_GetURIPath(doc, action, buf, n)
                 out.append(buf.value.decode("utf-8", "replace"))
     return out
+
+
+def unprinted_links(page: str, uris: list[str]) -> list[str]:
+    """The link URIs of a page that are occurrences of their own (spec §6): a link annotation
+    whose DOIs the page prints is the printed one's occurrence (a reader sees the DOI once; a
+    DOI broken across lines is often two annotations of one URI), so it is left out."""
+    from ...match.find import find_spans
+    from ...match.native import find_spans_utf8
+
+    named = [{s.doi for s in find_spans(uri, "pdf-link")} for uri in uris]
+    if not any(named):
+        return uris
+    printed = {s.doi for s in find_spans_utf8(page.encode("utf-8", "surrogateescape"), "pdf")}
+    return [uri for uri, dois in zip(uris, named, strict=True) if not dois or not dois <= printed]
 
 
 def pdf_text(data: bytes, max_pages: int = MAX_PAGES, max_seconds: float = MAX_SECONDS) -> PdfText:
@@ -86,7 +100,7 @@ def pdf_text(data: bytes, max_pages: int = MAX_PAGES, max_seconds: float = MAX_S
             # noncharacter): it is the "-" the page shows, which a DOI keeps (spec §5)
             pages.append(textpage.get_text_range().replace("\ufffe", "-"))
             textpage.close()
-            links += _link_uris(doc, page)
+            links += unprinted_links(pages[-1], _link_uris(doc, page))
             page.close()
     finally:
         doc.close()

@@ -120,12 +120,14 @@ class PythonMatcher:
         table: MentionTable | None,
         hits: list[CHit] | None,
         syntax: str | None = None,
+        derive: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
         self.allow_other_prefix = allow_other_prefix
         self.table = table
         self.hits = hits
         self.syntax = syntax  # a source syntax (spec §7), read through its views
+        self.derive = derive  # the sources of spec §8 whose DOIs are hits too
 
     def __call__(self, w: Window) -> Found:
         data, lo, cut, rlo, rhi, base, chars, line_base, line_from, line_to = w
@@ -152,6 +154,7 @@ class PythonMatcher:
             stats=stats,
             after=after,
             syntax=self.syntax,
+            derive=self.derive,
         )
         starts = byte_offsets(raw, [s.start for s in spans])
         # (plain and PDF: anchors before `lo` were passed over, so a hit may start before it)
@@ -185,7 +188,8 @@ class DerivingMatcher:
     """A matcher's hits in a window, then the DOIs spec §8 derives from identifiers of the same
     window (match/derive.py): one implementation after either matcher, so that C and Python
     find the same; only when asked. A window that holds no source's name costs one search of
-    its bytes."""
+    its bytes. A kind or syntax read in views is read whole by the Python matcher where one may
+    be derived: a derived hit is one occurrence with the link it is in (spec §6, links.py)."""
 
     def __init__(
         self,
@@ -194,21 +198,25 @@ class DerivingMatcher:
         syntax: str | None,
         table: MentionTable | None,
         hits: list[CHit] | None,
+        in_views: PythonMatcher | None = None,
     ) -> None:
         self.inner = inner
         self.sources = sources
         self.syntax = syntax
         self.table = table
         self.hits = hits
+        self.in_views = in_views
 
     def __call__(self, w: Window) -> Found:
-        before = len(self.hits) if self.hits is not None else 0
-        found = self.inner(w)
         from ...match.derive import derived_spans, may_hold
 
         data = w.data
         if not may_hold(data):
-            return found
+            return self.inner(w)
+        if self.in_views is not None:
+            return self.in_views(w)
+        before = len(self.hits) if self.hits is not None else 0
+        found = self.inner(w)
         raw = bytes(data).decode("utf-8", "surrogateescape")
         text = clean(raw)[0]
         spans = derived_spans(text, self.sources, self.syntax)
@@ -287,8 +295,14 @@ def matcher_for(
     the one place where C or Python is chosen. A syntax with a C entry point is read in C, any
     other by the Python matcher through its views; with `derive`, the DOIs spec §8 derives
     from those sources' identifiers are found after it (DerivingMatcher)."""
-    match = _matcher(kind_of(kind), allow_other_prefix, table, hits, syntax)
-    return DerivingMatcher(match, derive, syntax, table, hits) if derive else match
+    k = kind_of(kind)
+    match = _matcher(k, allow_other_prefix, table, hits, syntax)
+    if not derive:
+        return match
+    in_views = None
+    if syntax is not None or k.views:
+        in_views = PythonMatcher(k, allow_other_prefix, table, hits, syntax, derive)
+    return DerivingMatcher(match, derive, syntax, table, hits, in_views)
 
 
 def _matcher(
