@@ -1,7 +1,8 @@
 """doi-extractor: find, canonicalize and deduplicate DOIs in large text corpora.
 
 The library API: `find_dois` (the matcher), `canonicalize`, `is_equivalent`, `to_uri`, `to_url`,
-`parent_doi` (the article a figure's, table's or supplement's DOI belongs to).
+`parent_doi` (the article a figure's, table's or supplement's DOI belongs to), `entity_of` (a
+funder of the Funder Registry or a work, spec §6).
 Layers, data flowing one way: `cli` → `engines` → `pipeline` → `match` (ARCHITECTURE.md).
 """
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
         Form,
         Hit,
         canonicalize,
+        entity_of,
         find_dois,
         is_equivalent,
         parent_doi,
@@ -30,6 +32,7 @@ __all__ = [
     "Hit",
     "__version__",
     "canonicalize",
+    "entity_of",
     "find_dois",
     "is_equivalent",
     "parent_doi",

@@ -970,6 +970,21 @@ REPORTED = {
             kind="html",
         ),
     ],
+    # a funding organization of the Funder Registry: found like any DOI, named a funder (entity_of)
+    "funder_dois": [
+        Row(
+            '<institution-id institution-id-type="funder-id">http://dx.doi.org/10.13039/501100001407</institution-id>',
+            ["10.13039/501100001407"],
+            ["dx-resolver-url"],
+            kind="html",
+        ),
+        Row(
+            '<fr:assertion name="funder_identifier">https://doi.org/10.13039/100000001</fr:assertion>',
+            ["10.13039/100000001"],
+            kind="html",
+        ),
+        Row("Funded by the NSF (doi:10.13039/100000001).", ["10.13039/100000001"], ["doi-label"]),
+    ],
     "two_links_are_two_occurrences": [
         Row(
             '<a href="https://doi.org/10.1000/182">10.1000/182</a><a href="https://doi.org/10.1000/182">10.1000/182</a>',

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from extractor import canonicalize, find_dois
+from extractor import canonicalize, entity_of, find_dois
 from extractor.arrow import batch_schema, canonicalize_array, extract_batch
 from extractor.match import native
 from extractor.pipeline.io.decode import clean, detect_kind
@@ -39,7 +39,14 @@ def expected(texts: Sequence[str | None], ids: Sequence[object], kind: str | Non
             continue
         k = kind or detect_kind(None, t.encode())
         rows += [
-            {"id": rid, "char_offset": h.start, "raw": h.raw, "form": h.form.value, "doi": h.doi}
+            {
+                "id": rid,
+                "char_offset": h.start,
+                "raw": h.raw,
+                "form": h.form.value,
+                "doi": h.doi,
+                "entity": entity_of(h.doi),
+            }
             for h in find_dois(t, k)
         ]
     return rows
@@ -120,6 +127,7 @@ def test_extract_batch_equals_the_occurrences_of_a_scan(tmp_path: Path) -> None:
             "raw": r["raw"],
             "form": r["form"],
             "doi": r["doi"],
+            "entity": r["entity"],
         }
         for r in table(tmp_path / "out", "occurrences")
     ]
@@ -220,7 +228,7 @@ def test_from_spark(monkeypatch: pytest.MonkeyPatch) -> None:
         got = [
             r.asDict()
             for r in spark_df.mapInArrow(
-                dois, "id string, char_offset long, raw string, form string, doi string"
+                dois, "id string, char_offset long, raw string, form string, doi string, entity string"
             ).collect()
         ]
     finally:

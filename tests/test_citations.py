@@ -29,7 +29,7 @@ PAPERS = [
         "oa": False,
         "metadata": {"doi": "https://doi.org/10.1016/J.CELL.2009.01.042"},
         "text": "As we showed (doi:10.1016/j.cell.2009.01.042), see 10.1038/nature12373 and "
-        "https://doi.org/10.1000/182.",
+        "https://doi.org/10.1000/182. Funded by the NSF (https://doi.org/10.13039/100000001).",
     },
     {
         "id": "plos",
@@ -83,7 +83,7 @@ def test_the_readmes_graph_is_the_papers_citations(tmp_path: Path) -> None:
     assert run_json(out)["citing_without_doi"] == 2  # "not yet registered", and no field at all
     # the paper's year stays a number, its flag a boolean
     schema = pq.read_schema(next((out / "mentions").glob("*.parquet")))
-    assert schema.names[-5:] == ["parent_doi", "year", "oa", "citing_doi", "self_citation"]
+    assert schema.names[-6:] == ["parent_doi", "entity", "year", "oa", "citing_doi", "self_citation"]
     assert [schema.field(n).type for n in ("year", "oa", "citing_doi", "self_citation")] == [
         pa.int64(),
         pa.bool_(),
@@ -91,7 +91,10 @@ def test_the_readmes_graph_is_the_papers_citations(tmp_path: Path) -> None:
         pa.bool_(),
     ]
     assert run_json(out)["meta_types"] == {"year": "int64", "oa": "bool", "citing_doi": "string"}
+    funder = rows[("cell", "10.13039/100000001")]  # found, and named for what it is: no edge
+    assert (funder["entity"], own["entity"]) == ("funder", "work")
     dois = {d["doi"]: d for d in table(out, "dois")}
+    assert dois["10.13039/100000001"]["entity"] == "funder"
     assert dois["10.1371/journal.pbio.0020334.g002"]["parent_doi"] == "10.1371/journal.pbio.0020334"
     assert dois["10.1000/182"]["first_record"] == "cell"
 
@@ -133,3 +136,67 @@ def test_citing_field_from_the_command_line_and_its_names_reserved(tmp_path: Pat
     for taken in ("citing_doi=metadata.doi", "self_citation=year", "parent_doi=year"):
         with pytest.raises(ValueError, match="of its own"):
             meta_fields([taken])
+
+
+# A JATS article as PLOS writes it (its structure; the DOIs are real): a funder in its funding
+# group, references whose DOI is both the link's target and its text, one cited twice.
+JATS = """<?xml version="1.0" encoding="UTF-8"?>
+<article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>
+<article-id pub-id-type="doi">10.1371/journal.pone.0178565</article-id>
+<funding-group><award-group id="award001"><funding-source><institution-wrap>
+<institution-id institution-id-type="funder-id">http://dx.doi.org/10.13039/501100001407</institution-id>
+<institution>Department of Biotechnology, Ministry of Science and Technology</institution>
+</institution-wrap></funding-source><award-id>BT/EB/PAN IIT/2012</award-id></award-group></funding-group>
+</article-meta></front><body><p>As shown before [<xref ref-type="bibr" rid="ref1">1</xref>].</p></body>
+<back><ref-list><title>References</title>
+<ref id="ref1"><label>1</label><mixed-citation publication-type="journal"><name><surname>Kaneko</surname>
+</name>. <article-title>Sequence analysis of the genome</article-title>. <source>DNA Res</source>.
+<year>1996</year>;<volume>3</volume>:<fpage>109</fpage>. doi: <ext-link ext-link-type="uri"
+xlink:href="https://doi.org/10.1093/dnares/3.3.109" xlink:type="simple">10.1093/dnares/3.3.109</ext-link>
+</mixed-citation></ref>
+<ref id="ref2"><label>2</label><mixed-citation publication-type="journal">Idem. doi: <ext-link
+ext-link-type="uri" xlink:href="http://dx.doi.org/10.1038/35088063" xlink:type="simple">10.1038/35088063</ext-link>
+</mixed-citation></ref>
+<ref id="ref3"><label>3</label><mixed-citation publication-type="journal">Again, doi: <ext-link
+ext-link-type="uri" xlink:href="https://doi.org/10.1038/35088063" xlink:type="simple">10.1038/35088063</ext-link>
+</mixed-citation></ref>
+</ref-list></back></article>
+"""
+
+
+def test_a_jats_article_counts_each_reference_once_and_names_its_funder(tmp_path: Path) -> None:
+    """Spec §6: a reference whose link and text name one DOI is one mention (two references to
+    one DOI are two), and the funder is found, named `funder` and left out of the graph. Also
+    on a real PLOS article of the shared corpus, where one is beside the project."""
+    duckdb = pytest.importorskip("duckdb")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "article.xml").write_text(JATS)
+    records = [{"id": "pone", "doi": "10.1371/journal.pone.0178565", "text": JATS}]
+    (tmp_path / "in" / "articles.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "out"
+    scan_here([tmp_path / "in"], out, kind="html", citing_field="doi")
+    got = sorted((m["record"] or "", m["doi"], m["count"], m["entity"]) for m in table(out, "mentions"))
+    for record in ("", "pone"):
+        assert [g[1:] for g in got if g[0] == record] == [
+            ("10.1038/35088063", 2, "work"),
+            ("10.1093/dnares/3.3.109", 1, "work"),
+            ("10.13039/501100001407", 1, "funder"),
+            ("10.1371/journal.pone.0178565", 1, "work"),
+        ]
+    sql = readme_graph_sql().replace("'out/mentions/*.parquet'", f"'{out}/mentions/*.parquet'")
+    assert duckdb.sql(sql).fetchall() == [
+        ("10.1371/journal.pone.0178565", "10.1038/35088063", 2),
+        ("10.1371/journal.pone.0178565", "10.1093/dnares/3.3.109", 1),
+    ]
+    real = (
+        ROOT.parent / "shared" / "corpora-markup-dev" / "docs" / "html" / "jats__encoda__plosone-0178565.xml"
+    )
+    if real.exists():
+        scan_here([real], tmp_path / "real")
+        rows = table(tmp_path / "real", "mentions")
+        text = real.read_text()
+        linked = re.findall(r'doi: <ext-link[^>]*xlink:href="[^"]*?(10\.[^"]+)"[^>]*>\1</ext-link>', text)
+        assert len(linked) >= 20
+        counts = {m["doi"]: m["count"] for m in rows}
+        assert all(counts[d.lower()] == linked.count(d) for d in linked)
+        assert {m["doi"] for m in rows if m["entity"] == "funder"} == {"10.13039/501100001407"}

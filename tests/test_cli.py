@@ -56,18 +56,23 @@ def test_find_reads_stdin_and_dash() -> None:
 
 def test_find_tsv_and_jsonl_formats(tmp_path: Path) -> None:
     f = tmp_path / "a.txt"
-    f.write_text("x https://doi.org/10.1000/182\n")
+    f.write_text("x https://doi.org/10.1000/182 funded by doi:10.13039/501100000780\n")
     tsv = run("find", "--format", "tsv", str(f)).stdout.decode().splitlines()
-    assert tsv == [f"{f}\t2\t10.1000/182\tresolver-url\thttps://doi.org/10.1000/182"]
-    rec = json.loads(run("find", "--format", "jsonl", str(f)).stdout)
+    assert tsv == [
+        f"{f}\t2\t10.1000/182\tresolver-url\thttps://doi.org/10.1000/182\twork",
+        f"{f}\t40\t10.13039/501100000780\tdoi-label\tdoi:10.13039/501100000780\tfunder",  # spec §6
+    ]
+    rec = json.loads(run("find", "--format", "jsonl", str(f)).stdout.splitlines()[0])
     assert rec == {
         "source": str(f),
         "offset": 2,
         "end": 29,
         "doi": "10.1000/182",
         "form": "resolver-url",
+        "entity": "work",
         "raw": "https://doi.org/10.1000/182",
     }
+    assert json.loads(run("find", "--format", "jsonl", str(f)).stdout.splitlines()[1])["entity"] == "funder"
 
 
 def test_find_reads_compressed_input(tmp_path: Path) -> None:
@@ -130,6 +135,7 @@ def test_tsv_fields_escape_tabs_and_line_breaks(tmp_path: Path) -> None:
         "10.1000/182",
         "doi-label",
         "doi:10.1000/182",
+        "work",
     ]
 
 
@@ -325,13 +331,14 @@ def test_find_tsv_header_names_the_columns_of_one_rectangular_table(tmp_path: Pa
     r.write_text('{"id": "a", "text": "doi:10.1000/2"}\n')
     lines = run("find", "--format", "tsv", "--header", str(f), str(r)).stdout.decode().splitlines()
     rows = [line.split("\t") for line in lines]
-    assert rows[0] == ["source", "offset", "doi", "form", "raw", "record"]
+    assert rows[0] == ["source", "offset", "doi", "form", "raw", "record", "entity"]
     assert rows[1:] == [
-        [str(f), "2", "10.1000/182", "resolver-url", "https://doi.org/10.1000/182", ""],
-        [str(r), "0", "10.1000/2", "doi-label", "doi:10.1000/2", "a"],
+        [str(f), "2", "10.1000/182", "resolver-url", "https://doi.org/10.1000/182", "", "work"],
+        [str(r), "0", "10.1000/2", "doi-label", "doi:10.1000/2", "a", "work"],
     ]
-    # without --header the rows are as before: a record column for record files only
-    assert len(run("find", "--format", "tsv", str(f)).stdout.decode().split("\t")) == 5
+    # without --header a record column for record files only, the entity last
+    assert len(run("find", "--format", "tsv", str(f)).stdout.decode().split("\t")) == 6
+    assert len(run("find", "--format", "tsv", str(r)).stdout.decode().split("\t")) == 7
 
 
 def _scan_in_a_child(tmp_path: Path, after: str, variable: str, chosen: str | None) -> str:

@@ -137,6 +137,7 @@ def test_output_schema_is_explicit(tmp_path: Path) -> None:
         "first_raw",
         "forms",
         "parent_doi",
+        "entity",
     ]
     assert schema.field("forms").type == pa.list_(pa.string())
     assert pq.ParquetFile(files[0]).metadata.row_group(0).column(0).compression == "ZSTD"
@@ -229,6 +230,7 @@ def test_no_dois_still_gives_readable_datasets_and_output_is_never_input(tmp_pat
         "first_source",
         "first_record",
         "parent_doi",
+        "entity",
     ]
     (tmp_path / "refs.txt").write_text("doi:10.1000/182\n")
     scan_here([tmp_path], out)  # out/ lies inside the scanned folder

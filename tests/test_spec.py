@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor import canonicalize, find_dois, is_equivalent, to_uri, to_url
+from extractor import canonicalize, entity_of, find_dois, is_equivalent, to_uri, to_url
 from extractor.match.canonical import fold_ascii, percent_decode
 
 from .spec_table import ALL_TABLES, Row
@@ -30,6 +30,15 @@ def test_detection(rule: str, row: Row) -> None:
     for h in hits:
         assert row.text[h.start : h.end] == h.raw
         assert h.raw.strip() == h.raw
+
+
+def test_funder_dois_name_funders_and_every_other_doi_a_work() -> None:
+    """Spec §6, funder DOIs: the prefix 10.13039 names a funder of the Funder Registry."""
+    for rule, rows in ALL_TABLES.items():
+        for row in rows:
+            want = "funder" if rule == "funder_dois" else "work"
+            assert {entity_of(d) for d in row.dois} <= {want}, (rule, row)
+    assert ALL_TABLES["funder_dois"] and entity_of("10.13039x/1") == "work"
 
 
 # Rows that name no DOI (negative examples) are checked by test_detection alone.

@@ -31,11 +31,13 @@ def summary_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real scan: 12 documents of 300 distinct DOIs each plus one DOI cited by all, an HTML
-    page, a document citing a DOI with markup characters, and a corrupt gzip (rejected)."""
+    page, a document citing a DOI with markup characters and two funders, and a corrupt gzip
+    (rejected)."""
     tmp = tmp_path_factory.mktemp("summary")
     src = make_corpus(tmp)
     (src / "sici.txt").write_text(
         f"doi:{SICI} and again https://doi.org/10.1038/nature12373\n{SICI}; {SICI}\n"
+        "Funded by doi:10.13039/100000001 and doi:10.13039/501100000780 (twice: doi:10.13039/100000001)\n"
     )
     (src / "cut.txt.gz").write_bytes(corrupt_gzip(b"doi:10.1000/lost\n" * 1000))
     out = tmp / "out"
@@ -51,7 +53,7 @@ def test_summary_agrees_with_the_datasets_read_whole(out: Path) -> None:
     assert s.top_dois == [{k: r[k] for k in ("doi", "documents", "occurrences")} for r in want]
     assert s.top_dois[0] == {"doi": "10.1000/182", "documents": 13, "occurrences": 13}
     prefixes = Counter(r["doi"].split("/", 1)[0] for r in dois)
-    assert s.prefixes_total == len(prefixes) == 8
+    assert s.prefixes_total == len(prefixes) == 9
     assert [(p["prefix"], p["dois"]) for p in s.prefixes] == sorted(
         prefixes.items(), key=lambda kv: (-kv[1], kv[0])
     )[:5]
@@ -62,24 +64,35 @@ def test_summary_agrees_with_the_datasets_read_whole(out: Path) -> None:
     assert {f["form"]: f["mentions"] for f in s.forms} == forms and forms["resolver-url"] == 2
     bins = {b["documents"]: b["dois"] for b in s.documents_per_doi}
     assert list(bins) == [label for label, _lo, _hi in DOCUMENT_BINS]
-    assert sum(bins.values()) == len(dois) == 12 * 300 + 3
+    assert sum(bins.values()) == len(dois) == 12 * 300 + 3 + 2
     assert bins["11-100"] == 1 and bins["2"] == 1  # 10.1000/182 (13 documents); nature12373 (2)
     assert [r["source"] for r in s.run["rejected"]] == [str(out.parent / "corpus" / "cut.txt.gz")]
+    # spec §6: what the DOIs name, from the datasets' entity column
+    for e in s.entities:
+        rows = [r for r in dois if r["entity"] == e["entity"]]
+        assert (e["dois"], e["mentions"], e["occurrences"]) == (
+            len(rows),
+            sum(r["documents"] for r in rows),
+            sum(r["occurrences"] for r in rows),
+        )
+    assert [(e["entity"], e["dois"], e["occurrences"]) for e in s.entities][1] == ("funder", 2, 3)
 
 
 def test_summary_prints_the_run_as_text_and_json(out: Path) -> None:
     p = summary_cli(str(out), "--top", "3")
     assert p.returncode == 0, p.stderr
     text = p.stdout
-    assert f"{out!s}: 14 documents" in text and "3603 distinct DOIs" in text
+    assert f"{out!s}: 14 documents" in text and "3605 distinct DOIs" in text
     lines = text.splitlines()
     top = lines.index("Most cited DOIs (by documents citing them):")
     assert lines[top + 2].split() == ["13", "13", "10.1000/182"]
-    assert "Registrant prefixes (8 in all; by distinct DOIs):" in lines
+    assert "Registrant prefixes (9 in all; by distinct DOIs):" in lines
+    named = lines.index("What the DOIs name (a citation graph leaves funders out):")
+    assert lines[named + 3].split() == ["2", "2", "3", "funder"]
     assert "Rejected inputs: 1" in lines and any("cut.txt.gz" in x for x in lines)
     data = json.loads(summary_cli(str(out), "--json", "--top", "3").stdout)
     assert data["top_dois"] == summarize(str(out), top=3).top_dois
-    assert data["run"]["distinct_dois"] == 3603
+    assert data["run"]["distinct_dois"] == 3605
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple, TextIO
 
 from ..match import Hit
+from ..match.entities import entity_of
 from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import BinaryInput, Fatal, InputError
 from ..pipeline.find import (
@@ -96,7 +97,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
     end_name = "\0" if args.null else ":"
     if args.header and args.format == "tsv" and not (args.count or args.files_with_matches or args.quiet):
         # with a header every row has the record column (empty for a text file): one table
-        out.write("source\toffset\tdoi\tform\traw\trecord\n")
+        out.write("source\toffset\tdoi\tform\traw\trecord\tentity\n")
     jobs = [(source, path, named, end_name, walked) for source, path, walked in paths]
     for got in _found(jobs, args, out, complain):
         found = found or got.dois > 0
@@ -340,8 +341,10 @@ def find_one(
                     continue
                 if args.format == "tsv":
                     # a record input adds its record id as a sixth column
+                    # and what the DOI names (spec §6) last, so that no column moves
                     rec_col = "" if told.fmt == "text" and not args.header else "\t" + _tsv(record or "")
-                    out.write(f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}{rec_col}\n")
+                    row = f"{_tsv(source)}\t{offset}\t{_tsv(doi)}\t{hit.form}\t{_tsv(raw)}{rec_col}"
+                    out.write(f"{row}\t{entity_of(doi)}\n")
                 elif args.format == "jsonl":
                     rec = {
                         "source": source,
@@ -350,6 +353,7 @@ def find_one(
                         "end": hit.end,
                         "doi": doi,
                         "form": str(hit.form),
+                        "entity": entity_of(doi),
                         "raw": raw,
                         **({"syntax": said["syntax"]} if said.get("syntax") else {}),
                     }

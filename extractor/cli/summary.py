@@ -92,6 +92,11 @@ def render_text(s: Summary) -> str:
     if s.top_dois:
         lines += ["", "Most cited DOIs (by documents citing them):"]
         lines += _table(s.top_dois, ["documents", "occurrences", "doi"])
+    funders = next((e for e in s.entities if e["entity"] == "funder"), None)
+    if funders and funders["dois"]:
+        # spec §6: a funder of the Funder Registry is no cited work (docs/citation-graphs.md)
+        lines += ["", "What the DOIs name (a citation graph leaves funders out):"]
+        lines += _table(s.entities, ["dois", "mentions", "occurrences", "entity"])
     if s.prefixes:
         lines += ["", f"Registrant prefixes ({s.prefixes_total} in all; by distinct DOIs):"]
         lines += _table(s.prefixes, ["dois", "mentions", "prefix"])

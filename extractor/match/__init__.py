@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .canonical import canonical_key, fold_ascii
     from .components import COMPONENT_RULES, parent_doi
+    from .entities import FUNDER_PREFIX, entity_of
     from .find import find_dois, find_spans
     from .forms import FORM_INDEX, FORMS, Form, forms_mask, forms_of
     from .hits import FindStats, Hit, Span
@@ -29,6 +30,8 @@ _HOMES = {
     "fold_ascii": "canonical",
     "COMPONENT_RULES": "components",
     "parent_doi": "components",
+    "FUNDER_PREFIX": "entities",
+    "entity_of": "entities",
     "find_dois": "find",
     "find_spans": "find",
     "FORM_INDEX": "forms",
@@ -53,6 +56,7 @@ __all__ = [
     "COMPONENT_RULES",
     "FORMS",
     "FORM_INDEX",
+    "FUNDER_PREFIX",
     "KINDS",
     "KIND_TABLE",
     "FindStats",
@@ -62,6 +66,7 @@ __all__ = [
     "Span",
     "canonical_key",
     "canonicalize",
+    "entity_of",
     "find_dois",
     "find_spans",
     "fold_ascii",

@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..match import native
+from ..match.entities import entity_of
 from ..match.forms import FORMS
 from ..match.kinds import KINDS
 from ..match.native import CHit, invalid_bytes
@@ -39,6 +40,7 @@ def batch_schema(id_type: pa.DataType = _STRING) -> pa.Schema:
             pa.field("raw", pa.string(), nullable=False),
             pa.field("form", pa.string(), nullable=False),
             pa.field("doi", pa.string(), nullable=False),
+            pa.field("entity", pa.string(), nullable=False),  # spec §6: "funder" or "work"
         ]
     )
 
@@ -78,7 +80,7 @@ def extract_batch(
     ids = batch.column(id) if id is not None else None
     id_type = ids.type if ids is not None else pa.int64()
     rows: list[int] = []
-    cols: dict[str, list[Any]] = {"char_offset": [], "raw": [], "form": [], "doi": []}
+    cols: dict[str, list[Any]] = {"char_offset": [], "raw": [], "form": [], "doi": [], "entity": []}
     for row, data in enumerate(texts):
         if data is None:
             continue
@@ -89,6 +91,7 @@ def extract_batch(
             cols["raw"].append(raw)
             cols["form"].append(FORMS[form].value)
             cols["doi"].append(doi)
+            cols["entity"].append(entity_of(doi))
     if ids is None:
         id_col: pa.Array | pa.ChunkedArray = pa.array(rows, pa.int64())
     else:

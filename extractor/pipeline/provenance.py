@@ -31,7 +31,7 @@ from .units import CITING_COLUMN, SELF_CITATION, MetaValues
 RESERVED = frozenset(
     {
         *("source", "record", "doi", "count", "first_byte_offset", "first_char_offset", "first_line"),
-        *("first_raw", "forms", "parent_doi", "shard", "doc", "first_offset"),
+        *("first_raw", "forms", "parent_doi", "entity", "shard", "doc", "first_offset"),
         CITING_COLUMN,
         SELF_CITATION,
     }

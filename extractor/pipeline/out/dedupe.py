@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from ...match import COMPONENT_RULES, FORMS, forms_of
+from ...match.entities import FUNDER, FUNDER_PREFIX, WORK
 from ..units import CITING_COLUMN
 from .write import DOIS_SCHEMA, mentions_schema
 
@@ -101,6 +102,7 @@ def merge_bucket(
             table["first_raw"].take(g["_first"]),
             names.take(pc.index_in(g["_mask"], masks)),
             parent_dois(g["doi"]),
+            entities(g["doi"]),
             *values,
             *([pc.equal(g["doi"], values[meta.index(CITING_COLUMN)])] if citing else []),
         ],
@@ -119,6 +121,7 @@ def merge_bucket(
             mentions["source"].take(first),
             mentions["record"].take(first),
             mentions["parent_doi"].take(first),  # a DOI's parent is its first mention's
+            entities(doi),
         ],
         schema=DOIS_SCHEMA,
     ).sort_by([("doi", "ascending")])
@@ -166,6 +169,14 @@ def parent_dois(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     if out.null_count == len(out):
         return pa.nulls(len(dois), pa.string())
     return out.take(pc.index_in(dois, value_set=distinct))
+
+
+def entities(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The entity of each DOI of a column (match.entities: "funder" for the Funder Registry's
+    prefix, else "work")."""
+    import pyarrow.compute as pc
+
+    return pc.if_else(pc.starts_with(dois, FUNDER_PREFIX), FUNDER, WORK)
 
 
 _GROUP_COLUMNS = ["_src", "_rec", "doi", "count", "_row", "_place", "forms"]

@@ -18,7 +18,7 @@ import pyarrow as pa
 from ..io.remote import fetch, is_url, remove_under
 from ..provenance import column_types
 from ..units import CITING_COLUMN, ScanConfig, ShardResult, ShardSpec
-from .dedupe import merge_bucket, offset_columns
+from .dedupe import entities, merge_bucket, offset_columns
 from .parts import PART_EXT, PartRef, completed_markers, completed_parts, read_parts
 from .write import (
     DOIS_SCHEMA,
@@ -253,6 +253,7 @@ def gather_occurrences(path: str, line_base: int, dest: str) -> tuple[int, float
                 t["raw"],
                 t["form"],
                 t["doi"],
+                entities(t["doi"]),
             ],
             schema=OCCURRENCES_SCHEMA,
         ),

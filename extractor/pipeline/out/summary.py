@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
+from ...match.entities import FUNDER, FUNDER_PREFIX, WORK
 from ..io import remote
 
 # documents citing a DOI, in bins: (label, lowest, highest or None)
@@ -46,6 +47,8 @@ class Summary:
     prefixes_total: int = 0
     forms: list[dict[str, Any]] = field(default_factory=list)  # form, mentions
     documents_per_doi: list[dict[str, Any]] = field(default_factory=list)  # bin, dois
+    # what the DOIs name (spec §6): entity ("work", "funder"), dois, mentions (document, DOI), occurrences
+    entities: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -90,10 +93,18 @@ def summarize(out: str, top: int = 10) -> Summary:
     by_prefix: Counter[str] = Counter()
     docs_by_prefix: Counter[str] = Counter()
     bins = [0] * len(DOCUMENT_BINS)
+    entities = {name: [0, 0, 0] for name in (WORK, FUNDER)}  # dois, mentions, occurrences
     order = [("documents", "descending"), ("occurrences", "descending"), ("doi", "ascending")]
     for batch in _dataset(out, "dois").to_batches(columns=["doi", "documents", "occurrences"]):
         dois = batch.column("doi")
         documents = batch.column("documents")
+        funder = pc.starts_with(dois, FUNDER_PREFIX)  # match.entities (an output of any version)
+        for name, rows in ((FUNDER, funder), (WORK, pc.invert(funder))):
+            kept = batch.filter(rows)
+            totals = entities[name]
+            totals[0] += kept.num_rows
+            totals[1] += pc.sum(kept.column("documents")).as_py() or 0
+            totals[2] += pc.sum(kept.column("occurrences")).as_py() or 0
         if top and batch.num_rows:
             # only a batch's own best can enter the overall best
             idx = pc.select_k_unstable(batch, k=min(top, batch.num_rows), sort_keys=order)
@@ -121,6 +132,9 @@ def summarize(out: str, top: int = 10) -> Summary:
         # mentions: (document, DOI) pairs, the documents of each of its DOIs summed
         {"prefix": p, "dois": n, "mentions": docs_by_prefix[p]}
         for p, n in sorted(by_prefix.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    ]
+    summary.entities = [
+        {"entity": name, "dois": d, "mentions": m, "occurrences": o} for name, (d, m, o) in entities.items()
     ]
     summary.documents_per_doi = [
         {"documents": label, "dois": n} for (label, _lo, _hi), n in zip(DOCUMENT_BINS, bins, strict=True)

@@ -29,6 +29,8 @@ MENTIONS_SCHEMA = pa.schema(
         pa.field("forms", pa.list_(pa.string()), nullable=False),
         # the article a component DOI (a figure, table, supplement) belongs to: match.components
         pa.field("parent_doi", pa.string()),
+        # what the DOI names, "funder" (the Funder Registry's prefix) or "work": match.entities
+        pa.field("entity", pa.string(), nullable=False),
     ]
 )
 DOIS_SCHEMA = pa.schema(
@@ -39,6 +41,7 @@ DOIS_SCHEMA = pa.schema(
         pa.field("first_source", pa.string(), nullable=False),
         pa.field("first_record", pa.string()),  # the record of its first mention (a page, a row)
         pa.field("parent_doi", pa.string()),
+        pa.field("entity", pa.string(), nullable=False),
     ]
 )
 # The types a provenance column may have in mentions/ (provenance.column_types).
@@ -53,6 +56,7 @@ OCCURRENCES_SCHEMA = pa.schema(
         pa.field("raw", pa.string(), nullable=False),
         pa.field("form", pa.string(), nullable=False),
         pa.field("doi", pa.string(), nullable=False),
+        pa.field("entity", pa.string(), nullable=False),
     ]
 )
 # What a shard writes per hash bucket: a mention row plus where it stands in the run's order,
