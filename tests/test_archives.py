@@ -158,9 +158,9 @@ def test_an_arxiv_bundle_names_each_nested_member_under_its_paper(tmp_path: Path
     }
     run = run_json(tmp_path / "out")
     assert run["documents_by_syntax"] == {"latex": 2, "bibtex": 1}
-    assert run["skipped_records"][0]["first"] == [
-        {"member": 4, "reason": "2401/2401.00001.gz!/fig1.png: not text (by its name)"}
-    ]
+    assert run["skipped_records"] == []  # a figure is binary data walked into: passed over
+    archive = str(tmp_path / "arXiv_src_2401_001.tar")
+    assert run["skipped_binary"] == {"count": 1, "first": [f"{archive}!/2401/2401.00001.gz!/fig1.png"]}
 
 
 def test_a_pmc_package_reads_its_nxml_and_its_pdf(tmp_path: Path) -> None:
@@ -194,7 +194,7 @@ def test_a_pmc_package_reads_its_nxml_and_its_pdf(tmp_path: Path) -> None:
     assert run["tallies"] == {"archive members read": 2, "archive members skipped": 1}
 
 
-def test_binary_members_are_skipped_and_named_by_content_as_well_as_by_name(tmp_path: Path) -> None:
+def test_binary_members_are_passed_over_by_content_as_well_as_by_name(tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "mixed.zip", "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("notes.txt", "doi:10.1000/182")
         z.writestr("data.bin", bytes(range(32)) * 100)
@@ -203,8 +203,10 @@ def test_binary_members_are_skipped_and_named_by_content_as_well_as_by_name(tmp_
     scan_here([tmp_path / "mixed.zip"], tmp_path / "out")
     assert pairs(tmp_path / "out", by_record=True) == {("notes.txt", "10.1000/182")}
     run = run_json(tmp_path / "out")
-    reasons = [f["reason"] for f in run["skipped_records"][0]["first"]]
-    assert reasons == ["data.bin: not text: binary data", "photo.PNG: not text (by its name)"]
+    # binary data walked into (an archive's members): passed over, counted, no skipped record
+    archive = str(tmp_path / "mixed.zip")
+    assert run["skipped_binary"] == {"count": 2, "first": [f"{archive}!/data.bin", f"{archive}!/photo.PNG"]}
+    assert run["skipped_records"] == [] and run["rejected"] == []
     assert run["tallies"] == {"archive members read": 1, "archive members skipped": 2}
 
 

@@ -258,8 +258,10 @@ def test_a_walked_pdf_without_its_extra_is_a_rejected_input_and_the_tree_is_read
     run = run_json(tmp_path / "out")
     reasons = {r["source"]: r["reason"] for r in run["rejected"]}
     assert reasons["pkg/docs/logo.pdf"].startswith("pdf input needs pypdfium2: pip install")
-    # the PNG, found by walking, is rejected as binary data, as ever
-    assert reasons["pkg/docs/img/logo.png"].startswith("binary data")
+    # the PNG, found by walking, is binary data with no text to lose: passed over, counted
+    assert "pkg/docs/img/logo.png" not in reasons
+    assert run["skipped_binary"] == {"count": 1, "first": ["pkg/docs/img/logo.png"]}
+    assert "passed over 1 binary file found by walking (pkg/docs/img/logo.png" in proc.stderr
     # --exclude leaves them out: a clean run
     clean = _scan_without(
         "pypdfium2", "pkg", "-o", "clean", "--exclude", "*.pdf", "--exclude", "*.png", cwd=tmp_path
@@ -313,3 +315,64 @@ def test_an_archive_member_has_the_units_of_the_same_bytes_as_a_file(tmp_path: P
     )
     offsets = sorted(line.split("\t")[1:3] for line in got.stdout.splitlines())
     assert offsets == sorted(line.split("\t")[1:3] for line in files.stdout.splitlines())
+
+
+def _png(width: int, height: int) -> bytes:
+    """A real PNG (RGB, one IDAT chunk), as an image library writes one."""
+    import struct
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(
+        b"\0" + bytes(random.Random(y).randrange(256) for _ in range(3 * width)) for y in range(height)
+    )
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_binary_files_walked_into_are_passed_over_in_one_line(tmp_path: Path) -> None:
+    """A source tree as cloned: images, an icon, a font, Windows' Thumbs.db beside its text, and
+    the same tree as a release tarball. Walked into, binary data is passed over — counted, one
+    line at the end, exit 0; named outright, it is a rejected input (exit 1)."""
+    tree = tmp_path / "pkg"
+    (tree / "docs" / "img").mkdir(parents=True)
+    (tree / "README.md").write_text("Please cite https://doi.org/10.5281/zenodo.1234.\n")
+    (tree / "CITATION.cff").write_text("doi: 10.5281/zenodo.1234\n")
+    (tree / "docs" / "img" / "logo.png").write_bytes(_png(64, 32))
+    (tree / "docs" / "img" / "favicon.ico").write_bytes(b"\0\0\1\0\1\0\x10\x10" + bytes(range(256)) * 8)
+    (tree / "docs" / "DejaVuSans.ttf").write_bytes(b"\0\1\0\0\0\x13\1\0\0\4" + bytes(range(256)) * 16)
+    (tree / "docs" / "img" / "Thumbs.db").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(512))
+    with tarfile.open(tmp_path / "pkg-1.0.tar.gz", "w:gz") as t:
+        t.add(tree, "pkg-1.0")
+    p = subprocess.run(
+        [*SCAN, "pkg", "pkg-1.0.tar.gz", "-o", "out"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "rejected" not in p.stderr
+    said = [line for line in p.stderr.splitlines() if "passed over" in line]
+    assert len(said) == 1 and said[0].startswith(
+        "doi-extract scan: passed over 8 binary files found by walking"
+    )
+    run = run_json(tmp_path / "out")
+    assert run["rejected"] == [] and run["skipped_records"] == []
+    assert run["skipped_binary"]["count"] == 8  # four files, and their four members
+    assert "pkg-1.0.tar.gz!/pkg-1.0/docs/img/logo.png" in run["skipped_binary"]["first"]
+    assert _dois(tmp_path / "out") == {"10.5281/zenodo.1234"}
+    named = subprocess.run(
+        [*SCAN, "pkg/docs/img/logo.png", "pkg/README.md", "-o", "named"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert named.returncode == 1 and "rejected pkg/docs/img/logo.png: binary data" in named.stderr
+    assert run_json(tmp_path / "named")["skipped_binary"] == {"count": 0, "first": []}

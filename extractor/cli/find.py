@@ -17,6 +17,7 @@ from ..match import Hit
 from ..match.entities import entity_of
 from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import BinaryInput, Fatal, InputError
+from ..pipeline.fields import field_note, present_fields
 from ..pipeline.find import (
     LineCounter,
     TextRange,
@@ -386,6 +387,11 @@ def find_one(
     for p in read.partial:
         complain(source, f"cut short at {p['at']} ({p['reason']}); the DOIs before it are given")
     cut = bool(read.partial)
+    for held in read.fields.values():  # a field named that no record holds: said, as a bad --text-field is
+        for option, field in held["unheld"]:
+            present = present_fields(path, told.fmt, told.compression, field)
+            complain(source, field_note(source, option, field, held["records"], present)["what"])
+            cut = True
     if args.quiet or part is not None:
         return FindResult(count, cut)
     if args.files_with_matches and count:

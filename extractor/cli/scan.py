@@ -138,6 +138,9 @@ class ProgressDisplay(Observer):
         )
 
     def noted(self, source: str, what: str, rows: int, first: list[int]) -> None:
+        if not first:  # of the input as a whole (a field none of its records holds)
+            self.input_line(f"{source}: {what} ({rows} record{'s' if rows != 1 else ''} read)")
+            return
         where = ", ".join(map(str, first)) + (", …" if rows > len(first) else "")
         self.input_line(f"{source}: {what}: {rows} (row{'s' if rows > 1 else ''} {where})")
 
@@ -169,8 +172,8 @@ class ProgressDisplay(Observer):
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    """Run a scan; exit 0 when every input was read whole, 1 when any was rejected or cut short,
-    2 on a fatal error."""
+    """Run a scan; exit 0 when every input was read whole, 1 when any was rejected or cut short or
+    held none of a field named by --id-field, --meta-field or --citing-field, 2 on a fatal error."""
     asked = args.workers is not None
     if not asked:
         args.workers = usable_cpus()
@@ -293,7 +296,15 @@ def cmd_scan(args: argparse.Namespace) -> int:
             f"doi-extract scan: {n} input{'' if n == 1 else 's'}, {s['input_bytes'] / 1e6:.1f} MB{text}, {s['hits']} hits, "
             f"{report.counts['dois']} distinct DOIs in {s['timings']['wall_seconds']} s -> {out}{_left_out(report)}"
         )
-    return 1 if report.rejected or report.partial else 0
+    passed = report.skipped_binary
+    if passed["count"] and not args.quiet:
+        # binary data walked into holds no text to lose: one line, never a line each
+        first = ", ".join(passed["first"][:3]) + (", …" if passed["count"] > 3 else "")
+        n = passed["count"]
+        say(
+            f"doi-extract scan: passed over {n} binary file{'' if n == 1 else 's'} found by walking ({first}; _run.json's skipped_binary)"
+        )
+    return 1 if report.rejected or report.partial or report.unheld_fields else 0
 
 
 def _left_out(report: RunReport) -> str:
@@ -305,4 +316,7 @@ def _left_out(report: RunReport) -> str:
         said.append(f"{n} input{'' if n == 1 else 's'} rejected (most: {why})")
     if report.partial:
         said.append(f"{len(report.partial)} cut short, read up to the cut")
+    if report.unheld_fields:
+        n = len(report.unheld_fields)
+        said.append(f"{n} named field{'' if n == 1 else 's'} held by no record of an input")
     return "; " + "; ".join(said) if said else ""

@@ -117,7 +117,12 @@ def render_text(s: Summary) -> str:
         lines += ["", f"Inputs cut short, read up to the cut: {len(partial)}"]
         lines += [f"  {p.get('source')}: at {p.get('at')} ({p.get('reason')})" for p in partial[:20]]
     for note in run.get("input_notes", [])[:20]:
-        lines.append(f"{note.get('source')}: {note.get('what')}: {note.get('rows')}")
+        if note.get("first"):
+            lines.append(f"{note.get('source')}: {note.get('what')}: {note.get('rows')}")
+        else:  # of the input as a whole: a field named that none of its records holds
+            lines.append(f"{note.get('source')}: {note.get('what')} ({note.get('rows')} records read)")
+    if run.get("citing_without_doi"):
+        lines.append(f"Records whose --citing-field held no DOI: {run['citing_without_doi']}")
     skipped = run.get("records_skipped", 0)
     if skipped:
         lines.append(f"Records skipped (no text): {skipped}")

@@ -14,7 +14,7 @@ import errno
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -26,6 +26,24 @@ class InputError(Exception):
 class BinaryInput(InputError):
     """An input that is not text (control bytes, a PDF read as text): grep's binary file, which
     `find` passes over without a word when it walked into it."""
+
+
+class NotText(BinaryInput):
+    """Binary data — an image, a font, an archive of another kind —: no text to lose, so a scan
+    passes over one it walked into (counted in `skipped_binary`) and rejects one named outright.
+    A PDF read as text is a BinaryInput, never this: its text is there to read."""
+
+
+# The key a rejected input's entry has while the run decides whether it walked into it (NotText).
+NOT_TEXT_KEY = "not_text"
+
+
+def rejected_entry(source: str, exc: InputError) -> dict[str, Any]:
+    """A rejected input's entry: its source and reason, and whether it is binary data (NotText)."""
+    entry: dict[str, Any] = {"source": source, "reason": str(exc)}
+    if isinstance(exc, NotText):
+        entry[NOT_TEXT_KEY] = True
+    return entry
 
 
 # Errors of the system that pass: the same read may succeed when tried again.

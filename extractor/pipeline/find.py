@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from ..match import FORMS, Hit
 from ..match.native import CHit
 from .errors import input_errors, read_each
+from .fields import FieldCheck, asks_fields
 from .formats import (
     FORMAT_HEAD,
     FORMATS,
@@ -68,10 +69,15 @@ def hits_in_records(
         id_field=id_field,
         derive=derive,
     )
+    result = result or ShardResult(0)
+    # an --id-field that no record holds is said (fields.py): its records are counted here
+    check = FieldCheck(path, config, path_told.fmt) if asks_fields(config) else None
     # the format's reading: its faults are the input's, the matcher's are the program's
-    for rid, text, rkind, _meta, name, preface in each_record(
-        read_each(records(ShardSpec(0, path, path, path_told), config, result or ShardResult(0), no_progress))
+    for rid, text, rkind, meta, name, preface in each_record(
+        read_each(records(ShardSpec(0, path, path, path_told), config, result, no_progress))
     ):
+        if check is not None:
+            check.see(rid if not isinstance(text, StreamedText) else text.rid or text.line_id, meta)
         if isinstance(text, FileText):  # a member of an archive: a file's bytes
             for h in hits_in_stream(
                 text.stream,
@@ -102,6 +108,8 @@ def hits_in_records(
         match_record(data, k, allow_other_prefix, None, hits, syn, skip, derive)
         for a, b, f, d, raw, _line in hits:
             yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
+    if check is not None:
+        check.close(result)
 
 
 def text_ranges(path: str, source: str, config: ScanConfig) -> Planned | None:

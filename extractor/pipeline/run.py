@@ -20,7 +20,8 @@ from typing import Any, Protocol, TypeVar
 
 from .. import __version__
 from ..match.native import MATCHER
-from .errors import Fatal
+from .errors import NOT_TEXT_KEY, Fatal
+from .fields import field_notes
 from .formats import SkippedRecords, format_by_name, missing_extras
 from .io.cuts import GzipPlan
 from .io.inputs import expand_inputs, plan_shards, shard_bytes
@@ -31,7 +32,7 @@ from .out.finalize import finalize
 from .out.output import OutputInUse, clear_result
 from .out.parts import completed_markers, marker_result
 from .out.write import atomically
-from .units import Progress, ScanConfig, ShardResult, ShardSpec
+from .units import PASSED_OVER_SHOWN, Progress, ScanConfig, ShardResult, ShardSpec, add_passed_over
 
 log = logging.getLogger(__name__)
 
@@ -106,11 +107,38 @@ class RunReport:
     # with the work in object storage (ScanConfig.work): the prefix the datasets are staged
     # under, for out/publish.py to move into place
     staged: str = ""
+    # the notes of fields a user named that no record of an input held (fields.field_notes)
+    unheld_fields: list[dict[str, Any]] = field(default_factory=list)
+    # binary data walked into, passed over: {"count": N, "first": [names]}
+    skipped_binary: dict[str, Any] = field(default_factory=lambda: {"count": 0, "first": []})
 
 
 class FinishedOutput(OutputInUse):
     """OUT holds a finished scan that this run is not meant to replace (other inputs, or none
     readable): stopped before anything was written."""
+
+
+def _pass_over(
+    entries: list[dict[str, Any]], walked_sources: set[str], passed_over: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The rejected entries left when binary data (errors.NotText) found by walking is passed over,
+    counted in `passed_over`; binary data named outright stays rejected."""
+    kept = []
+    for e in entries:
+        if e.get(NOT_TEXT_KEY) and e["source"] in walked_sources:
+            add_passed_over(passed_over, e["source"])
+        else:
+            kept.append({k: v for k, v in e.items() if k != NOT_TEXT_KEY})
+    return kept
+
+
+def _members_passed_over(files: dict[str, Any], results: list[ShardResult]) -> dict[str, Any]:
+    """The run's binary data passed over: files walked into, then archives' members."""
+    out = {"count": files["count"], "first": list(files["first"])}
+    for r in results:
+        out["count"] += r.not_text["count"]
+        out["first"] += r.not_text["first"][: max(0, PASSED_OVER_SHOWN - len(out["first"]))]
+    return out
 
 
 def _nothing_read(rejected: list[dict[str, str]], out: str) -> FinishedOutput:
@@ -240,6 +268,10 @@ def run_scan(
                 f"{out} holds a finished scan of other inputs ({shown}); nothing was touched. "
                 "Write elsewhere with -o, or replace it with --force"
             )
+    # binary data found by walking (an image, a font) is passed over, counted; named, rejected
+    walked_sources = {source for source, path in files if path in walked}
+    passed_over: dict[str, Any] = {"count": 0, "first": []}
+    rejected = _pass_over(rejected, walked_sources, passed_over)
     for r in rejected:
         obs.rejected(r["source"], r["reason"])
 
@@ -251,7 +283,7 @@ def run_scan(
             todo.append(s)
         else:
             done[s.index] = prior = marker_result(markers[s.index])
-            rejected.extend(prior.rejected)
+            rejected.extend(_pass_over(prior.rejected, walked_sources, passed_over))
             for p in prior.partial:
                 obs.partial(p["source"], p["at"], p["reason"])
     resumed = len(done)
@@ -280,7 +312,7 @@ def run_scan(
     shard_rejected: dict[int, list[dict[str, str]]] = {}
     for res in engine.run_shards(sorted(todo, key=lambda s: -shard_bytes(s)), config, obs.progress):
         done[res.index] = res
-        problems = shard_rejected[res.index] = list(res.rejected)
+        problems = shard_rejected[res.index] = _pass_over(list(res.rejected), walked_sources, passed_over)
         if res.error:
             problems.append({"source": specs[res.index].source, "reason": res.error})
         for r in problems:
@@ -321,6 +353,10 @@ def run_scan(
     staged = counts.pop("staged", "")
     ok = sorted((r for r in done.values() if r.error is None), key=lambda r: r.index)
     partial = [p for r in ok for p in r.partial]
+    # a field named by --id-field, --meta-field or --citing-field that no record of an input held
+    unheld = field_notes(specs, ok)
+    for note in unheld:
+        obs.noted(note["source"], note["what"], note["rows"], note["first"])
     options = {k: v for k, v in config._asdict().items() if k != "out" and (k != "work" or v)}
     summary = {
         "version": __version__,
@@ -349,7 +385,9 @@ def run_scan(
         "tallies": _summed(r.tallies for r in ok),
         "skipped_records": _skipped_by_input(ok),
         # per input, rows read in a way the user must know of (formats.base.FlaggedRows)
-        "input_notes": [n for r in ok for n in r.notes],
+        "input_notes": [n for r in ok for n in r.notes] + unheld,
+        # binary data walked into (folders, patterns, archives' members): passed over, counted
+        "skipped_binary": _members_passed_over(passed_over, ok),
         "shards": len(specs),
         "shards_resumed": resumed,
         "rejected": rejected,
@@ -377,7 +415,9 @@ def run_scan(
         # stopped half-way through this leaves shards to redo, never a marker without its part.
         for name in ("_shards", "_work", "_spool"):
             shutil.rmtree(os.path.join(out, name), ignore_errors=True)
-    return RunReport(len(specs), resumed, counts, rejected, summary, partial, staged)
+    return RunReport(
+        len(specs), resumed, counts, rejected, summary, partial, staged, unheld, summary["skipped_binary"]
+    )
 
 
 def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:

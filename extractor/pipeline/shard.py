@@ -11,8 +11,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from typing import Any
 
-from .errors import Fatal, InputError, is_transient
+from .errors import Fatal, InputError, is_transient, rejected_entry
 from .io.remote import is_url
 from .out.parts import shard_paths, ship, write_marker
 from .scan.documents import input_docs
@@ -26,12 +27,14 @@ class _Redo(Exception):
     """An input of the shard was rejected after some of its rows were written: the shard is run
     again without it."""
 
-    def __init__(self, index: int, reason: str) -> None:
+    def __init__(self, index: int, entry: dict[str, Any]) -> None:
         self.index = index  # the input's, in ShardSpec.inputs()
-        self.reason = reason
+        self.entry = entry  # its rejected entry (errors.rejected_entry)
 
 
-def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict[int, str]) -> ShardResult:
+def _attempt(
+    spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict[int, dict[str, Any]]
+) -> ShardResult:
     result = ShardResult(spec.index)
     paths = shard_paths(config.out, spec)
     parts = PartWriter(paths, config.flush_rows, config.meta_columns)
@@ -40,7 +43,7 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
     doc_base = 0
     for i, one in enumerate(spec.inputs()):
         if i in skip:
-            result.rejected.append({"source": one.source, "reason": skip[i]})
+            result.rejected.append(skip[i])
             continue
         counts = (result.documents, result.hits)
         part_mark, occ_mark = parts.mark(), occ.mark()
@@ -62,9 +65,10 @@ def _attempt(spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict
                 raise
             # A rejected input contributes no row: those still buffered are dropped; if some
             # were written already, the shard is done again without this input.
+            entry = rejected_entry(one.source, exc)
             if not (parts.rollback(part_mark) and occ.rollback(occ_mark)):
-                raise _Redo(i, str(exc)) from exc
-            result.rejected.append({"source": one.source, "reason": str(exc)})
+                raise _Redo(i, entry) from exc
+            result.rejected.append(entry)
             result.partial = [p for p in result.partial if p["source"] != one.source]
             result.documents, result.hits = counts
             continue
@@ -85,13 +89,13 @@ def run_shard(spec: ShardSpec, config: ScanConfig, progress: Progress) -> ShardR
     completion marker lists the part files, so a killed attempt's leftovers are never read.
     """
     t0 = time.monotonic()
-    skip: dict[int, str] = {}
+    skip: dict[int, dict[str, Any]] = {}
     while True:
         try:
             result = _attempt(spec, config, progress, skip)
             break
         except _Redo as redo:
-            skip[redo.index] = redo.reason
+            skip[redo.index] = redo.entry
     result.seconds = time.monotonic() - t0
     return result
 

@@ -189,12 +189,14 @@ class ShardResult:
         "citing_without_doi",
         "documents",
         "error",
+        "fields",
         "formats",
         "hits",
         "index",
         "invalid_bytes",
         "meta_types",
         "newlines",
+        "not_text",
         "notes",
         "partial",
         "rejected",
@@ -227,6 +229,8 @@ class ShardResult:
         tallies: dict[str, int] | None = None,
         notes: list[dict[str, Any]] | None = None,
         partial: list[dict[str, str]] | None = None,
+        fields: dict[str, dict[str, Any]] | None = None,
+        not_text: dict[str, Any] | None = None,
     ) -> None:
         self.index = index
         self.bytes_read = bytes_read
@@ -258,6 +262,12 @@ class ShardResult:
         # inputs cut short (a partial download): what was read before the cut is kept; per
         # input, where the reading stopped (a byte of its text, a member, a record) and why
         self.partial: list[dict[str, str]] = [] if partial is None else partial
+        # per input, the records read and the fields a user named that none of them held
+        # ([option, field] pairs: fields.FieldCheck)
+        self.fields: dict[str, dict[str, Any]] = {} if fields is None else fields
+        # binary data walked into and passed over (archive members here; files by the run):
+        # how many, and the first few names
+        self.not_text: dict[str, Any] = {"count": 0, "first": []} if not_text is None else not_text
 
     def as_dict(self) -> dict[str, Any]:
         """Its fields by name (what a completion marker keeps; ShardResult(**d) reads it back)."""
@@ -279,9 +289,23 @@ class ShardResult:
         """What a compressed input's stream tells when it is cut short (read.UntilCut)."""
         return lambda why, n: self.cut_short(source, f"byte {n} of its decompressed text", why)
 
+    def pass_over(self, name: str) -> None:
+        """Count binary data walked into (an archive's image or font member) as passed over."""
+        add_passed_over(self.not_text, name)
+
     def tally(self, what: str, n: int = 1) -> None:
         """Count `n` more of a format's own tally."""
         self.tallies[what] = self.tallies.get(what, 0) + n
+
+
+PASSED_OVER_SHOWN = 10  # names of binary data passed over kept in _run.json's skipped_binary
+
+
+def add_passed_over(tally: dict[str, Any], name: str, n: int = 1) -> None:
+    """Count `n` binary inputs (or members) passed over into a {count, first} tally."""
+    tally["count"] += n
+    if len(tally["first"]) < PASSED_OVER_SHOWN:
+        tally["first"].append(name)
 
 
 Progress = Callable[[int, int], None]  # (bytes, hits) since the last call

@@ -65,6 +65,14 @@ def _separator(name: str, head: str) -> str:
     return delimiter(head)
 
 
+def field_names(name: str, head: bytes) -> list[str]:
+    """The cells of a CSV text's header (its first row naming a field, else its first row): what
+    its records' fields are called, for a note on a field none of them holds."""
+    text = head.decode("utf-8-sig", "replace")
+    rows = _first_rows(text, _separator(name.lower(), text))
+    return next((r for r in rows if len(r) > 1), rows[0] if rows else [])
+
+
 def tell(name: str, head: bytes, text_field: str, id_field: str) -> bool:
     """By name, and a header row naming the text or the id field."""
     head = head[:HEAD_BYTES]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
-from ..io.decode import HEAD_BYTES, is_binary
+from ..io.decode import HEAD_BYTES, NOT_TEXT, is_binary
 from ..io.read import MAGIC_BYTES, ReadTap, decompressed, detect_compression, display_name
 from ..provenance import Meta, from_headers
 from ..units import Progress, ScanConfig, ShardResult
@@ -31,7 +31,7 @@ MAX_DEPTH = 4
 MAX_HELD = 128 << 20
 
 # Members passed over by name, unread: images, media, fonts, compiled code.
-NOT_TEXT = (
+NOT_TEXT_NAMES = (
     ".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".bmp", ".webp", ".ico", ".heic",
     ".mp3", ".mp4", ".m4a", ".avi", ".mov", ".mkv", ".wav", ".ogg", ".flac", ".webm",
     ".woff", ".woff2", ".ttf", ".otf", ".eot", ".class", ".jar", ".so", ".dll", ".exe",
@@ -96,6 +96,12 @@ class Reader:
         self.skipped.add("member", self.members, f"{rid}: {reason}")
         if member:
             self.result.tally("archive members skipped")
+
+    def pass_over(self, rid: str) -> None:
+        """A member that is binary data (an image, a font; by its name or its bytes): no text to
+        lose, passed over as a file walked into is (counted in _run.json's skipped_binary)."""
+        self.result.pass_over(f"{self.skipped.source}!/{rid}")  # as a nested member is named
+        self.result.tally("archive members skipped")
 
     def read(self, record: Record) -> Record:
         """A member's document, tallied as read."""
@@ -180,8 +186,8 @@ class Reader:
                         f"a bomb: {info.file_size >> 20} MiB from {info.compress_size >> 10} KiB (over {bomb.BOMB_RATIO}×)",
                     )
                     continue
-                if info.filename.lower().endswith(NOT_TEXT):
-                    self.skip(rid, "not text (by its name)")
+                if info.filename.lower().endswith(NOT_TEXT_NAMES):
+                    self.pass_over(rid)
                     continue
                 meta = self.meta(info.file_size, info.date_time)
                 try:
@@ -265,8 +271,8 @@ class Reader:
 
     def member(self, f: Any, name: str, rid: str, size: int, depth: int, meta: Meta) -> Iterator[Record]:
         """The documents of one member: a text, a PDF, or a container read in turn."""
-        if name.lower().endswith(NOT_TEXT):
-            self.skip(rid, "not text (by its name)")
+        if name.lower().endswith(NOT_TEXT_NAMES):
+            self.pass_over(rid)
             return
         assert self.raw is not None
         guard = Guard(self.raw)
@@ -284,6 +290,9 @@ class Reader:
             yield from self.pdf(first, f, rid, name, meta, guard)
             return
         why = is_binary(first[:HEAD_BYTES])
+        if why == NOT_TEXT:
+            self.pass_over(rid)
+            return
         if why:
             self.skip(rid, "not text: " + why.split(" (")[0])
             return

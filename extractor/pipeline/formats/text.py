@@ -4,9 +4,8 @@ document, read in windows by search.py. The format of every file that is no othe
 
 from __future__ import annotations
 
-from ..errors import BinaryInput
 from ..io.cuts import GzipPlan
-from ..io.decode import HEAD_BYTES, input_head, is_binary, text_told
+from ..io.decode import HEAD_BYTES, binary_input, input_head, is_binary, text_told
 from ..io.read import line_ranges
 from .base import Format, PlanInput, Planned, split_gzip
 
@@ -29,7 +28,7 @@ def plan(inp: PlanInput) -> Planned:
     first = inp.f.read(HEAD_BYTES)
     why = is_binary(first)
     if why:
-        raise BinaryInput(why)
+        raise binary_input(why)
     told = text_told(inp.told, inp.source, first, inp.config.syntax)
     return Planned(line_ranges(inp.f, inp.size, inp.config.shard_size), told=told)
 

@@ -7,7 +7,7 @@ import codecs
 import re
 
 from ...match.syntaxes import detect_syntax, marked_bytes
-from ..errors import BinaryInput
+from ..errors import BinaryInput, NotText
 from ..units import Told
 
 # XML (JATS/NXML, Crossref, TEI…) is markup too: entities decoded, attributes read.
@@ -129,6 +129,15 @@ def codec_name(name: str | None) -> str | None:
         return None
 
 
+NOT_TEXT = "binary data (control bytes in the first block)"
+
+
+def binary_input(why: str) -> BinaryInput:
+    """The error of an input is_binary says `why` of: NotText for binary data, BinaryInput for a
+    PDF read as text."""
+    return NotText(why) if why == NOT_TEXT else BinaryInput(why)
+
+
 def is_binary(head: bytes) -> str | None:
     """Why `head` is not text, or None: a PDF, or mostly control bytes (UTF-16 and UTF-32 with
     a byte order mark are text)."""
@@ -143,7 +152,7 @@ def is_binary(head: bytes) -> str | None:
     sample = head[:HEAD_BYTES]
     controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
     if controls > len(sample) * 0.03:
-        return "binary data (control bytes in the first block)"
+        return NOT_TEXT
     return None
 
 
@@ -186,7 +195,7 @@ def input_head(data: bytes, start: int) -> tuple[bytes, int]:
         return data, start
     why = is_binary(data)
     if why:
-        raise BinaryInput(why)
+        raise binary_input(why)
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:], 3
     return data, 0

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..cpus import usable_cpus
-from ..errors import Fatal, InputError, StoreError, StoreUnreachable
+from ..errors import Fatal, InputError, StoreError, StoreUnreachable, rejected_entry
 from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
 from ..formats.base import GzipPass, Planned
 from ..units import ScanConfig, ShardSpec, Told
@@ -277,7 +277,7 @@ def plan_shards(
             rejected.append({"source": source, "reason": exc.strerror or str(exc)})
             continue
         except InputError as exc:  # binary data
-            rejected.append({"source": source, "reason": str(exc)})
+            rejected.append(rejected_entry(source, exc))
             continue
         except Exception as exc:  # a corrupt Parquet footer
             rejected.append({"source": source, "reason": f"{type(exc).__name__}: {exc}"})

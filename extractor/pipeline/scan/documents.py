@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ...match.kinds import kind_of
 from ..errors import input_errors, read_each
+from ..fields import FieldCheck, asks_fields
 from ..formats import FORMATS, FileText, Records, StreamedText, each_record, records
 from ..table import Mentions
 from ..units import Chunk, Doc, DocBatch, Progress, ScanConfig, ShardResult, ShardSpec
@@ -49,12 +50,16 @@ def input_docs(
     items = read_each(records(spec, config, result, progress))
     if batch is None:
         items = each_record(items)
+    # the fields a user named that no record holds are said (fields.py)
+    check = FieldCheck(spec.source, config, spec.fmt) if asks_fields(config) else None
     number = 0
     for item in items:
         n = number
         if isinstance(item, Records):
             result.documents += len(item.texts)
             number += len(item.texts)
+            if check is not None:
+                check.see_all(item.rids, item.metas)
             if config.citing_field is not None:
                 item = Records(item.rids, item.texts, [citing(r, m) for m in item.metas])
             if batch is not None and batch.extend(n, item.rids, item.texts, item.metas):
@@ -62,6 +67,8 @@ def input_docs(
             continue
         number += 1
         rid, text, kind, meta, name, preface = item
+        if check is not None and not isinstance(text, StreamedText):
+            check.see(rid, meta)
         # a PDF's link annotations are more of the PDF before them: one document
         result.documents += kind is None or not kind_of(kind).continues
         if batch is not None:
@@ -84,6 +91,8 @@ def input_docs(
                 if text.rid is None:
                     text.rid = text.line_id
                 occ.set_record(since, text.rid)
+            if check is not None:
+                check.see(text.rid, text.meta)
             text.meta = citing(r, text.meta)
             for chunk in chunks:  # when the id came first, as they come
                 yield Doc(spec.source, text.rid, n, chunk, text.meta)
@@ -93,3 +102,5 @@ def input_docs(
         )
     if batch is not None and batch.count:
         yield from batch_docs(r, batch, table)
+    if check is not None:
+        check.close(result)
