@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor import canonicalize, entity_of, find_dois
-from extractor.arrow import batch_schema, canonicalize_array, extract_batch
+from extractor.arrow import batch_schema, canonicalize_array, extract_batch, find_array
 from extractor.match import native
 from extractor.pipeline.io.decode import clean, detect_kind
 
@@ -449,7 +449,7 @@ def test_canonicalize_array_reads_publisher_urls_in_c() -> None:
         _cscan.canonical_column(offsets, data, None, 0, 1, False, refuse)
 
 
-def test_canonicalize_array_takes_chunks_dictionaries_nulls_and_names_wrong_types() -> None:
+def test_canonicalize_array_takes_chunks_dictionaries_nulls_and_what_is_no_string() -> None:
     chunked = pa.chunked_array([["doi:10.1000/ABC", None], [], ["https://doi.org/10.1000/x."]])
     assert canonicalize_array(chunked).to_pylist() == ["10.1000/abc", None, "10.1000/x"]
     assert canonicalize_array(pa.array(["10.1000/A", "10.1000/A"]).dictionary_encode()).to_pylist() == [
@@ -457,8 +457,25 @@ def test_canonicalize_array_takes_chunks_dictionaries_nulls_and_names_wrong_type
         "10.1000/a",
     ]
     assert canonicalize_array(pa.nulls(3)).to_pylist() == [None, None, None]
-    with pytest.raises(TypeError, match="strings"):
-        canonicalize_array(pa.array([1, 2]))
+    # numbers and bytes hold no DOI, as canonicalize says of them
+    assert (
+        canonicalize_array(pa.array([1, 2])).to_pylist() == [None, None] == [canonicalize(1), canonicalize(2)]
+    )
+    assert canonicalize_array(pa.array([b"10.1000/182"])).to_pylist() == [canonicalize(b"10.1000/182")]
+    assert find_array(pa.array([1.5])).to_pylist() == [None]
+
+
+def test_the_array_functions_take_any_column_map_canonicalize_takes() -> None:
+    """A pandas object column of links among gaps and numbers (as a spreadsheet export gives):
+    canonicalize_array gives what `map(canonicalize)` gives, value for value, at C speed for the
+    strings; find_array a null list where no string is."""
+    pd = pytest.importorskip("pandas")
+    col = pd.Series(
+        ["https://doi.org/10.1000/ABC", None, float("nan"), 2019, 3.5, b"10.1000/182", "DOI: 10.1038/x."],
+        dtype=object,
+    )
+    assert canonicalize_array(col).to_pylist() == [canonicalize(v) for v in col]
+    assert find_array(col).to_pylist() == [["10.1000/abc"], None, None, None, None, None, ["10.1038/x"]]
 
 
 def test_canonicalize_array_folds_plain_dois_in_c() -> None:

@@ -160,12 +160,13 @@ def test_ctrl_c_says_so_at_once_and_a_running_unit_stops_at_its_next_window(tmp_
 def test_a_stop_file_left_by_a_killed_run_is_cleared(tmp_path: Path) -> None:
     """A run killed while its pool was stopping leaves its stop file; the next run into OUT
     clears it, so that its own workers never read it."""
-    from extractor.pipeline.out.output import output_folder
+    from extractor.pipeline.out.output import begin_output, output_folder
 
     make_corpus(tmp_path)
     scan("corpus", "-o", "out", "-q", check=0, cwd=tmp_path)
     (tmp_path / "out" / ".stop-99999").write_text("")
     with output_folder(str(tmp_path / "out")):
+        begin_output(str(tmp_path / "out"))  # as a run does once its start-up checks pass
         assert not (tmp_path / "out" / ".stop-99999").exists()
 
 
@@ -186,3 +187,106 @@ def test_rejected_inputs_are_listed_in_the_order_of_their_shards_not_of_their_fi
     scan_here([src / n for n in names], tmp_path / "out", shard_size=1000, split_gzip=False)
     rejected = [r["source"] for r in run_json(tmp_path / "out")["rejected"]]
     assert rejected == [str(src / n) for n in names[:3]]
+
+
+def test_an_input_that_kills_its_worker_is_rejected_alone_and_its_group_is_read(tmp_path: Path) -> None:
+    """A shard of grouped small files whose worker is SIGKILLed while it reads one of them: the
+    pool is broken and started again, the shard redone; the input the dead worker was reading
+    (here a FIFO that never gives a byte, where it is killed each time) is rejected alone after
+    three deaths, named with the signal, and every other input of the group is read."""
+    import signal
+    import threading
+    import time
+
+    from extractor.engines import LocalEngine
+    from extractor.engines.local import WORKER_DEATHS
+    from extractor.pipeline import ScanConfig, ShardSpec, Told
+    from extractor.pipeline.out.output import output_folder
+
+    src = tmp_path / "grp"
+    src.mkdir()
+    files = []
+    for i in range(8):
+        f = src / f"f{i:03d}.md"
+        if i == 3:
+            os.mkfifo(f)  # opened, it blocks: its worker is killed while it reads it
+        else:
+            f.write_text(f"Cites doi:10.1000/{i}.\n")
+        files.append((str(f), str(f), ""))
+    spec = ShardSpec(0, str(src), str(src), Told("group"), files=tuple(files))
+    out = tmp_path / "out"
+    kills: list[int] = []
+    with output_folder(str(out)), LocalEngine(workers=2) as engine:
+        done = threading.Event()
+
+        def killer() -> None:
+            deadline = time.monotonic() + 120
+            while not done.is_set():
+                for pid, (_shard, i) in list(getattr(engine, "_reading", {}).items()):
+                    if i == 3 and pid not in kills:
+                        kills.append(pid)
+                        os.kill(pid, signal.SIGKILL)
+                if time.monotonic() > deadline:  # no worker to kill: the FIFO let go, the test fails
+                    with open(src / "f003.md", "w"):
+                        pass
+                    deadline += 1
+                time.sleep(0.01)
+
+        t = threading.Thread(target=killer, daemon=True)
+        t.start()
+        try:
+            (res,) = list(engine.run_shards([spec], ScanConfig(out=str(out)), lambda n, h: None))
+        finally:
+            done.set()
+            t.join()
+    assert len(kills) == WORKER_DEATHS
+    assert res.error is None
+    assert res.rejected == [
+        {
+            "source": str(src / "f003.md"),
+            "reason": f"the worker process reading it was killed by SIGKILL, {WORKER_DEATHS} times",
+        }
+    ]
+    assert res.documents == 7  # the group's other inputs, read
+
+
+def test_a_script_without_its_main_guard_fails_at_once_and_publishes_nothing(tmp_path: Path) -> None:
+    """docs/api.md's run_scan saved as a script without `if __name__ == "__main__":`: each worker
+    process imports the script again and would start a scan of its own. It stops at once, with
+    a message naming the guard; OUT holds no result (a finished one before it stays as it was)."""
+    make_corpus(tmp_path)
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from extractor.engines import LocalEngine\n"
+        "from extractor.pipeline import ScanConfig, output_folder, run_scan\n\n"
+        'with output_folder("out"), LocalEngine(workers=2) as engine:\n'
+        '    report = run_scan(["corpus/"], ScanConfig(out="out", shard_size=4096), engine)\n'
+    )
+    p = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert p.returncode == 1
+    assert 'needs `if __name__ == "__main__":`' in p.stderr.splitlines()[-1]
+    assert not (tmp_path / "out" / "_run.json").exists()
+
+
+def test_a_start_up_check_that_fails_leaves_out_as_it_was(tmp_path: Path) -> None:
+    """A run that cannot start (a PDF named without pypdfium2, a store whose package is missing)
+    exits 2 saying what to install, and claims nothing: a new OUT is not made, an earlier one
+    keeps every name it had, and no "completed shards are kept" is said of a run that never ran."""
+    make_corpus(tmp_path)
+    (tmp_path / "paper.pdf").write_bytes(
+        b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+    )
+    blocked = "import sys; sys.modules['pypdfium2'] = None; "
+    p = scan("paper.pdf", "-o", "new", check=2, cwd=tmp_path, code=blocked)
+    assert "cannot start: " in p.stderr and "pypdfium2" in p.stderr and "completed shards" not in p.stderr
+    assert not (tmp_path / "new").exists()
+    scan("corpus", "-o", "out", "-q", check=0, cwd=tmp_path)
+    before = sorted(os.listdir(tmp_path / "out"))
+    scan("paper.pdf", "-o", "out", "--force", check=2, cwd=tmp_path, code=blocked)
+    assert sorted(os.listdir(tmp_path / "out")) == before
+    (tmp_path / "empty").mkdir()
+    s3 = "import sys; sys.modules['s3fs'] = None; "
+    p = scan("s3://bucket/x.txt", "-o", "empty", check=2, cwd=tmp_path, code=s3)
+    assert "needs s3fs" in p.stderr and os.listdir(tmp_path / "empty") == []

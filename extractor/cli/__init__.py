@@ -77,7 +77,8 @@ def _common() -> argparse.ArgumentParser:
 
 EXIT_CODES = """exit status:
   0  DOIs were found (find), or the run read every input (scan, score, summary)
-  1  no DOI was found (find), or some inputs were rejected (scan: the rest is written)
+  1  no DOI was found (find), or some inputs were rejected or cut short, or a named field held
+     by no record (scan: the rest is written)
   2  an error: bad arguments, an output that cannot be used, a missing extra
   130 interrupted (Ctrl-C); a scan keeps its completed shards, rerun it to resume"""
 
@@ -115,7 +116,7 @@ SCAN_EXAMPLES = """examples:
 
 SUMMARY_EXAMPLES = """examples:
   doi-extract summary out/                      totals, top DOIs, prefixes and forms
-  doi-extract summary out/ --json | jq .hits
+  doi-extract summary out/ --json | jq .run.hits  the run's hits
   doi-extract summary out/ --html report.html   a one-page report (report extra)"""
 
 SCORE_EXAMPLES = """examples:
@@ -176,7 +177,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         )
 
     f = command(
-        "find", "print the canonical DOIs found in files (like grep -o)", FIND_EXAMPLES, EXIT_CODES, EXTRAS
+        "find",
+        "print the canonical DOIs found in files (like grep -o)",
+        FIND_EXAMPLES,
+        EXIT_CODES,
+        EXTRAS,
+        ENVIRONMENT,
     )
     if f is not None:
         _find_arguments(f, add_reading_arguments, add_walk_filters)
@@ -195,6 +201,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "what a finished scan found: top DOIs, prefixes, forms, rejected inputs",
         SUMMARY_EXAMPLES,
         EXIT_CODES,
+        ENVIRONMENT,
     )
     if sm is not None:
         from .summary import add_summary_arguments

@@ -18,7 +18,7 @@ from typing import Any
 from ..engines import make_engine
 from ..pipeline import Observer, OutputInUse, RunReport, ScanConfig, ShardResult, output_folder, run_scan
 from ..pipeline.cpus import usable_cpus
-from ..pipeline.errors import Fatal, StoreError
+from ..pipeline.errors import Fatal, NotStarted, StoreError
 from ..pipeline.io.remote import is_url
 from ..pipeline.out.publish import default_stage, preflight, publish, remove_work
 from ..pipeline.provenance import meta_fields
@@ -257,6 +257,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
     except OutputInUse as exc:
         display.close()
         say(f"doi-extract scan: {exc}")
+        return 2
+    except NotStarted as exc:
+        display.close()
+        say(f"doi-extract scan: cannot start: {exc} (nothing was written)")
         return 2
     except Fatal as exc:
         display.close()

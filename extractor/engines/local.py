@@ -8,14 +8,17 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ..pipeline.cpus import CPU_BUDGET, usable_cpus
+from ..pipeline.errors import Fatal
 from ..pipeline.io.inputs import shard_bytes
+from ..pipeline.out.output import UNGUARDED, UNGUARDED_EXIT
 from ..pipeline.shard import shard_fault, work
 from ..pipeline.units import Progress, ScanConfig, ShardResult, ShardSpec
 from .inprocess import InProcessEngine
@@ -26,6 +29,7 @@ R = TypeVar("R")
 _QUEUE: Any = None  # the progress queue, in a worker
 WORKER_DEATHS = 3  # a shard whose worker died this many times is rejected
 READY = "ready"  # a worker's first message on the progress queue: (READY, when, on the monotonic clock)
+READING = "reading"  # (READING, pid, shard, input): the worker begins that input of that shard
 
 
 def _init_worker(q: Any, cpus: int) -> None:
@@ -33,8 +37,6 @@ def _init_worker(q: Any, cpus: int) -> None:
     _QUEUE = q
     # the CPUs each worker may keep busy (cpus.cpu_budget: a bz2 dump's helper process)
     os.environ[CPU_BUDGET] = str(cpus)
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     die_with_parent()
     # this worker has opened the pool's semaphores (procs.unlink_semaphores), and is ready: when
@@ -73,10 +75,20 @@ class _Throttle:
         self.bytes = self.hits = 0
 
 
-def _work_in_worker(spec: ShardSpec, config: ScanConfig, stop: str) -> ShardResult:
+def _work_in_worker(
+    spec: ShardSpec, config: ScanConfig, stop: str, skip: dict[int, dict[str, Any]]
+) -> ShardResult:
     progress = _Throttle(stop)
+    pid = os.getpid()
+
+    def reading(i: int) -> None:
+        """Which input this worker reads: if it dies, that input is the one that killed it."""
+        progress.flush()
+        if _QUEUE is not None:
+            _QUEUE.put((READING, pid, spec.index, i))
+
     try:
-        return work(spec, config, progress)
+        return work(spec, config, progress, skip=skip, on_input=reading)
     finally:
         progress.flush()
 
@@ -102,21 +114,59 @@ def _warm_up() -> None:
     merge_bucket(pa.Table.from_pylist([row], schema=PARTIAL_SCHEMA))
 
 
-def _outcome(fut: Future[ShardResult], spec: ShardSpec, deaths: dict[int, int]) -> ShardResult | None:
-    """A finished shard's result, or None when it is to be done again: its worker died (killed
-    by the system, out of memory?), which breaks the pool and every shard running or queued in
-    it. A shard whose workers keep dying is rejected, so that the run ends; any other error is
-    a fault of the program or system, fatal."""
+def _death(code: int | None) -> str:
+    """How a worker process ended, from its exit code: the signal's name, or its exit status."""
+    if code is None:
+        return "ended"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"ended with exit status {code}"
+
+
+class _Deaths:
+    """Which inputs killed a worker, and how often: a pool breaks when any worker dies, failing
+    every shard running or queued in it; only the shard input the dead worker was reading (its
+    last READING message) is blamed, the others are run again as they were. An input that kills
+    its worker WORKER_DEATHS times is rejected with the way it died, its shard's other inputs
+    read (`skip`); where no input is known (a worker that died before it began one), the shard
+    is blamed whole."""
+
+    def __init__(self) -> None:
+        self.count: dict[tuple[int, int], int] = {}  # (shard, input or -1) -> deaths
+        self.skip: dict[int, dict[int, dict[str, Any]]] = {}  # shard -> input -> rejected entry
+
+    def blame(self, spec: ShardSpec, culprits: dict[tuple[int, int], str]) -> ShardResult | None:
+        """A shard of a broken pool: None to run it again (without the inputs rejected so far),
+        or its error result when it died too often with no input to blame."""
+        mine = {key: how for key, how in culprits.items() if key[0] == spec.index}
+        if not culprits:  # nothing known of the dead: the shard is blamed whole
+            mine = {(spec.index, -1): "ended"}
+        for (index, i), how in mine.items():
+            n = self.count[index, i] = self.count.get((index, i), 0) + 1
+            if n < WORKER_DEATHS:
+                continue
+            if i < 0:
+                inputs = ", ".join(one.source for one in spec.inputs())
+                return ShardResult(
+                    index, error=f"its worker process {how}, {n} times, before it began an input ({inputs})"
+                )
+            one = spec.inputs()[i]
+            reason = f"the worker process reading it {how}, {n} times"
+            self.skip.setdefault(index, {})[i] = {"source": one.source, "reason": reason}
+        return None
+
+
+def _outcome(fut: Future[ShardResult], spec: ShardSpec) -> ShardResult | BrokenProcessPool:
+    """A finished shard's result, or the broken pool that failed it (a worker died: killed by
+    the system or a signal, which breaks the pool and every shard running or queued in it); any
+    other error is a fault of the program or system, fatal."""
     try:
         return fut.result()
-    except BrokenProcessPool:
-        deaths[spec.index] = deaths.get(spec.index, 0) + 1
-        if deaths[spec.index] < WORKER_DEATHS:
-            return None
-        return ShardResult(
-            spec.index,
-            error=f"the worker reading this input died {WORKER_DEATHS} times (killed by the system: out of memory?)",
-        )
+    except BrokenProcessPool as exc:
+        return exc
     except Exception as exc:
         raise shard_fault(spec, exc) from exc
 
@@ -137,6 +187,8 @@ class LocalEngine:
         self.in_process_below = in_process_below
         self._in_process: InProcessEngine | None = None  # what runs a job found small
         self._pool: ProcessPoolExecutor | None = None
+        self._procs: MutableMapping[int, Any] = {}  # the pool's worker processes by pid (its own dict)
+        self._reading: dict[int, tuple[int, int]] = {}  # pid -> (shard, input) it began last
         self._queue: Any = None
         self._unready = 0  # workers of the pool yet to report ready
         self._started = 0.0  # when the pool was started, and when its last worker was ready
@@ -156,7 +208,25 @@ class LocalEngine:
                 initializer=_init_worker,
                 initargs=(self._queue, max(1, usable_cpus() // self.workers)),
             )
+            # the executor's own dict of its processes, filled as it starts them: how a worker
+            # died is read from it when the pool breaks (no public API says which one did)
+            self._procs = self._pool._processes
+            self._reading = {}
         return self._pool
+
+    def _culprits(self) -> dict[tuple[int, int], str]:
+        """(shard, input) -> how its worker died, for each worker of the broken pool that died
+        of itself (the pool ends the others with SIGTERM); a worker that ran the user's script
+        without its __main__ guard stops the run (output.UNGUARDED_EXIT)."""
+        self._drain(lambda nbytes, nhits: None)  # the READING messages the dead sent last
+        dead = {}
+        for pid, proc in list(self._procs.items()):
+            code = proc.exitcode
+            if code == UNGUARDED_EXIT:
+                raise Fatal(UNGUARDED)
+            if code is not None and code != -signal.SIGTERM:
+                dead[pid] = _death(code)
+        return {self._reading[pid]: how for pid, how in dead.items() if pid in self._reading}
 
     def _drain(self, progress: Progress) -> None:
         while True:
@@ -164,6 +234,9 @@ class LocalEngine:
                 message = self._queue.get_nowait()
             except queue.Empty:
                 return
+            if message[0] == READING:
+                self._reading[message[1]] = (message[2], message[3])
+                continue
             if message[0] == READY:
                 self._unready -= 1
                 self._ready_at = max(self._ready_at, message[1])
@@ -188,7 +261,7 @@ class LocalEngine:
             yield from self._in_process.run_shards(specs, config, progress)
             return
         todo = list(specs)
-        deaths: dict[int, int] = {}
+        deaths = _Deaths()
         # A file the workers look for with each progress report: made on Ctrl-C, so that the
         # running shards stop at their next window or record instead of running to their end
         # (a file, not a multiprocessing primitive: no semaphore to leak when a run is killed).
@@ -196,24 +269,33 @@ class LocalEngine:
         while todo:
             pool = self._start(len(todo))
             try:
-                futures = {pool.submit(_work_in_worker, s, config, stop): s for s in todo}
+                futures = {
+                    pool.submit(_work_in_worker, s, config, stop, deaths.skip.get(s.index, {})): s
+                    for s in todo
+                }
                 if self.workers > 1:
                     # Queued behind the shards: a worker out of shards, waiting for the others,
                     # loads what the bucket merges need instead of loading it on their clock.
                     for _ in range(self.workers):
                         pool.submit(_warm_up)
                 todo = []
+                culprits: dict[tuple[int, int], str] | None = None  # read once the pool breaks
                 pending: set[Future[ShardResult]] = set(futures)
                 while pending:
                     finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                     self._drain(progress)
                     progress(0, 0)  # a report at least every 0.2 s: where a Ctrl-C is acted on
                     for fut in finished:
-                        res = _outcome(fut, futures[fut], deaths)
-                        if res is None:
-                            todo.append(futures[fut])
-                        else:
-                            yield res
+                        res = _outcome(fut, futures[fut])
+                        if isinstance(res, BrokenProcessPool):
+                            if culprits is None:
+                                culprits = self._culprits()
+                            failed = deaths.blame(futures[fut], culprits)
+                            if failed is None:
+                                todo.append(futures[fut])
+                                continue
+                            res = failed
+                        yield res
                 self._drain(progress)
             except BaseException:
                 # On Ctrl-C or a fatal error, queued shards are dropped and running ones stop at

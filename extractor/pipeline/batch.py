@@ -176,8 +176,6 @@ def canonicalize_array(array: Any) -> pa.Array | pa.ChunkedArray:
     if pa.types.is_null(array.type):
         return pa.nulls(len(array), pa.string())
     large = pa.types.is_large_string(array.type)
-    if not (large or pa.types.is_string(array.type)):
-        raise TypeError(f"canonicalize_array takes strings, not {array.type}")
     valid, offsets, data = array.buffers()
     done = native.canonical_column(offsets, data or b"", valid, array.offset, len(array), large)
     if done is None:  # no C matcher: the same, value by value
@@ -207,7 +205,12 @@ def _arrow_strings(values: Any, what: str) -> pa.Array | pa.ChunkedArray:
         if callable(to_arrow):
             values = to_arrow()
         elif hasattr(values, "dtype") and hasattr(values, "array"):  # a pandas Series
-            values = pa.array(values, from_pandas=True)
+            try:
+                values = pa.array(values, from_pandas=True)
+            except (pa.ArrowTypeError, pa.ArrowInvalid):
+                # an object column of strings among other values (None, NaN, numbers, bytes):
+                # what is no string holds no DOI, as canonicalize says of it
+                values = pa.array([v if isinstance(v, str) else None for v in values], pa.string())
         else:
             raise TypeError(
                 f"{what} takes an Arrow, pandas or Polars column of strings, not {type(values).__name__}"
@@ -215,6 +218,10 @@ def _arrow_strings(values: Any, what: str) -> pa.Array | pa.ChunkedArray:
     is_view = getattr(pa.types, "is_string_view", None)  # pyarrow 16 and later
     if is_view is not None and is_view(values.type):
         values = values.cast(pa.large_string())
+    kind = _value_type(values.type)
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        # numbers, bytes, dates: no value of them is a string, none holds a DOI (canonicalize)
+        return pa.nulls(len(values), pa.string())
     return values
 
 

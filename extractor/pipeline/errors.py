@@ -123,3 +123,8 @@ def read_each(items: Iterator[T]) -> Iterator[T]:
 
 class Fatal(Exception):
     """An error that stops the run: not an unreadable input, not a passing fault."""
+
+
+class NotStarted(Fatal):
+    """A check before the run found that it cannot work (a reader's extra not installed, a store
+    that cannot be reached): nothing was written, and OUT is left as it was."""

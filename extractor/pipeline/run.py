@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from .. import __version__
 from ..match.native import MATCHER
-from .errors import NOT_TEXT_KEY, Fatal
+from .errors import NOT_TEXT_KEY, Fatal, NotStarted
 from .fields import field_notes
 from .formats import SkippedRecords, format_by_name, missing_extras
 from .io.cuts import GzipPlan
@@ -29,7 +29,7 @@ from .io.read import display_name
 from .io.remote import is_url
 from .io.seekgz import plan_ranges
 from .out.finalize import finalize
-from .out.output import OutputInUse, clear_result
+from .out.output import OutputInUse, begin_output, clear_result, refuse_in_a_worker
 from .out.parts import completed_markers, marker_result
 from .out.write import atomically
 from .units import PASSED_OVER_SHOWN, Progress, ScanConfig, ShardResult, ShardSpec, add_passed_over
@@ -228,6 +228,7 @@ def run_scan(
     the same call resumes. A finished result in OUT is replaced by a run of the same inputs, or
     of any with `replace` (--force), and never by a run that could read none of its inputs.
     `include` and `exclude` choose among the files found by walking (expand_inputs)."""
+    refuse_in_a_worker()  # a script without its __main__ guard, imported again by a worker
     t0 = time.monotonic()
     started = process_age()
     obs = observer or Observer()
@@ -241,7 +242,7 @@ def run_scan(
     # outright, or a run with no other input, stops before anything is written.
     files, left_out = _readable(files, walked)
     if left_out and not files:
-        raise Fatal("; ".join(sorted({r["reason"] for r in left_out})))
+        raise NotStarted("; ".join(sorted({r["reason"] for r in left_out})))
     rejected += left_out
 
     def passes(jobs: list[tuple[Any, ...]]) -> list[GzipPlan | None]:
@@ -257,7 +258,7 @@ def run_scan(
     # inputs, or none readable, leave it as it is (and so with --force: see `replace`).
     missing = missing_extras(_formats(specs))
     if missing:
-        raise Fatal("; ".join(missing))
+        raise NotStarted("; ".join(missing))
     if finished is not None:
         if not specs:
             raise _nothing_read(rejected, out)
@@ -268,6 +269,9 @@ def run_scan(
                 f"{out} holds a finished scan of other inputs ({shown}); nothing was touched. "
                 "Write elsewhere with -o, or replace it with --force"
             )
+    # the checks passed: the run begins writing into OUT (marked, an earlier run's work cleared
+    # with --force); before this, a run that stops leaves OUT as it was
+    begin_output(out, replace)
     # binary data found by walking (an image, a font) is passed over, counted; named, rejected
     walked_sources = {source for source, path in files if path in walked}
     passed_over: dict[str, Any] = {"count": 0, "first": []}
@@ -313,8 +317,13 @@ def run_scan(
     for res in engine.run_shards(sorted(todo, key=lambda s: -shard_bytes(s)), config, obs.progress):
         done[res.index] = res
         problems = shard_rejected[res.index] = _pass_over(list(res.rejected), walked_sources, passed_over)
-        if res.error:
-            problems.append({"source": specs[res.index].source, "reason": res.error})
+        if res.error:  # a shard that failed whole: each of its inputs named, none lost in silence
+            listed = {r["source"] for r in problems}
+            problems += [
+                {"source": one.source, "reason": res.error}
+                for one in specs[res.index].inputs()
+                if one.source not in listed
+            ]
         for r in problems:
             obs.rejected(r["source"], r["reason"])
         for sk in res.skipped:
@@ -340,8 +349,11 @@ def run_scan(
         obs.inputs_done(inputs_read, len(left))
     t_shards = time.monotonic()
     rejected += [r for i in sorted(shard_rejected) for r in shard_rejected[i]]
+    read_any = any(r.error is None and len(r.rejected) < len(specs[i].inputs()) for i, r in done.items())
+    if done and all(r.error is not None for r in done.values()):
+        # every shard failed (its workers killed): no result, and an earlier one stays as it was
+        raise Fatal(f"no shard could be read, nothing was published: {rejected[0]['reason']}")
     if finished is not None:
-        read_any = any(r.error is None and len(r.rejected) < len(specs[i].inputs()) for i, r in done.items())
         if not read_any:
             raise _nothing_read(rejected, out)
         if replace:

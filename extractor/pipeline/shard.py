@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .errors import Fatal, InputError, is_transient, rejected_entry
@@ -33,7 +34,11 @@ class _Redo(Exception):
 
 
 def _attempt(
-    spec: ShardSpec, config: ScanConfig, progress: Progress, skip: dict[int, dict[str, Any]]
+    spec: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    skip: dict[int, dict[str, Any]],
+    on_input: Callable[[int], None] | None,
 ) -> ShardResult:
     result = ShardResult(spec.index)
     paths = shard_paths(config.out, spec)
@@ -45,6 +50,8 @@ def _attempt(
         if i in skip:
             result.rejected.append(skip[i])
             continue
+        if on_input is not None:
+            on_input(i)
         counts = (result.documents, result.hits)
         part_mark, occ_mark = parts.mark(), occ.mark()
         n_docs = 0
@@ -80,19 +87,27 @@ def _attempt(
     return result
 
 
-def run_shard(spec: ShardSpec, config: ScanConfig, progress: Progress) -> ShardResult:
+def run_shard(
+    spec: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    skip: dict[int, dict[str, Any]] | None = None,
+    on_input: Callable[[int], None] | None = None,
+) -> ShardResult:
     """Process one shard and mark it complete.
 
     An input of the shard that cannot be read is reported in the result's `rejected` and the
     others go on; a passing fault (is_transient) is raised for the caller to retry. Rows are
     written in part files as they accumulate, so memory stays bounded whatever the input; the
     completion marker lists the part files, so a killed attempt's leftovers are never read.
+    `skip`: inputs (by their number in spec.inputs()) rejected before it runs, with their
+    entries (one that killed its worker); `on_input(i)` is told as input i is begun.
     """
     t0 = time.monotonic()
-    skip: dict[int, dict[str, Any]] = {}
+    skip = dict(skip or {})
     while True:
         try:
-            result = _attempt(spec, config, progress, skip)
+            result = _attempt(spec, config, progress, skip, on_input)
             break
         except _Redo as redo:
             skip[redo.index] = redo.entry
@@ -100,16 +115,23 @@ def run_shard(spec: ShardSpec, config: ScanConfig, progress: Progress) -> ShardR
     return result
 
 
-def work(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: float = 0.5) -> ShardResult:
+def work(
+    spec: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    sleep: float = 0.5,
+    skip: dict[int, dict[str, Any]] | None = None,
+    on_input: Callable[[int], None] | None = None,
+) -> ShardResult:
     """What an engine runs for a shard: run it, retrying passing faults (after `sleep` seconds,
     doubling); an unreadable input becomes a result with an error. With the work in object
     storage (config.work), the shard runs in a folder of its own here and is shipped to the
     store when complete: nothing it writes needs to be seen by another machine's file system."""
     if not is_url(config.work):
-        return _work_here(spec, config, progress, sleep)
+        return _work_here(spec, config, progress, sleep, skip, on_input)
     local = tempfile.mkdtemp(prefix="doi-extract-shard-")
     try:
-        result = _work_here(spec, config._replace(out=local, work=""), progress, sleep)
+        result = _work_here(spec, config._replace(out=local, work=""), progress, sleep, skip, on_input)
         if result.error is None:
             ship(local, spec, config.work)
         return result
@@ -117,10 +139,17 @@ def work(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: float =
         shutil.rmtree(local, ignore_errors=True)
 
 
-def _work_here(spec: ShardSpec, config: ScanConfig, progress: Progress, sleep: float) -> ShardResult:
+def _work_here(
+    spec: ShardSpec,
+    config: ScanConfig,
+    progress: Progress,
+    sleep: float,
+    skip: dict[int, dict[str, Any]] | None,
+    on_input: Callable[[int], None] | None,
+) -> ShardResult:
     for attempt in range(RETRIES):
         try:
-            return run_shard(spec, config, progress)
+            return run_shard(spec, config, progress, skip, on_input)
         except InputError as exc:
             if is_transient(exc) and attempt + 1 < RETRIES:
                 time.sleep(sleep * 2**attempt)

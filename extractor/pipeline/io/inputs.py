@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..cpus import usable_cpus
-from ..errors import Fatal, InputError, StoreError, StoreUnreachable, rejected_entry
+from ..errors import InputError, NotStarted, StoreError, StoreUnreachable, rejected_entry
 from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
 from ..formats.base import GzipPass, Planned
 from ..units import ScanConfig, ShardSpec, Told
@@ -99,7 +99,7 @@ def expand_inputs(
                 for url in remote.expand(item):
                     add(url, url, url != item)
             except StoreUnreachable as exc:  # no input of it can be read: the run cannot work
-                raise Fatal(f"{display_name(item)}: {exc}") from exc
+                raise NotStarted(f"{display_name(item)}: {exc}") from exc
             except StoreError as exc:
                 rejected.append({"source": display_name(item), "reason": str(exc)})
             return

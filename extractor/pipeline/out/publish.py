@@ -64,7 +64,7 @@ def preflight(url: str) -> None:
 
 def publish(stage: str, url: str, staged: str = "") -> int:
     """Copy the datasets and _run.json of a finished scan in `stage` to `url`; how many objects
-    were written. With `staged`, a prefix of the same store where the merges wrote the datasets
+    were written (the marker among them). With `staged`, a prefix of the same store where the merges wrote the datasets
     already (the work in object storage), they are moved from there instead. Raises StoreError
     when the store refuses, or when `url` holds objects that a scan did not write (nothing is
     then touched)."""
@@ -97,7 +97,7 @@ def publish(stage: str, url: str, staged: str = "") -> int:
         if fs.exists(tmp):
             fs.rm(tmp, recursive=True)
         fs.put_file(os.path.join(stage, RUN), f"{root}/{RUN}")
-        return written + 1
+        return written + 2  # the datasets' objects, the marker and _run.json
     except StoreError:
         raise
     except Exception as exc:
