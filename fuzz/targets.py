@@ -46,7 +46,7 @@ from extractor.match import FORMS, Form, find_spans, native
 from extractor.match.html import html_views
 from extractor.match.syntaxes import SYNTAX_TABLE
 from extractor.pipeline.errors import InputError
-from extractor.pipeline.find import hits_in_records, hits_in_stream, input_told
+from extractor.pipeline.find import FindOptions, hits_in_records, input_told, stream_hits
 from extractor.pipeline.io.decode import byte_offsets, clean
 from extractor.pipeline.out.parts import shard_paths
 from extractor.pipeline.scan.documents import input_docs
@@ -105,7 +105,8 @@ def streams(data: bytes) -> None:
     for kind in ("plain", "pdf"):
         want = [s.doi for s in find_spans(_text(data), kind)]
         try:
-            got = [h.doi for h in hits_in_stream(io.BytesIO(data), "x.txt", kind, block_size=4096)]
+            opts = FindOptions(kind=kind, block_size=4096)
+            got = [h.doi for h in stream_hits(io.BytesIO(data), "x.txt", opts).hits]
         except InputError:
             return  # binary data: refused whole, as by the scan
         assert got == want, (kind, len(data))
@@ -268,7 +269,7 @@ def archives(data: bytes) -> None:
         path = os.path.join(tmp, "a." + ext)
         with open(path, "wb") as f:
             f.write(blob)
-        got_py = sorted((r or "", h.doi) for r, h in hits_in_records(path, input_told(path)))
+        got_py = sorted((r.record or "", r.hit.doi) for r in hits_in_records(path, input_told(path)))
         assert got_py == sorted(want), (got_py, want)
         assert sorted(_occurrences(tmp, path, "archive")) == sorted(want)
         cut = int.from_bytes(data[1:3], "little") % (len(blob) + 1)

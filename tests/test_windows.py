@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from extractor.match import find_dois, find_spans
 from extractor.match.pdf import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
-from extractor.pipeline.find import hits_in_stream
+from extractor.pipeline.find import FindOptions, stream_hits
 from extractor.pipeline.io.decode import byte_offsets, clean
 from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.scan.windows import FileSource, regular_file
@@ -150,20 +150,20 @@ def test_windows_agree_with_the_whole_text_on_long_tokens(pieces: list[tuple[str
     text = clean(data.decode("utf-8", "surrogateescape"))[0]
     for kind in ("plain", "pdf"):
         want = [s.doi for s in find_spans(text, kind)]
-        got = [h.doi for h in hits_in_stream(io.BytesIO(data), "x.txt", kind, block_size=4096)]
+        got = [
+            h.doi
+            for h in stream_hits(io.BytesIO(data), "x.txt", FindOptions(kind=kind, block_size=4096)).hits
+        ]
         assert got == want, kind
 
 
 def test_a_dropped_token_is_passed_over_into_the_next_windows() -> None:
     text = "*" + "10.1000%2F11" * 2600 + ":" * 1200 + "?id=" * 1200 + "10.12345/abc.def" + "-" * 1200 + "ı"
     assert find_spans(text) == []
-    assert list(hits_in_stream(io.BytesIO(text.encode()), "x.txt", "plain", block_size=4096)) == []
-    assert [
-        h.doi
-        for h in hits_in_stream(
-            io.BytesIO(text.encode() + b" 10.1000/after"), "x.txt", "plain", block_size=4096
-        )
-    ] == ["10.1000/after"]
+    opts = FindOptions(kind="plain", block_size=4096)
+    assert list(stream_hits(io.BytesIO(text.encode()), "x.txt", opts).hits) == []
+    after = stream_hits(io.BytesIO(text.encode() + b" 10.1000/after"), "x.txt", opts)
+    assert [h.doi for h in after.hits] == ["10.1000/after"]
 
 
 @pytest.mark.parametrize("lines", [1078, 1200, 2500])
@@ -175,7 +175,10 @@ def test_windows_keep_the_phase_of_joined_pdf_lines(tmp_path: Path, lines: int) 
     want = [(s.start, s.doi) for s in find_spans(data.decode(), "pdf")]
     per = MAX_JOINS + 1
     assert len(want) == lines // per + (lines % per > 0)
-    got = [(h.start, h.doi) for h in hits_in_stream(io.BytesIO(data), "x.txt", "pdf", block_size=4096)]
+    got = [
+        (h.start, h.doi)
+        for h in stream_hits(io.BytesIO(data), "x.txt", FindOptions(kind="pdf", block_size=4096)).hits
+    ]
     assert got == want
     path = tmp_path / "chain.txt"
     path.write_bytes(data)
@@ -195,7 +198,10 @@ def test_windows_resume_by_anchor_where_url_hits_overlap(tmp_path: Path, kind: s
     want = [(s.start, s.doi) for s in find_spans(data.decode(), kind)]
     hits = list(find_dois(data.decode(), kind))
     assert len(want) == 1000 and hits[1].start < hits[0].end  # overlapping hits
-    got = [(h.start, h.doi) for h in hits_in_stream(io.BytesIO(data), "x.txt", kind, block_size=4096)]
+    got = [
+        (h.start, h.doi)
+        for h in stream_hits(io.BytesIO(data), "x.txt", FindOptions(kind=kind, block_size=4096)).hits
+    ]
     assert got == want
     path = tmp_path / "urls.txt"
     path.write_bytes(data)

@@ -19,16 +19,17 @@ from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import BinaryInput, Fatal, InputError
 from ..pipeline.fields import field_note, present_fields
 from ..pipeline.find import (
+    FindOptions,
     LineCounter,
     TextRange,
     count_in_range,
-    count_in_stream,
     doi_lists_in_range,
-    doi_lists_in_stream,
     hits_in_range,
     hits_in_records,
-    hits_in_stream,
     input_told,
+    stream_count,
+    stream_doi_lists,
+    stream_hits,
     text_ranges,
 )
 from ..pipeline.io.inputs import expand_inputs
@@ -99,7 +100,7 @@ def cmd_find(args: argparse.Namespace, out: TextIO) -> int:
     if args.header and args.format == "tsv" and not (args.count or args.files_with_matches or args.quiet):
         # with a header every row has the record column (empty for a text file): one table
         out.write("source\toffset\tdoi\tform\traw\trecord\tentity\n")
-    jobs = [(source, path, named, end_name, walked) for source, path, walked in paths]
+    jobs = [Job(source, path, named, end_name, walked) for source, path, walked in paths]
     for got in _found(jobs, args, out, complain):
         found = found or got.dois > 0
         error = error or got.error
@@ -140,7 +141,7 @@ def _found(jobs: list[Job], args: argparse.Namespace, out: TextIO, complain: Any
             yield from _in_pool(jobs, parts, args, out, min(workers, sum(map(len, parts))))
             return
     for job in jobs:
-        yield find_one(*job, args, out, complain)
+        yield find_one(job, args, out, complain)
 
 
 # A range of a text file read by one worker (search.text_ranges): start, stop, kind, syntax;
@@ -231,13 +232,19 @@ def _find_in_worker(job: Job, options: dict[str, Any], part: Part = None) -> Fin
     def complain(where: str, why: object) -> None:
         messages.append(f"doi-extract: {where}: {why}")
 
-    got = find_one(*job, args, buf, complain, part)
+    got = find_one(Job(*job), args, buf, complain, part)
     return got._replace(text=buf.getvalue(), messages=tuple(messages))
 
 
-# An input as find reads it: its name as typed, its path, whether its name is printed, what ends
-# the name, whether it was found by walking a folder or a pattern.
-Job = tuple[str, str, bool, str, bool]
+class Job(NamedTuple):
+    """An input as find reads it: its name as typed, its path, whether its name is printed, what
+    ends the name, whether it was found by walking a folder or a pattern."""
+
+    source: str
+    path: str
+    named: bool
+    end_name: str
+    walked: bool
 
 
 class FindResult(NamedTuple):
@@ -250,21 +257,12 @@ class FindResult(NamedTuple):
     messages: tuple[str, ...] = ()
 
 
-def find_one(
-    source: str,
-    path: str,
-    named: bool,
-    end_name: str,
-    walked: bool,
-    args: argparse.Namespace,
-    out: TextIO,
-    complain: Any,
-    part: Part = None,
-) -> FindResult:
+def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, part: Part = None) -> FindResult:
     """The DOIs of one input, printed to `out` as they are found, grep's way (-c, -l, -m, -q);
     with `part`, those of that byte range of it only, its count not printed (the caller adds up
     the ranges'). A binary file found by walking (`walked`) is passed over without a word, as
     ripgrep passes over one (logged at INFO); named outright, it is said, as grep says it."""
+    source, path, named, end_name, walked = job
     prefix = source + end_name if named else ""
     count = 0
     if args.max_count == 0:
@@ -274,44 +272,39 @@ def find_one(
     try:
         # record files (JSONL, Parquet, WARC, raw PDFs) are read record by record, as scan
         # reads them; every other input as a stream of text
+        opts = options(args)
         if path == "-":  # nothing told of stdin but by its first bytes
             stream, comp = open_stream(sys.stdin.buffer)
             told = Told("text", comp)
         else:
-            told = input_told(path, args.text_field, args.id_field, args.kind)
+            told = input_told(path, opts)
             stream = decompressed(open_input(path), told.compression)
         stream = until_cut(stream, told.compression, path, read.text_cut(source))
         with stream:
             seen: set[str] = set()
             name = None if path == "-" else path
             lines = LineCounter() if args.line_number and told.fmt == "text" else None
-            syntax = None if args.syntax == "auto" else args.syntax
-            said: dict[str, str | None] = {}  # the syntax each document is read in
-            found_hits: Iterator[tuple[str | None, Hit, int | None]]
-            if part is not None:
-                start, stop, kind, said["syntax"] = part
+            syntax: str | None = None  # the syntax the input (or its last record) is read in
+            found_hits: Iterator[tuple[str | None, Hit, int | None, str | None]]
             # -c alone, of a text: the matcher's own count, no Python object per hit
             counted = args.count and not _reads_on(args)
-            # how a range of the file, or its stream, is read (the range in its file's kind and syntax)
-            in_range = (
-                TextRange(path, start, stop, kind, args.other_prefixes, said["syntax"], args.derive)
-                if part
-                else None
-            )
-            in_stream = (stream, name or "", args.kind, args.other_prefixes)
-            reading = {"syntax": syntax, "said": said, "derive": args.derive}
+            # a range of the file is read in its file's kind and syntax
+            in_range = None
+            if part is not None:
+                start, stop, kind, syntax = part
+                in_range = TextRange(path, start, stop, kind, args.other_prefixes, syntax, args.derive)
             if counted and in_range is not None:
                 count = count_in_range(in_range)
                 found_hits = iter(())
             elif counted and told.fmt == "text":
-                count = count_in_stream(*in_stream, **reading)
+                syntax, count = stream_count(stream, name or "", opts)
                 found_hits = iter(())
             elif _one_doi_a_line(args) and (in_range is not None or told.fmt == "text"):
                 # a text's DOIs a line each, nothing else: written a window at a time, no Hit made
                 if in_range is not None:
                     lists = doi_lists_in_range(in_range)
                 else:
-                    lists = doi_lists_in_stream(*in_stream, **reading)
+                    syntax, lists = stream_doi_lists(stream, name or "", opts)
                 for dois in lists:
                     count += len(dois)
                     out.write("".join([prefix + doi + "\n" for doi in dois]))
@@ -320,11 +313,17 @@ def find_one(
                 # a range's lines count from its start: the newlines of the ranges before it added
                 base = lines_before(path, start) if args.line_number else 0
                 found_hits = (
-                    (None, h, None if line is None else line + base) for line, h in hits_in_range(in_range)
+                    (None, h, None if line is None else line + base, syntax)
+                    for line, h in hits_in_range(in_range)
                 )
-            else:
-                found_hits = _hits(path, told, name, args, lines, syntax, said, stream, read)
-            for record, hit, line in found_hits:
+            elif told.fmt == "text":
+                syntax, text_hits = stream_hits(stream, name or "", opts, lines)
+                found_hits = ((None, h, None, syntax) for h in text_hits)
+            else:  # a record file, record by record as scan reads it
+                found_hits = (
+                    (r.record, r.hit, None, r.syntax) for r in hits_in_records(path, told, opts, read)
+                )
+            for record, hit, line, syntax in found_hits:
                 doi, offset, raw = hit.doi, hit.start, hit.raw
                 if args.unique:
                     if doi in seen:
@@ -356,7 +355,7 @@ def find_one(
                         "form": str(hit.form),
                         "entity": entity_of(doi),
                         "raw": raw,
-                        **({"syntax": said["syntax"]} if said.get("syntax") else {}),
+                        **({"syntax": syntax} if syntax else {}),
                     }
                     out.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 elif args.line_number:
@@ -369,7 +368,7 @@ def find_one(
                     out.write(prefix + doi + "\n")
                 if count == args.max_count:
                     break  # -m NUM: the rest of this input is not read
-            log.info("%s: %d DOIs (%s, syntax %s)", source, count, told.fmt, said.get("syntax") or "none")
+            log.info("%s: %d DOIs (%s, syntax %s)", source, count, told.fmt, syntax or "none")
     except BrokenPipeError:
         raise  # our reader has gone: not an error of this input (cli.main ends quietly)
     except OSError as exc:
@@ -417,45 +416,16 @@ def _one_doi_a_line(args: argparse.Namespace) -> bool:
     )
 
 
-def _hits(
-    path: str,
-    told: Told,
-    name: str | None,
-    args: argparse.Namespace,
-    lines: LineCounter | None,
-    syntax: str | None,
-    said: dict[str, str | None],
-    stream: Any,
-    read: ShardResult,
-) -> Iterator[tuple[str | None, Hit, int | None]]:
-    """(record, hit, line) of a whole input: a text stream's hits (lines, when asked, counted by
-    `lines`), or a record file's, record by record as scan reads them (what was cut short of
-    it named in `read`)."""
-    if told.fmt == "text":
-        for h in hits_in_stream(
-            stream,
-            name or "",
-            args.kind,
-            args.other_prefixes,
-            lines=lines,
-            syntax=syntax,
-            said=said,
-            derive=args.derive,
-        ):
-            yield None, h, None
-        return
-    for record, h in hits_in_records(
-        path,
-        told,
-        args.other_prefixes,
-        args.text_field,
-        args.id_field,
-        syntax=syntax,
-        said=said,
-        result=read,
+def options(args: argparse.Namespace) -> FindOptions:
+    """How the command line asks find to read its inputs."""
+    return FindOptions(
+        kind=args.kind,
+        syntax=None if args.syntax == "auto" else args.syntax,
+        allow_other_prefix=args.other_prefixes,
         derive=args.derive,
-    ):
-        yield record, h, None
+        text_field=args.text_field,
+        id_field=args.id_field,
+    )
 
 
 _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})

@@ -34,41 +34,60 @@ from .scan.windows import BYTE_RESERVE, RANGE_OVERLAP, FileSource, StreamSource,
 from .units import ScanConfig, ShardResult, ShardSpec, Told, no_progress
 
 
-def input_told(path: str, text_field: str = "text", id_field: str = "id", kind: str | None = None) -> Told:
+class FindOptions(NamedTuple):
+    """How find reads its inputs: the kind and source syntax forced (None: told by each input's
+    name and head, or each record's), other prefixes accepted or not, the sources of spec §8,
+    the record fields, and the size of a stream's blocks."""
+
+    kind: str | None = None
+    syntax: str | None = None
+    allow_other_prefix: bool = False
+    derive: tuple[str, ...] = ()
+    text_field: str = "text"
+    id_field: str = "id"
+    block_size: int = 1 << 20
+
+    def config(self) -> ScanConfig:
+        """The scan's settings that read an input as these options do."""
+        return ScanConfig(
+            out="",
+            kind=self.kind,
+            syntax=self.syntax,
+            allow_other_prefix=self.allow_other_prefix,
+            text_field=self.text_field,
+            id_field=self.id_field,
+            derive=self.derive,
+        )
+
+
+PLAIN = FindOptions()  # every kind and syntax told by the input, 10-prefixes only, nothing derived
+
+
+class RecordHit(NamedTuple):
+    """A DOI of a record file: its record's id, the hit, and the source syntax its record was read in."""
+
+    record: str | None
+    hit: Hit
+    syntax: str | None
+
+
+def input_told(path: str, opts: FindOptions = PLAIN) -> Told:
     """What an input file is, as a scan's planner tells it (formats.tell_input)."""
     with input_errors(), open_input(path) as f:
         head = f.read(FORMAT_HEAD)
-        return tell_input(path, head, ScanConfig(out="", kind=kind, text_field=text_field, id_field=id_field))
+        return tell_input(path, head, opts.config())
 
 
 def hits_in_records(
-    path: str,
-    path_told: Told,
-    allow_other_prefix: bool = False,
-    text_field: str = "text",
-    id_field: str = "id",
-    syntax: str | None = None,
-    said: dict[str, str | None] | None = None,
-    result: ShardResult | None = None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[tuple[str | None, Hit]]:
-    """(record id, hit) for every DOI of a record file (a format with records: JSONL, Parquet,
-    WARC, a raw PDF), told what it is by input_told and read as a scan reads it; a hit's
-    offsets count characters of its record's text (bytes of it for a record too large to
-    hold). `syntax`: forced as --syntax forces it (None: each record's told by its head), the
-    one a record is read in put in `said["syntax"]` before its hits. Raises InputError for an
-    input that cannot be read; one cut short is read to the cut, named in `result.partial`."""
-    said = {} if said is None else said
+    path: str, path_told: Told, opts: FindOptions = PLAIN, result: ShardResult | None = None
+) -> Iterator[RecordHit]:
+    """Every DOI of a record file (a format with records: JSONL, Parquet, WARC, a raw PDF), told
+    what it is by input_told and read as a scan reads it; a hit's offsets count characters of
+    its record's text (bytes of it for a record too large to hold), each record read in the
+    syntax opts.syntax forces or its head tells. Raises InputError for an input that cannot be
+    read; one cut short is read to the cut, named in `result.partial`."""
     kind = path_told.kind
-    config = ScanConfig(
-        out="",
-        kind=kind,
-        syntax=syntax,
-        allow_other_prefix=allow_other_prefix,
-        text_field=text_field,
-        id_field=id_field,
-        derive=derive,
-    )
+    config = opts.config()._replace(kind=kind)
     result = result or ShardResult(0)
     # an --id-field that no record holds is said (fields.py): its records are counted here
     check = FieldCheck(path, config, path_told.fmt) if asks_fields(config) else None
@@ -79,35 +98,28 @@ def hits_in_records(
         if check is not None:
             check.see(rid if not isinstance(text, StreamedText) else text.rid or text.line_id, meta)
         if isinstance(text, FileText):  # a member of an archive: a file's bytes
-            for h in hits_in_stream(
-                text.stream,
-                name or "",
-                rkind or kind,
-                allow_other_prefix,
-                syntax=syntax,
-                said=said,
-                derive=derive,
-            ):
-                yield rid, h
+            member = stream_hits(text.stream, name or "", opts._replace(kind=rkind or kind))
+            for h in member.hits:
+                yield RecordHit(rid, h, member.syntax)
             continue
         if isinstance(text, StreamedText):
             # read in windows; its id may stand after its text, so its hits wait for it
             src = streamed_source(text)
-            syn = said["syntax"] = syntax_for(syntax, name, src.head)
+            syn = syntax_for(opts.syntax, name, src.head)
             k = rkind or kind or detect_kind(name, src.head)
-            got = list(_stream_hits(src, k, allow_other_prefix, syn, derive))
+            got = list(_source_hits(src, opts._replace(kind=k, syntax=syn)))
             for h in got:
-                yield (text.rid or text.line_id), h
+                yield RecordHit(text.rid or text.line_id, h, syn)
             continue
         text = clean(text)[0]
         k = rkind or kind or detect_kind(name, text[:HEAD_BYTES])
-        syn = said["syntax"] = syntax_for(syntax, name, preface + text[:HEAD_BYTES])
+        syn = syntax_for(opts.syntax, name, preface + text[:HEAD_BYTES])
         # the matcher a scan uses (C where it reads the kind and syntax), as for a text input
         hits: list[CHit] = []
         data, skip = prefaced(text, preface)
-        match_record(data, k, allow_other_prefix, None, hits, syn, skip, derive)
+        match_record(data, k, opts.allow_other_prefix, None, hits, syn, skip, opts.derive)
         for a, b, f, d, raw, _line in hits:
-            yield rid, Hit(a, b, clean(raw)[0], FORMS[f], d)
+            yield RecordHit(rid, Hit(a, b, clean(raw)[0], FORMS[f], d), syn)
     if check is not None:
         check.close(result)
 
@@ -228,100 +240,62 @@ class LineCounter:
         raise ValueError(f"offset {offset} is behind the lines kept")
 
 
-def hits_in_stream(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool = False,
-    block_size: int = 1 << 20,
-    lines: LineCounter | None = None,
-    syntax: str | None = None,
-    said: dict[str, str | None] | None = None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[Hit]:
+class StreamHits(NamedTuple):
+    """A text stream as find reads it: the source syntax its head told (None: prose), and its hits."""
+
+    syntax: str | None
+    hits: Iterator[Hit]
+
+
+def stream_hits(
+    stream: Any, source: str, opts: FindOptions = PLAIN, lines: LineCounter | None = None
+) -> StreamHits:
     """Every DOI in a binary stream, read in bounded windows, as a Hit whose offsets count
-    bytes; raises InputError for binary or corrupt data. `kind` None detects it from `source`
-    and the content; `syntax` as --syntax gives it (None: told by `source` and the content),
-    and the syntax read is put in `said["syntax"]`. `lines`, when given, is fed the bytes
-    searched (for line numbers)."""
+    bytes; raises InputError for binary or corrupt data. opts.kind None detects it from `source`
+    and the content; opts.syntax as --syntax gives it (None: told by `source` and the content).
+    `lines`, when given, is fed the bytes searched (for line numbers)."""
     hits: list[CHit] = []
-    windows = _stream_windows(
-        stream, source, kind, allow_other_prefix, block_size, lines, syntax, said, hits, derive
-    )
-    for _line, h in _window_hits(windows, hits):
-        yield h
+    syntax, windows = _stream_windows(stream, source, opts, hits, lines)
+    return StreamHits(syntax, (h for _line, h in _window_hits(windows, hits)))
 
 
-def count_in_stream(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool = False,
-    block_size: int = 1 << 20,
-    syntax: str | None = None,
-    said: dict[str, str | None] | None = None,
-    derive: tuple[str, ...] = (),
-) -> int:
-    """How many DOIs hits_in_stream gives, counted by the matcher with no Python object per hit
-    (find -c)."""
-    return sum(
-        _stream_windows(
-            stream, source, kind, allow_other_prefix, block_size, None, syntax, said, None, derive
-        )
-    )
+def stream_count(stream: Any, source: str, opts: FindOptions = PLAIN) -> tuple[str | None, int]:
+    """The syntax stream_hits reads a stream in, and how many DOIs it gives, counted by the
+    matcher with no Python object per hit (find -c)."""
+    syntax, windows = _stream_windows(stream, source, opts, None)
+    return syntax, sum(windows)
 
 
-def doi_lists_in_stream(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool = False,
-    block_size: int = 1 << 20,
-    syntax: str | None = None,
-    said: dict[str, str | None] | None = None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[list[str]]:
-    """The canonical DOIs hits_in_stream gives, a list a window, with no Hit made (find's one
-    DOI a line)."""
+def stream_doi_lists(
+    stream: Any, source: str, opts: FindOptions = PLAIN
+) -> tuple[str | None, Iterator[list[str]]]:
+    """The syntax stream_hits reads a stream in, and its canonical DOIs, a list a window, with no
+    Hit made (find's one DOI a line)."""
     hits: list[CHit] = []
-    windows = _stream_windows(
-        stream, source, kind, allow_other_prefix, block_size, None, syntax, said, hits, derive
-    )
-    yield from _window_dois(windows, hits)
+    syntax, windows = _stream_windows(stream, source, opts, hits)
+    return syntax, _window_dois(windows, hits)
 
 
 def _stream_windows(
-    stream: Any,
-    source: str,
-    kind: str | None,
-    allow_other_prefix: bool,
-    block_size: int,
-    lines: LineCounter | None,
-    syntax: str | None,
-    said: dict[str, str | None] | None,
-    hits: list[CHit] | None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[int]:
-    """The hits of each window of a stream as hits_in_stream reads it, listed in `hits`."""
-    src = stream_source(stream, block_size, None if lines is None else lines.feed)
-    told = text_told(Told("text", kind=kind), source, src.head, syntax)
-    if said is not None:
-        said["syntax"] = told.syntax or None
+    stream: Any, source: str, opts: FindOptions, hits: list[CHit] | None, lines: LineCounter | None = None
+) -> tuple[str | None, Iterator[int]]:
+    """The syntax a stream is told to be in by its head, and the hits of each of its windows,
+    listed in `hits`."""
+    src = stream_source(stream, opts.block_size, None if lines is None else lines.feed)
+    told = text_told(Told("text", kind=opts.kind), source, src.head, opts.syntax)
     assert told.kind is not None
-    match = matcher_for(told.kind, allow_other_prefix, None, hits, told.syntax or None, derive)
+    syntax = told.syntax or None
+    return syntax, _source_windows(src, opts._replace(kind=told.kind, syntax=syntax), hits)
+
+
+def _source_windows(src: StreamSource, opts: FindOptions, hits: list[CHit] | None) -> Iterator[int]:
+    """The windows of a source read in opts' kind and syntax (both told), listed in `hits`."""
+    assert opts.kind is not None
+    match = matcher_for(opts.kind, opts.allow_other_prefix, None, hits, opts.syntax, opts.derive)
     yield from scan_windows(src, match, ShardResult(0), no_progress)
 
 
-def _stream_hits(
-    src: StreamSource,
-    kind: str,
-    allow_other_prefix: bool,
-    syntax: str | None = None,
-    derive: tuple[str, ...] = (),
-) -> Iterator[Hit]:
+def _source_hits(src: StreamSource, opts: FindOptions) -> Iterator[Hit]:
     hits: list[CHit] = []
-    windows = scan_windows(
-        src, matcher_for(kind, allow_other_prefix, None, hits, syntax, derive), ShardResult(0), no_progress
-    )
-    for _line, h in _window_hits(windows, hits):
+    for _line, h in _window_hits(_source_windows(src, opts, hits), hits):
         yield h

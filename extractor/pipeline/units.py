@@ -208,66 +208,50 @@ class ShardResult:
         "too_long",
     )
 
-    def __init__(
-        self,
-        index: int,
-        bytes_read: int = 0,
-        documents: int = 0,
-        hits: int = 0,
-        invalid_bytes: int = 0,
-        too_long: int = 0,
-        skipped_records: int = 0,
-        newlines: int = 0,
-        skipped: list[dict[str, Any]] | None = None,
-        error: str | None = None,
-        rejected: list[dict[str, str]] | None = None,
-        seconds: float = 0.0,
-        formats: dict[str, str] | None = None,
-        syntaxes: dict[str, int] | None = None,
-        meta_types: dict[str, list[str]] | None = None,
-        citing_without_doi: int = 0,
-        tallies: dict[str, int] | None = None,
-        notes: list[dict[str, Any]] | None = None,
-        partial: list[dict[str, str]] | None = None,
-        fields: dict[str, dict[str, Any]] | None = None,
-        not_text: dict[str, Any] | None = None,
-    ) -> None:
+    # Each field's type and what it starts as (a new list or dict for each result).
+    index: int
+    bytes_read: int
+    documents: int
+    hits: int
+    invalid_bytes: int
+    too_long: int
+    skipped_records: int
+    # in the bytes the shard owns: the line numbers of later ranges start after them
+    newlines: int
+    skipped: list[dict[str, Any]]  # per input: how many records had no text, the first few
+    error: str | None
+    rejected: list[dict[str, Any]]
+    seconds: float
+    formats: dict[str, str]  # path -> format, of a group's files
+    syntaxes: dict[str, int]  # documents read in each syntax (spec §7)
+    # per provenance column, the kinds of value its records held (provenance.meta_tag): the
+    # column's type in mentions/ is decided from all shards' (provenance.column_types)
+    meta_types: dict[str, list[str]]
+    citing_without_doi: int  # records whose citing field held no DOI
+    # what a format counts of its own (archive members read and skipped, wiki pages passed over)
+    tallies: dict[str, int]
+    # per input, rows read in a way the user must know of (formats.base.FlaggedRows): what, how
+    # many, the first few row numbers
+    notes: list[dict[str, Any]]
+    # inputs cut short (a partial download): what was read before the cut is kept; per input,
+    # where the reading stopped (a byte of its text, a member, a record) and why
+    partial: list[dict[str, str]]
+    # per input, the records read and the fields a user named that none of them held ([option,
+    # field] pairs: fields.FieldCheck)
+    fields: dict[str, dict[str, Any]]
+    # binary data walked into and passed over (archive members here; files by the run): how
+    # many, and the first few names
+    not_text: dict[str, Any]
+
+    def __init__(self, index: int, **fields: Any) -> None:
+        """A shard's result, every field at its start (0, None, empty) but those given by name
+        (what a completion marker kept: ShardResult(**marker))."""
+        unknown = fields.keys() - _STARTS.keys()
+        if unknown:
+            raise TypeError(f"ShardResult has no field {', '.join(sorted(unknown))}")
         self.index = index
-        self.bytes_read = bytes_read
-        self.documents = documents
-        self.hits = hits
-        self.invalid_bytes = invalid_bytes
-        self.too_long = too_long
-        self.skipped_records = skipped_records
-        # in the bytes the shard owns: the line numbers of later ranges start after them
-        self.newlines = newlines
-        self.skipped: list[dict[str, Any]] = [] if skipped is None else skipped  # per input: count, first few
-        self.error = error
-        self.rejected: list[dict[str, str]] = [] if rejected is None else rejected
-        self.seconds = seconds
-        self.formats: dict[str, str] = (
-            {} if formats is None else formats
-        )  # path -> format, of a group's files
-        # documents read in each syntax (spec §7)
-        self.syntaxes: dict[str, int] = {} if syntaxes is None else syntaxes
-        # per provenance column, the kinds of value its records held (provenance.meta_tag): the
-        # column's type in mentions/ is decided from all shards' (provenance.column_types)
-        self.meta_types: dict[str, list[str]] = {} if meta_types is None else meta_types
-        self.citing_without_doi = citing_without_doi  # records whose citing field held no DOI
-        # what a format counts of its own (archive members read and skipped, wiki pages passed over)
-        self.tallies: dict[str, int] = {} if tallies is None else tallies
-        # per input, rows read in a way the user must know of (formats.base.FlaggedRows): what,
-        # how many, the first few row numbers
-        self.notes: list[dict[str, Any]] = [] if notes is None else notes
-        # inputs cut short (a partial download): what was read before the cut is kept; per
-        # input, where the reading stopped (a byte of its text, a member, a record) and why
-        self.partial: list[dict[str, str]] = [] if partial is None else partial
-        # per input, the records read and the fields a user named that none of them held
-        # ([option, field] pairs: fields.FieldCheck)
-        self.fields: dict[str, dict[str, Any]] = {} if fields is None else fields
-        # binary data walked into and passed over (archive members here; files by the run):
-        # how many, and the first few names
-        self.not_text: dict[str, Any] = {"count": 0, "first": []} if not_text is None else not_text
+        for name, start in _STARTS.items():
+            setattr(self, name, fields[name] if name in fields else start())
 
     def as_dict(self) -> dict[str, Any]:
         """Its fields by name (what a completion marker keeps; ShardResult(**d) reads it back)."""
@@ -306,6 +290,20 @@ def add_passed_over(tally: dict[str, Any], name: str, n: int = 1) -> None:
     tally["count"] += n
     if len(tally["first"]) < PASSED_OVER_SHOWN:
         tally["first"].append(name)
+
+
+# What each field of a ShardResult starts as (a callable: a new list or dict for each result).
+_STARTS: dict[str, Callable[[], Any]] = {
+    **dict.fromkeys(
+        ("bytes_read", "documents", "hits", "invalid_bytes", "too_long", "skipped_records", "newlines"), int
+    ),
+    "citing_without_doi": int,
+    "seconds": float,
+    "error": lambda: None,
+    **dict.fromkeys(("skipped", "rejected", "notes", "partial"), list),
+    **dict.fromkeys(("formats", "syntaxes", "meta_types", "tallies", "fields"), dict),
+    "not_text": lambda: {"count": 0, "first": []},
+}
 
 
 Progress = Callable[[int, int], None]  # (bytes, hits) since the last call

@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import pyarrow as pa
 
@@ -91,11 +91,17 @@ def _merge_into(
     return mentions.num_rows, dois.num_rows, time.perf_counter() - t0
 
 
+class SplitBucket(NamedTuple):
+    """A bucket merged in pieces: its number, the run's buckets, and how many pieces."""
+
+    bucket: int
+    buckets: int
+    ways: int
+
+
 def merge_split_bucket(
     files: list[PartRef],
-    bucket: int,
-    buckets: int,
-    ways: int,
+    split: SplitBucket,
     dest_mentions: str,
     dest_dois: str,
     spill: str,
@@ -113,11 +119,10 @@ def merge_split_bucket(
     if not spill:
         spill = tempfile.mkdtemp(prefix="doi-extract-spill-")
         try:
-            return merge_split_bucket(
-                files, bucket, buckets, ways, dest_mentions, dest_dois, spill, line_bases, meta, types
-            )
+            return merge_split_bucket(files, split, dest_mentions, dest_dois, spill, line_bases, meta, types)
         finally:
             shutil.rmtree(spill, ignore_errors=True)
+    bucket, buckets, ways = split
     os.makedirs(spill, exist_ok=True)
     paths = [os.path.join(spill, f"{bucket:05d}-{w:03d}{PART_EXT}") for w in range(ways)]
     written = [0] * ways
@@ -315,7 +320,9 @@ def finalize(
             )
             ways = -(-rows // config.merge_rows)
             if ways > 1:
-                big.append((files, first, config.buckets, ways, *dests, spill, bases, meta, types))
+                big.append(
+                    (files, SplitBucket(first, config.buckets, ways), *dests, spill, bases, meta, types)
+                )
             else:
                 jobs.append((files, *dests, bases, meta, types))
         results = engine.map(merge_bucket_files, jobs) + engine.map(merge_split_bucket, big)
