@@ -499,7 +499,7 @@ NOT_FOR_TEXT = (
     "gzip",
     "hashlib",
     "extractor.match.find",
-    "extractor.match.pdf",
+    "extractor.match.pdftext",
     "extractor.match.html",
     "extractor.match.rules",
     "extractor.match.tails",
@@ -542,7 +542,7 @@ def test_canonicalize_loads_no_pipeline_and_no_rules_it_does_not_use() -> None:
         "import sys\nfrom extractor import canonicalize\n"
         "assert canonicalize('https://doi.org/10.1000/ABC') == '10.1000/abc'\n"
         "print(sorted(m for m in sys.modules if m.startswith(('pyarrow', 'extractor.pipeline', "
-        "'extractor.match.pdf', 'extractor.match.html', 'extractor.match.derive'))))"
+        "'extractor.match.pdftext', 'extractor.match.html', 'extractor.match.derive'))))"
     )
     done = run_code(code)
     assert done.stdout.strip() == "[]", done.stderr

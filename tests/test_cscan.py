@@ -19,9 +19,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from extractor.match import FORMS, canonical, ctables, find_spans, forms, kind_of, native, tails
-from extractor.match import pdf as pdf_rules
 from extractor.match.native import find_spans_utf8
-from extractor.match.pdf import _GLUED_PAGE, SHAPES, glued_gate, glued_page_end, may_go_far
+from extractor.match.pdftext import hyphens as pdf_rules
+from extractor.match.pdftext.far import may_go_far
+from extractor.match.pdftext.shapes import _GLUED_PAGE, SHAPES, glued_gate, glued_page_end
 from extractor.match.syntaxes import syntax_of
 from extractor.pipeline.io.decode import clean
 from extractor.pipeline.scan.matchers import CMatcher, PythonMatcher, Window

@@ -90,6 +90,7 @@ def test_architecture_names_every_module() -> None:
     pkg = ROOT / "extractor"
     modules = [
         *pkg.glob("match/*.py"),
+        *pkg.glob("match/*/*.py"),
         *pkg.glob("pipeline/*.py"),
         *pkg.glob("pipeline/*/*.py"),
         *pkg.glob("engines/*.py"),

@@ -61,15 +61,16 @@ def test_fast_path_sees_a_second_doi_only_where_the_full_rules_do(first: int, do
 
 
 def full_pdf_rules(text: str, monkeypatch: pytest.MonkeyPatch) -> list[F.Hit]:
-    """find_dois(text, "pdf") with the shortcuts of issue 15 switched off: every break through
-    the column search (pdf._new_below), every name through each rule of first_cut (rules._ANY_CUT)."""
+    """find_dois(text, "pdf") with the shortcuts switched off: every break through the column
+    search (pdftext.layout.new_below, as joins reads it), every name through each rule of
+    first_cut (rules._ANY_CUT)."""
     import re
 
-    import extractor.match.pdf as P
+    import extractor.match.pdftext.joins as J
     import extractor.match.rules as R
 
     with monkeypatch.context() as m:
-        m.setattr(P, "_new_below", lambda text, b: False)
+        m.setattr(J, "new_below", lambda text, b: False)
         m.setattr(R, "_ANY_CUT", re.compile(""))
         F.clear_caches()
         full = list(F.find_dois(text, "pdf"))
@@ -99,7 +100,7 @@ def test_pdf_shortcuts_agree_on_the_pdf_corpora() -> None:
 def test_rehyphenation_prefilter_passes_every_name_a_rule_changes() -> None:
     """rehyphenate's two prefilters (rules anchored at the start, rules with a literal inside)
     let through every name some rule of DEHYPHENATION_RULES rewrites."""
-    import extractor.match.pdf as P
+    import extractor.match.pdftext.hyphens as P
 
     for name in REHYPHENATION_EXAMPLES:
         full = name

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor.match import find_dois, find_spans
-from extractor.match.pdf import MAX_JOINS
+from extractor.match.pdftext.breaks import MAX_JOINS
 from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
 from extractor.pipeline.find import FindOptions, stream_hits
 from extractor.pipeline.io.decode import byte_offsets, clean

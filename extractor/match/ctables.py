@@ -20,9 +20,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import bounds, canonical, find, html, pdf, rules, tails
+from . import bounds, canonical, find, html, rules, tails
 from .emoji import EMOJI_RANGES
 from .forms import FORMS
+from .pdftext import breaks, hyphens, layout
 from .syntaxes import MARKS
 
 HEADER = Path(__file__).with_name("cscan") / "tables.h"
@@ -37,7 +38,7 @@ def _lists() -> dict[str, tuple[str, ...]]:
         "RESOURCE_SEGMENTS": tails.RESOURCE_SEGMENTS,
         "MEDIA_EXTENSIONS": tails.MEDIA_EXTENSIONS,
         "SPRINGER_MARKERS": tails.SPRINGER_MARKERS,
-        "VIEW_SEGMENTS": pdf.VIEW_SEGMENTS,
+        "VIEW_SEGMENTS": breaks.VIEW_SEGMENTS,
         "EMOJI": (rules.EMOJI,),
     }
 
@@ -53,7 +54,10 @@ def _ported() -> list[tuple[str, re.Pattern[str], str]]:
         ("tails.DOI_PATH_MARKER", tails.DOI_PATH_MARKER, ""),
         ("tails.SHIELDS", tails.SHIELDS, ""),
         ("tails.FILE_STORE", tails.FILE_STORE, ""),
-        *((f"pdf.DEHYPHENATION_RULES[{i}]", p, r) for i, (p, r) in enumerate(pdf.DEHYPHENATION_RULES)),
+        *(
+            (f"hyphens.DEHYPHENATION_RULES[{i}]", p, r)
+            for i, (p, r) in enumerate(hyphens.DEHYPHENATION_RULES)
+        ),
         ("rules.RUN", rules.RUN, ""),
         ("rules.SPLIT", rules.SPLIT, ""),
         ("rules.DEBRIS", rules.DEBRIS, ""),
@@ -62,7 +66,7 @@ def _ported() -> list[tuple[str, re.Pattern[str], str]]:
         ("find.LEFT_SPACED_LABEL", find.LEFT_SPACED_LABEL, ""),
         ("find.LEFT_SPACED_RESOLVER", find.LEFT_SPACED_RESOLVER, ""),
         ("find.BROKEN_RESOLVER", find.BROKEN_RESOLVER, ""),
-        ("pdf.VIEW_TAIL", pdf.VIEW_TAIL, ""),
+        ("breaks.VIEW_TAIL", breaks.VIEW_TAIL, ""),
     ]
 
 
@@ -146,11 +150,11 @@ def render() -> str:
         _define("MAX_DOI_CHARS", bounds.MAX_DOI_CHARS, "bounds.MAX_DOI_CHARS"),
         _define("SHORT_WINDOW", bounds.SHORT_WINDOW, "bounds.SHORT_WINDOW"),
         _define("LEFT_WINDOW", bounds.LEFT_WINDOW, "bounds.LEFT_WINDOW"),
-        _define("MAX_JOINS", pdf.MAX_JOINS, "pdf.MAX_JOINS"),
-        _define("MAX_LINE", pdf.MAX_LINE, "pdf.MAX_LINE"),
-        _define("COLUMN_SLACK", pdf.COLUMN_SLACK, "pdf.COLUMN_SLACK"),
-        _define("HANGING_INDENT", pdf.HANGING_INDENT, "pdf.HANGING_INDENT"),
-        _define("NEXT_TOKEN", pdf.NEXT_TOKEN, "pdf.NEXT_TOKEN"),
+        _define("MAX_JOINS", breaks.MAX_JOINS, "breaks.MAX_JOINS"),
+        _define("MAX_LINE", layout.MAX_LINE, "layout.MAX_LINE"),
+        _define("COLUMN_SLACK", layout.COLUMN_SLACK, "layout.COLUMN_SLACK"),
+        _define("HANGING_INDENT", layout.HANGING_INDENT, "layout.HANGING_INDENT"),
+        _define("NEXT_TOKEN", breaks.NEXT_TOKEN, "breaks.NEXT_TOKEN"),
         _define("MAX_TAG", html.MAX_TAG, "html.MAX_TAG, in characters"),
         _form_enum(),
         _strings("FORM_NAMES", (f.value for f in FORMS), "forms.FORMS' names, by index"),
@@ -169,7 +173,7 @@ def render() -> str:
         _words("SEGMENTS", tails.RESOURCE_SEGMENTS, "tails.RESOURCE_SEGMENTS"),
         _words("MEDIA", tails.MEDIA_EXTENSIONS, "tails.MEDIA_EXTENSIONS"),
         _strings("SPRINGER_MARKERS", tails.SPRINGER_MARKERS, "tails.SPRINGER_MARKERS"),
-        _strings("PDF_VIEW_SEGMENTS", pdf.VIEW_SEGMENTS, "pdf.VIEW_SEGMENTS"),
+        _strings("PDF_VIEW_SEGMENTS", breaks.VIEW_SEGMENTS, "breaks.VIEW_SEGMENTS"),
         _strings("INLINE_NAMES", sorted(html.INLINE_TAGS), "html.INLINE_TAGS"),
         "/* html.DOI_ELEMENTS: an element whose text is one DOI, and the attribute that must say\n"
         ' * "doi" (NULL: none needed) */\nstatic const char *const DOI_ELEMENTS[][2] = {'

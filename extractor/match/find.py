@@ -37,14 +37,14 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from .html import View
-    from .pdf import Evidence
+    from .pdftext import Evidence
 
 
 def _pdf() -> ModuleType:
     """The PDF rules (spec §5), loaded with the first PDF text: plain text never needs them."""
-    from . import pdf
+    from . import pdftext
 
-    return pdf
+    return pdftext
 
 
 # Every 10-prefix DOI: "10." + registrant digits (dot-subdivided) + "/" or "%2F". The ":" is
@@ -63,7 +63,7 @@ _ANCHOR_PDF = re.compile(
 
 
 class _FarAnchor(NamedTuple):
-    """An anchor whose `10.` is cut from its registrant's code (pdf.far_anchor): the code and
+    """An anchor whose `10.` is cut from its registrant's code (pdftext.far_anchor): the code and
     separator at `r` on a line below, read as _ANCHOR_PDF's match would be."""
 
     p: int
@@ -90,7 +90,7 @@ def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str] | _FarAnchor]:
     """_ANCHOR_PDF's matches; after a run with no separator the search goes on at its last "10."
     (in PDF text "10.10. 1016/" has an anchor that starts inside the run). A `10.` at a line end
     or column gap where no anchor with a separator starts is read with its registrant's code
-    below, where there is one (pdf.far_anchor)."""
+    below, where there is one (pdftext.far_anchor)."""
     search = _ANCHOR_PDF.search
     cuts = _CUT_TEN.finditer(text)
     cut = next(cuts, None)

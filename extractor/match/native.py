@@ -102,10 +102,12 @@ else:
 
 @functools.cache
 def _pdf_rules() -> Any:
-    """The PDF rules C asks of Python (pdf.py's far joins, handed over once) and the map of a
+    """The PDF rules C asks of Python (pdftext/far.py's far joins, handed over once) and the map of a
     canonical key to the key reported (find.REHYPHENATED): loaded on the first PDF text."""
     from .find import REHYPHENATED
-    from .pdf import FAR_CHARS, SHAPES, far_anchor_bytes, glued_page_end, go_far_bytes
+    from .pdftext.far import far_anchor_bytes, go_far_bytes
+    from .pdftext.layout import FAR_CHARS
+    from .pdftext.shapes import SHAPES, glued_page_end
 
     _cscan.set_far(
         go_far_bytes,

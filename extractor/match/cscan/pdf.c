@@ -302,7 +302,7 @@ static int prose_word(const cp_t *w, Py_ssize_t m)
     }
 }
 
-/* pdf.VIEW_TAIL.search(s) starting before `before`: a publisher's view segment at the end. */
+/* breaks.VIEW_TAIL.search(s) starting before `before`: a publisher's view segment at the end. */
 static int view_tail(const cp_t *s, Py_ssize_t n, Py_ssize_t before)
 {
     const char *const *W = PDF_VIEW_SEGMENTS;
@@ -396,7 +396,7 @@ static PyObject *shape_of(PyObject *key)
     return r;
 }
 
-/* Whether some rule of pdf.DEHYPHENATION_RULES may rewrite the key u[0:n] (ASCII-folded; every
+/* Whether some rule of hyphens.DEHYPHENATION_RULES may rewrite the key u[0:n] (ASCII-folded; every
  * rule ignores case): a prefilter that lets through every key a rule could touch, so that the
  * Python rules run only for those. One clause per rule, in the table's order; DEHYPHENATION_RULES
  * (their count is checked by native.py) and the examples of tests/test_cscan.py keep it whole. */

@@ -9,15 +9,15 @@
 
 #define LEFT_WINDOW 512 /* bounds.LEFT_WINDOW */
 
-#define MAX_JOINS 6 /* pdf.MAX_JOINS */
+#define MAX_JOINS 6 /* breaks.MAX_JOINS */
 
-#define MAX_LINE 1000 /* pdf.MAX_LINE */
+#define MAX_LINE 1000 /* layout.MAX_LINE */
 
-#define COLUMN_SLACK 4 /* pdf.COLUMN_SLACK */
+#define COLUMN_SLACK 4 /* layout.COLUMN_SLACK */
 
-#define HANGING_INDENT 12 /* pdf.HANGING_INDENT */
+#define HANGING_INDENT 12 /* layout.HANGING_INDENT */
 
-#define NEXT_TOKEN 300 /* pdf.NEXT_TOKEN */
+#define NEXT_TOKEN 300 /* breaks.NEXT_TOKEN */
 
 #define MAX_TAG 8192 /* html.MAX_TAG, in characters */
 
@@ -124,7 +124,7 @@ static const Word MEDIA[] = {W("png"), W("jpg"), W("jpeg"), W("gif"), W("svg"), 
 /* tails.SPRINGER_MARKERS */
 static const char *const SPRINGER_MARKERS[] = {"article", "chapter", "book", "referenceworkentry", "protocol", "content/pdf", "epdf", NULL};
 
-/* pdf.VIEW_SEGMENTS */
+/* breaks.VIEW_SEGMENTS */
 static const char *const PDF_VIEW_SEGMENTS[] = {"abstract", "full", "pdf", "epdf", "pdfdirect", "fulltext", "html", "references", "suppinfo", "citedby", "figures", "tables", "download", NULL};
 
 /* html.INLINE_TAGS */
@@ -158,20 +158,20 @@ static const char *const PY_RULES[] = {
     "tails.DOI_PATH_MARKER", "(?i)/doi/|(?:\\A|[/.@])(?:link|rd)\\.springer\\.com/(?:{SPRINGER_MARKERS})/\\Z", "34", "",
     "tails.SHIELDS", "(?i)shields\\.io/badge/[^/]*\\Z", "34", "",
     "tails.FILE_STORE", "10\\.[0-9.]+/[0-9]+/.", "32", "",
-    "pdf.DEHYPHENATION_RULES[0]", "\\A(10\\.\\d+/(?:\\(SICI\\))?S?)(\\d{4})(\\d{3}[\\dX])(?=\\()", "34", "\\1\\2-\\3",
-    "pdf.DEHYPHENATION_RULES[1]", "\\A(10\\.\\d+/j\\.)(\\d{4})(\\d{3}[\\dX])(?=\\.)", "34", "\\1\\2-\\3",
-    "pdf.DEHYPHENATION_RULES[2]", "(>\\d\\.\\d\\.CO;\\d)([\\dA-Z])\\Z", "34", "\\1-\\2",
-    "pdf.DEHYPHENATION_RULES[3]", "\\A(10\\.\\d+/s\\d{5})(\\d{3}-\\d{5}-[\\dA-Z])\\Z", "34", "\\1-\\2",
-    "pdf.DEHYPHENATION_RULES[4]", "\\A(10\\.\\d+/s\\d{5}-\\d{3})(\\d{5}-[\\dA-Z])\\Z", "34", "\\1-\\2",
-    "pdf.DEHYPHENATION_RULES[5]", "\\A(10\\.\\d+/s\\d{5}-\\d{3}-\\d{5})([\\dA-Z])\\Z", "34", "\\1-\\2",
-    "pdf.DEHYPHENATION_RULES[6]", "\\A(10\\.\\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\\Z", "34", "\\1\\2-\\3-\\4-\\5",
-    "pdf.DEHYPHENATION_RULES[7]", "\\A(10\\.\\d+/\\d{8})-?(\\d{9})-?(\\d{5})\\Z", "32", "\\1-\\2-\\3",
-    "pdf.DEHYPHENATION_RULES[8]", "(::AID)(?=[A-Z])", "34", "\\1-",
-    "pdf.DEHYPHENATION_RULES[9]", "(\\(\\d{2}\\)\\d{5})([\\dX])\\Z", "34", "\\1-\\2",
-    "pdf.DEHYPHENATION_RULES[10]", "\\A(10\\.\\d+/(?!97[89])\\d{4}-\\d{3}[\\dX])(?=\\d)", "34", "\\1-",
-    "pdf.DEHYPHENATION_RULES[11]", "\\A(10\\.1055/[a-z])-?(\\d{4})-?(\\d{7})\\Z", "34", "\\1-\\2-\\3",
-    "pdf.DEHYPHENATION_RULES[12]", "\\A(10\\.1146/annurev-[a-z]+)(\\d{6}-\\d{6})\\Z", "34", "\\1-\\2",
-    "pdf.DEHYPHENATION_RULES[13]", "\\A(10\\.3760/cma\\.j\\.cn\\d{6})-?(\\d{8})-?(\\d{5})\\Z", "34", "\\1-\\2-\\3",
+    "hyphens.DEHYPHENATION_RULES[0]", "\\A(10\\.\\d+/(?:\\(SICI\\))?S?)(\\d{4})(\\d{3}[\\dX])(?=\\()", "34", "\\1\\2-\\3",
+    "hyphens.DEHYPHENATION_RULES[1]", "\\A(10\\.\\d+/j\\.)(\\d{4})(\\d{3}[\\dX])(?=\\.)", "34", "\\1\\2-\\3",
+    "hyphens.DEHYPHENATION_RULES[2]", "(>\\d\\.\\d\\.CO;\\d)([\\dA-Z])\\Z", "34", "\\1-\\2",
+    "hyphens.DEHYPHENATION_RULES[3]", "\\A(10\\.\\d+/s\\d{5})(\\d{3}-\\d{5}-[\\dA-Z])\\Z", "34", "\\1-\\2",
+    "hyphens.DEHYPHENATION_RULES[4]", "\\A(10\\.\\d+/s\\d{5}-\\d{3})(\\d{5}-[\\dA-Z])\\Z", "34", "\\1-\\2",
+    "hyphens.DEHYPHENATION_RULES[5]", "\\A(10\\.\\d+/s\\d{5}-\\d{3}-\\d{5})([\\dA-Z])\\Z", "34", "\\1-\\2",
+    "hyphens.DEHYPHENATION_RULES[6]", "\\A(10\\.\\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\\Z", "34", "\\1\\2-\\3-\\4-\\5",
+    "hyphens.DEHYPHENATION_RULES[7]", "\\A(10\\.\\d+/\\d{8})-?(\\d{9})-?(\\d{5})\\Z", "32", "\\1-\\2-\\3",
+    "hyphens.DEHYPHENATION_RULES[8]", "(::AID)(?=[A-Z])", "34", "\\1-",
+    "hyphens.DEHYPHENATION_RULES[9]", "(\\(\\d{2}\\)\\d{5})([\\dX])\\Z", "34", "\\1-\\2",
+    "hyphens.DEHYPHENATION_RULES[10]", "\\A(10\\.\\d+/(?!97[89])\\d{4}-\\d{3}[\\dX])(?=\\d)", "34", "\\1-",
+    "hyphens.DEHYPHENATION_RULES[11]", "\\A(10\\.1055/[a-z])-?(\\d{4})-?(\\d{7})\\Z", "34", "\\1-\\2-\\3",
+    "hyphens.DEHYPHENATION_RULES[12]", "\\A(10\\.1146/annurev-[a-z]+)(\\d{6}-\\d{6})\\Z", "34", "\\1-\\2",
+    "hyphens.DEHYPHENATION_RULES[13]", "\\A(10\\.3760/cma\\.j\\.cn\\d{6})-?(\\d{8})-?(\\d{5})\\Z", "34", "\\1-\\2-\\3",
     "rules.RUN", "[^\\s\"\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff]{0,2001}", "32", "",
     "rules.SPLIT", "[,;](?=(?:doi:)?10\\.[0-9]{4,}(?:\\.[0-9]+)*(?:/|%2[Ff]))", "34", "",
     "rules.DEBRIS", "[\\ufffd\\ue000-\\uf8ff\\U000f0000-\\U0010ffff{EMOJI}]|\\(cid:[0-9]+\\)", "32", "",
@@ -180,7 +180,7 @@ static const char *const PY_RULES[] = {
     "find.LEFT_SPACED_LABEL", "(?i)(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
     "find.LEFT_SPACED_RESOLVER", "(?i)(?:https?:/{1,3})?(?P<dx>dx\\.)?(?:www\\.)?doi\\.org/[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
     "find.BROKEN_RESOLVER", "(?i)(?:https?://)?(?:dx\\.)?doi\\.?[ \\t]*\\r?\\n[ \\t]*(?:\\.?org/|doi\\.org/)\\Z|(?:https?://)?(?:dx\\.)?doi\\.[ \\t]{3,}", "34", "",
-    "pdf.VIEW_TAIL", "/(?:{VIEW_SEGMENTS})/?\\Z", "34", "",
+    "breaks.VIEW_TAIL", "/(?:{VIEW_SEGMENTS})/?\\Z", "34", "",
     NULL};
 
 #endif

@@ -1,0 +1,67 @@
+"""Spec §5: hyphens put back that pdftotext's dehyphenation took out of a DOI, where a large
+registrant's DOI structure makes the hyphenless form impossible."""
+
+from __future__ import annotations
+
+import re
+
+# rest of a DOI up to its line: nothing positional is left to see. Where the DOI structure of a
+# large registrant makes the hyphenless form impossible, the hyphen is put back. Each rule is
+# (pattern on the DOI name, replacement); extend the table as registrant patterns turn up, and
+# with it the C matcher's prefilter of the names a rule may touch (_cscan.c, may_rehyphenate;
+# native.py checks the count).
+DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # An ISSN is always NNNN-NNNX: Elsevier 0005-2795(77)…, S0140-6736(11)…, Wiley 1097-0142(2001…),
+    # (SICI)1097-4571(1998…).
+    (re.compile(r"\A(10\.\d+/(?:\(SICI\))?S?)(\d{4})(\d{3}[\dX])(?=\()", re.I), r"\1\2-\3"),
+    # Blackwell/Wiley j.1365-2133.1977…
+    (re.compile(r"\A(10\.\d+/j\.)(\d{4})(\d{3}[\dX])(?=\.)", re.I), r"\1\2-\3"),
+    # SICI check: …>3.0.CO;2-O
+    (re.compile(r"(>\d\.\d\.CO;\d)([\dA-Z])\Z", re.I), r"\1-\2"),
+    # Springer sJJJJJ-YYY-NNNNN-C
+    (re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),  # check: digit or letter
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),
+    # …and before its check character: s41418-021-00798-9 (none of MEDLINE's 2,274 has six digits)
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3}-\d{5})([\dA-Z])\Z", re.I), r"\1-\2"),
+    # Baywood/SAGE (10.2190) ids of four blocks of four: DAC5-TPV6-XUHL-CRMV
+    (
+        re.compile(
+            r"\A(10\.\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\Z", re.I
+        ),
+        r"\1\2-\3-\4-\5",
+    ),
+    # Lippincott 00006534-197903000-00011 (under 10.1097, 10.1288 and others)
+    (re.compile(r"\A(10\.\d+/\d{8})-?(\d{9})-?(\d{5})\Z"), r"\1-\2-\3"),
+    # SICI contribution id: <148::AID-JCLP2270350124>
+    (re.compile(r"(::AID)(?=[A-Z])", re.I), r"\1-"),
+    # Elsevier's pre-2000 item number and check digit: (79)90007-2
+    (re.compile(r"(\(\d{2}\)\d{5})([\dX])\Z", re.I), r"\1-\2"),
+    # An ISSN at the start of the suffix is never run into the next number: 0022-1317-34-1-189
+    (re.compile(r"\A(10\.\d+/(?!97[89])\d{4}-\d{3}[\dX])(?=\d)", re.I), r"\1-"),  # 978/979: an ISBN
+    # Thieme s-0028-1095566
+    (re.compile(r"\A(10\.1055/[a-z])-?(\d{4})-?(\d{7})\Z", re.I), r"\1-\2-\3"),
+    # Annual Reviews annurev-pathol-020712-163923
+    (re.compile(r"\A(10\.1146/annurev-[a-z]+)(\d{6}-\d{6})\Z", re.I), r"\1-\2"),
+    # Chinese Medical Association cma.j.cn511374-20200924-00691 (all 18 of MEDLINE's)
+    (re.compile(r"\A(10\.3760/cma\.j\.cn\d{6})-?(\d{8})-?(\d{5})\Z", re.I), r"\1-\2-\3"),
+)
+
+
+def _any_of(rules: list[re.Pattern[str]]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?{'i' if p.flags & re.I else ''}:{p.pattern})" for p in rules))
+
+
+# Whether any rule can apply at all: a match of the rules anchored at the name's start and a
+# search of the others (which start with a literal: the search skips to it), instead of a
+# substitution per rule, for the names (most) that no rule touches.
+_ANY_AT_START = _any_of([p for p, _ in DEHYPHENATION_RULES if p.pattern.startswith(r"\A")])
+_ANY_INSIDE = _any_of([p for p, _ in DEHYPHENATION_RULES if not p.pattern.startswith(r"\A")])
+
+
+def rehyphenate(name: str) -> str:
+    """The DOI name with hyphens put back where pdftotext's dehyphenation took them out."""
+    if _ANY_AT_START.match(name) is None and _ANY_INSIDE.search(name) is None:
+        return name
+    for pattern, repl in DEHYPHENATION_RULES:
+        name = pattern.sub(repl, name)
+    return name
