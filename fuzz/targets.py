@@ -233,8 +233,8 @@ def _alone(name: str, body: bytes) -> list[str] | None:
     from extractor.pipeline.formats.members import NOT_TEXT
     from extractor.pipeline.formats.tar import is_tar
     from extractor.pipeline.formats.zip import is_zip
+    from extractor.pipeline.io.compression import detect_compression
     from extractor.pipeline.io.decode import declared_encoding, detect_kind, is_binary
-    from extractor.pipeline.io.read import detect_compression
 
     if name.endswith(".gz"):
         name = name[:-3]

@@ -1,4 +1,4 @@
-"""Compressed inputs (gzip, bzip2, xz, zstd; read.py): the same text in every compression, damaged
+"""Compressed inputs (gzip, bzip2, xz, zstd; io/read.py): the same text in every compression, damaged
 and truncated streams rejected not fatal, bombs read in bounded memory, the fast readers equal
 to the stdlib's."""
 
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from extractor.pipeline.io import read
+from extractor.pipeline.io import compression, read
 
 from .helpers import TEXT, run_json, scan_here, table
 
@@ -65,9 +65,9 @@ def test_a_text_that_starts_with_a_magics_letters_is_a_text(tmp_path: Path) -> N
     out = tmp_path / "out"
     scan_here(sorted(tmp_path.glob("t*.txt")), out)
     assert sorted(m["doi"] for m in table(out, "mentions")) == ["10.1000/1", "10.1000/2"]
-    assert read.detect_compression(bz2.compress(b"")) == "bzip2"  # an empty stream: its end magic
-    assert read.detect_compression(bz2.compress(b"doi")[:6]) == "bzip2"  # one cut short
-    assert read.detect_compression(b"BZh91AY&SX") is None
+    assert compression.detect_compression(bz2.compress(b"")) == "bzip2"  # an empty stream: its end magic
+    assert compression.detect_compression(bz2.compress(b"doi")[:6]) == "bzip2"  # one cut short
+    assert compression.detect_compression(b"BZh91AY&SX") is None
 
 
 def test_nul_byte_after_first_read_buffer_does_not_end_file(tmp_path: Path) -> None:
@@ -119,7 +119,7 @@ def test_corrupt_archive_of_every_format_is_rejected_not_fatal(tmp_path: Path, f
 
 
 def _large_gzip_text(lines: int) -> bytes:
-    """Text that gzip leaves larger than read.READ_AHEAD_MIN, so it is read ahead in a thread."""
+    """Text that gzip leaves larger than compression.READ_AHEAD_MIN, so it is read ahead in a thread."""
     rng = random.Random(7)
     return b"".join(
         b"%08x %s doi:10.%d/%x.%x\n"
@@ -133,7 +133,7 @@ def test_a_large_gzip_read_ahead_gives_what_its_plain_text_gives(tmp_path: Path)
     search; its rows are those of the same text uncompressed, and no thread is left behind."""
     data = _large_gzip_text(60_000)
     blob = gzip.compress(data, compresslevel=1)
-    assert len(blob) >= read.READ_AHEAD_MIN
+    assert len(blob) >= compression.READ_AHEAD_MIN
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "refs.txt").write_bytes(data)
@@ -208,7 +208,7 @@ def test_zstd_frame_walk_knows_where_every_frame_ends() -> None:
         blob = b"".join(parts)
         ends = set(itertools.accumulate(len(p) for p in parts))
         for cut in sorted({*range(0, len(blob), max(1, len(blob) // 300)), *ends, *(e - 1 for e in ends)}):
-            frames = read.ZstdFrames()
+            frames = compression.ZstdFrames()
             for i in range(0, cut, 7):  # fed in small pieces, as headers straddle reads
                 frames.feed(blob[i : min(i + 7, cut)])
             assert frames.complete == (cut == 0 or cut in ends), (cut, len(blob))
@@ -256,10 +256,10 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
     NaN, integers over 64 bits, invalid UTF-8) are read by the stdlib — and a corrupt member is
     the same rejected input."""
     from extractor.pipeline.formats import jsonlines
-    from extractor.pipeline.io import read
+    from extractor.pipeline.io import compression
 
     assert (
-        jsonlines.orjson_module() is not None and read.gzip_readers()[0] is not gzip.GzipFile
+        jsonlines.orjson_module() is not None and compression.gzip_readers()[0] is not gzip.GzipFile
     )  # the fast path is on
     lines = [
         b'{"id": "a", "text": "doi:10.1000/1"}',
@@ -296,7 +296,7 @@ def test_fast_readers_give_what_the_stdlib_gives(tmp_path: Path, monkeypatch: py
 
     fast = read_both()
     monkeypatch.setattr(jsonlines, "ORJSON", None)
-    monkeypatch.setattr(read, "GZIP_FILE", gzip.GzipFile)
+    monkeypatch.setattr(compression, "GZIP_FILE", gzip.GzipFile)
     assert read_both() == fast
     assert [r[0] for r in fast if r[0] != "error"][:6] == [
         "a",

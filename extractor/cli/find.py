@@ -32,8 +32,9 @@ from ..pipeline.find import (
     stream_hits,
     text_ranges,
 )
+from ..pipeline.io.compression import decompressed
 from ..pipeline.io.inputs import expand_inputs
-from ..pipeline.io.read import decompressed, lines_before, open_input, open_stream, until_cut
+from ..pipeline.io.read import lines_before, open_input, open_stream, until_cut
 from ..pipeline.units import ScanConfig, ShardResult, Told
 
 log = logging.getLogger(__name__)

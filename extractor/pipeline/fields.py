@@ -127,7 +127,8 @@ def present_fields(path: str, fmt: str, compression: str | None, field: str) -> 
     """The fields an input's records have, as its format names them (JSONL keys where a dotted
     field leads, Parquet columns, a CSV header); empty for a format without such names or an
     input that cannot be read again."""
-    from .io.read import decompressed, open_input
+    from .io.compression import decompressed
+    from .io.read import open_input
 
     try:
         if fmt == "parquet":

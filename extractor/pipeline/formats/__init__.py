@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
+from ..io.compression import detect_compression
 from ..io.decode import HEAD_BYTES, declared_encoding
-from ..io.read import detect_compression, format_head
+from ..io.read import format_head
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec, Told
 from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
 from .base import (

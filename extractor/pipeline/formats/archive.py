@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
-from ..io.read import decompressed, open_input
+from ..io.compression import decompressed
+from ..io.read import open_input
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, SkippedRecords
 from .bomb import Bomb, Counted

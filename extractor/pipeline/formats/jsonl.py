@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from ..errors import InputError
 from ..io import remote
 from ..io.cuts import GzipPlan
-from ..io.read import ReadTap, byte_range, limited, line_ranges, lines_at, lines_before, open_counted
+from ..io.read import byte_range, line_ranges, lines_at, lines_before, open_counted
+from ..io.streams import ReadTap, limited
 from ..provenance import field_of
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, Records, SkippedRecords, StreamedText, split_gzip

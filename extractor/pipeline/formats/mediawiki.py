@@ -29,13 +29,9 @@ from typing import Any, NamedTuple
 
 from ..cpus import cpu_budget
 from ..errors import InputError
-from ..io.read import (
-    Limited,
-    bzip2_reader,
-    decompressed,
-    display_name,
-    open_input,
-)
+from ..io.compression import bzip2_reader, decompressed
+from ..io.read import display_name, open_input
+from ..io.streams import Limited
 from ..provenance import from_record
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, SkippedRecords

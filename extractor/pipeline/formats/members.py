@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
+from ..io.compression import MAGIC_BYTES, decompressed, detect_compression
 from ..io.decode import HEAD_BYTES, NOT_TEXT, is_binary
-from ..io.read import MAGIC_BYTES, ReadTap, decompressed, detect_compression, display_name
+from ..io.read import display_name
+from ..io.streams import ReadTap
 from ..provenance import Meta, from_headers
 from ..units import Progress, ScanConfig, ShardResult
 from . import bomb

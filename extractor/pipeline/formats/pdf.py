@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..errors import InputError
-from ..io.read import decompressed, open_input
+from ..io.compression import decompressed
+from ..io.read import open_input
 from ..provenance import from_headers
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, Record, SkippedRecords

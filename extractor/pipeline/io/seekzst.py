@@ -17,8 +17,10 @@ import os
 import struct
 from typing import Any, BinaryIO
 
+from .compression import ZSTD_MAGIC, ZstdReader, zstd_block, zstd_header, zstd_skippable
 from .cuts import BLOCK, FRAME_SEEK, REACH, Cuts, GzipPlan
-from .read import ZSTD_MAGIC, Limited, ZstdReader, open_input, zstd_block, zstd_header, zstd_skippable
+from .read import open_input
+from .streams import Limited
 
 _SEEK = struct.Struct("<4sQQ")  # FRAME_SEEK, the frame's offset in the file, in the text
 

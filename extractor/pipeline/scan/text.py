@@ -15,7 +15,8 @@ from ...match.native import CHit
 from ..errors import InputError, input_errors
 from ..formats import FORMAT_HEAD, tell_input
 from ..io.decode import HEAD_BYTES, declared_encoding, input_head, text_told
-from ..io.read import ReadTap, open_counted, open_input, read_upto
+from ..io.read import open_counted, open_input, read_upto
+from ..io.streams import ReadTap
 from ..table import MentionTable
 from ..units import Chunk, ScanConfig, ShardSpec, take_chunk
 from .matchers import counted_syntax, matcher_for
