@@ -230,7 +230,7 @@ def _alone(name: str, body: bytes) -> list[str] | None:
     """What a member's text gives read alone (None: a member read otherwise — a container, a
     PDF, binary data or a declared encoding — which this target does not predict)."""
     from extractor.match.syntaxes import detect_syntax
-    from extractor.pipeline.formats.members import NOT_TEXT
+    from extractor.pipeline.formats.members import NOT_TEXT_NAMES
     from extractor.pipeline.formats.tar import is_tar
     from extractor.pipeline.formats.zip import is_zip
     from extractor.pipeline.io.compression import detect_compression
@@ -238,7 +238,7 @@ def _alone(name: str, body: bytes) -> list[str] | None:
 
     if name.endswith(".gz"):
         name = name[:-3]
-    if name.lower().endswith(NOT_TEXT):
+    if name.lower().endswith(NOT_TEXT_NAMES):
         return []
     if detect_compression(body[:8]) or is_tar(body) or is_zip(body) or body.startswith(b"%PDF-"):
         return None

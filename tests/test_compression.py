@@ -1,4 +1,4 @@
-"""Compressed inputs (gzip, bzip2, xz, zstd; io/read.py): the same text in every compression, damaged
+"""Compressed inputs (gzip, bzip2, xz, zstd; io/compression.py): the same text in every compression, damaged
 and truncated streams rejected not fatal, bombs read in bounded memory, the fast readers equal
 to the stdlib's."""
 

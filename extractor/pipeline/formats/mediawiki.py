@@ -19,19 +19,16 @@ ElementTree's reading of the same dumps.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import re
-import threading
 from collections.abc import Iterator
-from queue import Empty, Queue
 from typing import Any, NamedTuple
 
 from ..cpus import cpu_budget
 from ..errors import InputError
 from ..io.compression import bzip2_reader, decompressed
 from ..io.read import display_name, open_input
-from ..io.streams import Limited
+from ..io.streams import Chunks, Limited, ReadAhead
 from ..provenance import from_record
 from ..units import Progress, ScanConfig, ShardResult, ShardSpec
 from .base import Format, PlanInput, Planned, Record, SkippedRecords
@@ -261,70 +258,6 @@ def bz2_chunks(raw: Any, block: int = 1 << 20, most: int = 8 << 20) -> Iterator[
             data = d.unused_data
             d, fed = bz2.BZ2Decompressor(), False
             streams += 1
-
-
-class Chunks(io.RawIOBase):
-    """A stream of the chunks an iterator gives, read in this thread."""
-
-    def __init__(self, chunks: Iterator[bytes]) -> None:
-        super().__init__()
-        self._chunks = chunks
-        self._rest = b""
-
-    def readable(self) -> bool:
-        return True
-
-    def _next(self) -> bytes:
-        """The next chunk, b"" at the end."""
-        return next(self._chunks, b"")
-
-    def readinto(self, b: Any) -> int:
-        if not self._rest:
-            self._rest = self._next()
-        n = min(len(b), len(self._rest))
-        b[:n] = self._rest[:n]
-        self._rest = self._rest[n:]
-        return n
-
-
-class ReadAhead(Chunks):
-    """A stream's bytes produced ahead, in a thread: bz2's decompression releases the GIL, so it
-    runs on another core while the pages before are parsed and searched (as gzip's does,
-    read.py)."""
-
-    def __init__(self, chunks: Iterator[bytes], depth: int = 4) -> None:
-        super().__init__(chunks)
-        self._q: Queue[bytes | BaseException] = Queue(depth)
-        self._stop = False
-        self._t = threading.Thread(target=self._run, daemon=True)
-        self._t.start()
-
-    def _run(self) -> None:
-        try:
-            for data in self._chunks:
-                if self._stop:
-                    return
-                self._q.put(data)
-            self._q.put(b"")
-        except BaseException as exc:  # handed to the reader, raised there
-            self._q.put(exc)
-
-    def _next(self) -> bytes:
-        """The next chunk from the thread, b"" at the end (left for the reads after); its error
-        raised here, again at each read after."""
-        got = self._q.get()
-        if isinstance(got, BaseException) or not got:
-            self._q.put(got)
-        if isinstance(got, BaseException):
-            raise got
-        return got
-
-    def close(self) -> None:
-        self._stop = True
-        while self._t.is_alive():  # unblock a full queue
-            with contextlib.suppress(Empty):
-                self._q.get(timeout=0.05)
-        super().close()
 
 
 def index_path(path: str) -> str | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import io
+import itertools
 import struct
 import zlib
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from ..errors import InputError
 from ..io.compression import MAGIC_BYTES, decompressed, detect_compression
 from ..io.decode import HEAD_BYTES, NOT_TEXT, is_binary
 from ..io.read import display_name
-from ..io.streams import ReadTap
+from ..io.streams import Chunks, ReadTap
 from ..provenance import Meta, from_headers
 from ..units import Progress, ScanConfig, ShardResult
 from . import bomb
@@ -52,31 +53,14 @@ def read_errors() -> tuple[type[BaseException], ...]:
     return (ReadError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError)
 
 
+def _joined(first: bytes, rest: Any) -> Chunks:
+    """Bytes already read, then the rest of the stream they came from."""
+    return Chunks(itertools.chain([first], iter(functools.partial(rest.read, 1 << 16), b"")))
+
+
 def quote(path: str) -> str:
     """A member path as a piece of a record name: `%` and `!` escaped, so `!/` only joins."""
     return display_name(path).replace("%", "%25").replace("!", "%21")
-
-
-class _Joined(io.RawIOBase):
-    """Bytes already read, then the rest of the stream they came from."""
-
-    def __init__(self, first: bytes, rest: Any) -> None:
-        super().__init__()
-        self._first = memoryview(first)
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        if self._first:
-            n = min(len(b), len(self._first))
-            b[:n] = self._first[:n]
-            self._first = self._first[n:]
-            return n
-        data = self._rest.read(len(b))
-        b[: len(data)] = data
-        return len(data)
 
 
 class Reader:
@@ -300,7 +284,7 @@ class Reader:
             return
         # A member is a file: read as the same bytes on disk are (FileText), in the same units.
         rest = _Guarded(None if whole else f, guard)
-        stream = io.BufferedReader(_Joined(first, rest), 1 << 16)
+        stream = io.BufferedReader(_joined(first, rest), 1 << 16)
         yield self.read(Record(rid, FileText(stream), None, meta, name))
         while stream.read(1 << 20):  # read to its end whatever the consumer did
             pass
@@ -315,7 +299,7 @@ class Reader:
         """A compressed member (read as what it holds, named without its suffix), or an
         archive in an archive (its members named under it)."""
         stream: Any = io.BufferedReader(
-            ReadTap(_Joined(first, f), lambda data: guard.feed(len(data))), buffer_size=1 << 16
+            ReadTap(_joined(first, f), lambda data: guard.feed(len(data))), buffer_size=1 << 16
         )
         if comp is not None:
             inner = decompressed(stream, comp)

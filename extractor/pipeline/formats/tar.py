@@ -5,9 +5,10 @@ checksum is wrong raises ReadError; the stream ending inside a header or a membe
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from typing import Any, NamedTuple
+
+from ..io.streams import Limited
 
 
 class ReadError(Exception):
@@ -119,7 +120,9 @@ def tar_entries(stream: Any, seek: bool = False) -> Iterator[TarEntry]:
             padded = (size + 511) & ~511
         mtime = float(pax.get("mtime", _number(head[136:148])))
         regular = kind in _REGULAR and not name.endswith("/")
-        body = _Bounded(stream, size if regular else 0)
+        body = Limited(
+            stream, size if regular else 0, owns=False, ends_early="the archive ends inside a member"
+        )
         if seek:
             yield TarEntry(name, size, mtime, offset, regular, body)
             stream.seek(padded, 1)
@@ -151,34 +154,6 @@ def _exactly(stream: Any, n: int) -> bytes:
     if len(data) < n:
         raise EOFError("the archive ends inside a member")
     return data
-
-
-class _Bounded(io.RawIOBase):
-    """The next `left` bytes of a stream (a tar member's): EOFError if it ends first."""
-
-    def __init__(self, stream: Any, left: int) -> None:
-        super().__init__()
-        self._s = stream
-        self.left = left
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        if self.left <= 0:
-            return 0
-        n = min(len(b), self.left)
-        data = self._s.read(n)
-        if not data:
-            raise EOFError("the archive ends inside a member")
-        b[: len(data)] = data
-        self.left -= len(data)
-        return len(data)
-
-    def drain(self) -> None:
-        """Read past what is left of it."""
-        _exactly(self._s, self.left)
-        self.left = 0
 
 
 def tar_offsets(f: Any) -> list[tuple[int, int]]:

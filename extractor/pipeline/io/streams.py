@@ -4,8 +4,11 @@ file cut short (UntilCut), and progress in bytes of a compressed file as stored 
 
 from __future__ import annotations
 
+import contextlib
 import io
+import threading
 from collections.abc import Callable, Iterator
+from queue import Empty, Queue
 from typing import Any, BinaryIO
 
 from ..units import Progress
@@ -117,25 +120,35 @@ def limited(stream: BinaryIO, n: int) -> BinaryIO:
 
 
 class Limited(io.RawIOBase):
-    """The next `left` bytes of a stream (a byte range of a file, a shard of a dump); closing it
-    closes the stream, unless `owns` is False (a part of a file read on after it)."""
+    """The next `left` bytes of a stream (a byte range of a file, a shard of a dump, a tar
+    member); closing it closes the stream, unless `owns` is False (a part of a file read on
+    after it). With `ends_early`, a stream that ends before them raises EOFError saying so (a
+    tar member's body cut short)."""
 
-    def __init__(self, stream: BinaryIO, left: int, owns: bool = True) -> None:
+    def __init__(self, stream: BinaryIO, left: int, owns: bool = True, ends_early: str | None = None) -> None:
         super().__init__()
         self._s = stream
-        self._left = left
+        self.left = left
         self._owns = owns
+        self._ends_early = ends_early
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, b: Any) -> int:
-        if self._left <= 0:
+        if self.left <= 0:
             return 0
-        view = memoryview(b)[: self._left]
-        n = self._s.readinto(view)  # type: ignore[attr-defined]
-        self._left -= n or 0
-        return n or 0
+        view = memoryview(b)[: self.left]
+        n = self._s.readinto(view) or 0  # type: ignore[attr-defined]
+        if n == 0 and len(view) and self._ends_early is not None:
+            raise EOFError(self._ends_early)
+        self.left -= n
+        return n
+
+    def drain(self) -> None:
+        """Read past what is left of it."""
+        while self.left > 0 and self.readinto(bytearray(min(self.left, 1 << 16))):
+            pass
 
     def close(self) -> None:
         if self._owns:
@@ -164,3 +177,68 @@ class ReadTap(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+
+class Chunks(io.RawIOBase):
+    """A stream of the chunks an iterator gives, read in this thread (bytes read already, then
+    the rest of their stream: `Chunks(chain([head], iter(partial(rest.read, n), b"")))`)."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._rest = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def _next(self) -> bytes:
+        """The next chunk, b"" at the end."""
+        return next(self._chunks, b"")
+
+    def readinto(self, b: Any) -> int:
+        if not self._rest:
+            self._rest = self._next()
+        n = min(len(b), len(self._rest))
+        b[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
+class ReadAhead(Chunks):
+    """A stream's bytes produced ahead, in a thread: bz2's decompression releases the GIL, so it
+    runs on another core while the pages before are parsed and searched (as gzip's does,
+    compression.py)."""
+
+    def __init__(self, chunks: Iterator[bytes], depth: int = 4) -> None:
+        super().__init__(chunks)
+        self._q: Queue[bytes | BaseException] = Queue(depth)
+        self._stop = False
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        try:
+            for data in self._chunks:
+                if self._stop:
+                    return
+                self._q.put(data)
+            self._q.put(b"")
+        except BaseException as exc:  # handed to the reader, raised there
+            self._q.put(exc)
+
+    def _next(self) -> bytes:
+        """The next chunk from the thread, b"" at the end (left for the reads after); its error
+        raised here, again at each read after."""
+        got = self._q.get()
+        if isinstance(got, BaseException) or not got:
+            self._q.put(got)
+        if isinstance(got, BaseException):
+            raise got
+        return got
+
+    def close(self) -> None:
+        self._stop = True
+        while self._t.is_alive():  # unblock a full queue
+            with contextlib.suppress(Empty):
+                self._q.get(timeout=0.05)
+        super().close()
