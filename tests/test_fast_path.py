@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import extractor.match.find as F
+import extractor.match.left as L
 from extractor.pipeline.io.decode import decode_bytes, detect_kind
 
 from .helpers import FAST_PIECES, PDF_PIECES, REHYPHENATION_EXAMPLES
@@ -193,10 +194,10 @@ def test_a_glued_left_context_ends_in_one_of_the_characters_told() -> None:
     _GLUED_LAST, so a token ending otherwise is passed over without the search."""
     for cp in range(0x10000):
         c = chr(cp)
-        if 0xD800 <= cp <= 0xDFFF or c in F._GLUED_LAST or not F._TOKEN_REV.fullmatch(c):
+        if 0xD800 <= cp <= 0xDFFF or c in L._GLUED_LAST or not L._TOKEN_REV.fullmatch(c):
             continue  # (a token holds no whitespace, quote, bracket, comma or semicolon)
         for stem in GLUED_STEMS:
-            assert F.LEFT_GLUED.search(stem + c) is None, (stem, hex(cp))
+            assert L.LEFT_GLUED.search(stem + c) is None, (stem, hex(cp))
 
 
 URL_PIECES = [
@@ -222,4 +223,4 @@ URL_PIECES = [
 @given(st.lists(st.sampled_from(URL_PIECES), max_size=12))
 def test_urlish_shortcut_is_the_full_search(pieces: list[str]) -> None:
     token = "".join(pieces)
-    assert F._urlish(token) == (F.URLISH.search(token) is not None), token
+    assert L._urlish(token) == (L.URLISH.search(token) is not None), token

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from extractor import find_dois
-from extractor.match.find import anchors
+from extractor.match.anchors import anchors
 from extractor.match.native import find_spans_utf8
 
 from .helpers import run_json, scan_here, table

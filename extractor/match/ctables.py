@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import bounds, canonical, find, html, rules, tails
+from . import bounds, canonical, html, left, rules, tails
 from .emoji import EMOJI_RANGES
 from .forms import FORMS
 from .pdftext import breaks, hyphens, layout
@@ -61,11 +61,11 @@ def _ported() -> list[tuple[str, re.Pattern[str], str]]:
         ("rules.RUN", rules.RUN, ""),
         ("rules.SPLIT", rules.SPLIT, ""),
         ("rules.DEBRIS", rules.DEBRIS, ""),
-        ("find.URLISH", find.URLISH, ""),
-        ("find.LEFT_GLUED", find.LEFT_GLUED, ""),
-        ("find.LEFT_SPACED_LABEL", find.LEFT_SPACED_LABEL, ""),
-        ("find.LEFT_SPACED_RESOLVER", find.LEFT_SPACED_RESOLVER, ""),
-        ("find.BROKEN_RESOLVER", find.BROKEN_RESOLVER, ""),
+        ("left.URLISH", left.URLISH, ""),
+        ("left.LEFT_GLUED", left.LEFT_GLUED, ""),
+        ("left.LEFT_SPACED_LABEL", left.LEFT_SPACED_LABEL, ""),
+        ("left.LEFT_SPACED_RESOLVER", left.LEFT_SPACED_RESOLVER, ""),
+        ("left.BROKEN_RESOLVER", left.BROKEN_RESOLVER, ""),
         ("breaks.VIEW_TAIL", breaks.VIEW_TAIL, ""),
     ]
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from .bounds import LEFT_WINDOW
+from .anchors import ANCHOR, FarAnchor, pdf_anchor_matches
 from .canonical import canonical_key, clean_name, fold_ascii
 from .forms import Form
 from .hits import FindStats, Hit, Span
 from .kinds import kind_of
+from .left import GROUP_FORMS, LABELLED, OTHER_LABEL_ANCHOR, left_context
 from .rules import (
     CLOSE,
     MAX_DOI_CHARS,
@@ -47,83 +48,8 @@ def _pdf() -> ModuleType:
     return pdftext
 
 
-# Every 10-prefix DOI: "10." + registrant digits (dot-subdivided) + "/" or "%2F". The ":" is
-# for EIDR URNs (RFC 7972 swaps the first "/" for ":"); it is accepted only after urn:eidr:.
-# The separator is optional in the pattern, so that a run with no separator is a match (group 2
-# None) and the search goes on after it: the anchors inside such a run end where it ends, before
-# the same character, and fail the same way; as a required group, each of them re-read the run
-# (quadratic time on "10.10.10…").
-_ANCHOR = re.compile(r"10\.([0-9]+(?:\.[0-9]+)*)(/|%2[Ff]|:)?")
-# In PDF text a space or one line break (PDFium's are CRLF) may sit inside the prefix ("10. 1016/",
-# "10.\n1371/");
-# not before another "10.": "1–10. 10.1038/x" is a page range ending in 10, then a DOI (spec §2).
-_ANCHOR_PDF = re.compile(
-    r"10\.(?:(?:[ \t]+(?:\r?\n[ \t]*)?|\r?\n[ \t]*)(?!10\.[0-9]))?([0-9]+(?:\.[0-9]+)*)(?:[ \t]?(/|%2[Ff]|:))?"
-)
-
-
-class _FarAnchor(NamedTuple):
-    """An anchor whose `10.` is cut from its registrant's code (pdftext.far_anchor): the code and
-    separator at `r` on a line below, read as _ANCHOR_PDF's match would be."""
-
-    p: int
-    r: int
-    q: int
-    digits: str
-    sep: str
-
-    def start(self) -> int:
-        return self.p
-
-    def end(self) -> int:
-        return self.q
-
-    def group(self, i: int) -> str:
-        return self.digits if i == 1 else self.sep
-
-
-_CUT_TEN = re.compile(r"10\.(?=[ \t\r\n])")
-_DIGITS = frozenset("0123456789")
-
-
-def _pdf_anchor_matches(text: str) -> Iterator[re.Match[str] | _FarAnchor]:
-    """_ANCHOR_PDF's matches; after a run with no separator the search goes on at its last "10."
-    (in PDF text "10.10. 1016/" has an anchor that starts inside the run). A `10.` at a line end
-    or column gap where no anchor with a separator starts is read with its registrant's code
-    below, where there is one (pdftext.far_anchor)."""
-    search = _ANCHOR_PDF.search
-    cuts = _CUT_TEN.finditer(text)
-    cut = next(cuts, None)
-    pos = 0
-    while True:
-        m = search(text, pos)
-        ms = len(text) if m is None else m.start()
-        while cut is not None and cut.start() <= ms:
-            c = cut.start()
-            cut = next(cuts, None)
-            if (
-                c < pos
-                or (c == ms and m is not None and m.group(2) in ("/", "%2F", "%2f"))
-                or (c > 0 and text[c - 1] in _DIGITS)
-            ):
-                continue  # "410." ends a page range: glued to a digit, no DOI starts there (spec §2)
-            far = _pdf().far_anchor(text, c)
-            if far is not None:
-                r, q = far
-                sep = text[q - 1] if text[q - 1] == "/" else text[q - 3 : q]
-                yield _FarAnchor(c, r, q, text[r : q - len(sep)], sep)
-        if m is None:
-            return
-        yield m
-        pos = m.end() if m.group(2) is not None else max(m.start() + 1, m.end() - 2)
-
-
-def anchors(text: str, pdf: bool) -> Iterator[tuple[int, str, str, int]]:
-    """(start, prefix digits, separator, end) of every `10.<digits>/` anchor, in order, in time
-    linear in the text whatever it holds."""
-    for m in _pdf_anchor_matches(text) if pdf else _ANCHOR.finditer(text):
-        if m.group(2) is not None:
-            yield m.start(), m.group(1), m.group(2), m.end()
+# Span(...) runs a Python-level __new__; tuple.__new__ makes the same record without it.
+_span = tuple.__new__
 
 
 # The fast path, for the common case: an ASCII DOI with a 4+ digit registrant, no brackets, that
@@ -154,157 +80,6 @@ _FAST_LEFT_REV = re.compile(
     )(?=[\s"'(\[{<>,;]|\Z)"""
 )
 FAST_PATH = True  # tests switch it off to check that both paths agree
-# The display form named by each group of the left-context patterns below.
-GROUP_FORMS = {
-    "dx": Form.DX_RESOLVER,
-    "resolver": Form.RESOLVER,
-    "handle": Form.HANDLE,
-    "urn": Form.URN,
-    "eidr": Form.EIDR_URN,
-    "info": Form.INFO_URI,
-    "pinfo": Form.PERCENT,
-    "plabel": Form.PERCENT,
-    "label": Form.LABEL,
-    "bare": Form.BARE,
-}
-
-# Left context. Matched against the end of the token before the anchor.
-LEFT_GLUED = re.compile(
-    r"""(?ix)
-    (?:
-        (?P<dx>(?:https?:/{1,3})?dx\.doi\.org/)
-      | (?P<resolver>(?:https?:/{1,3})?(?:www\.)?doi\.org/)
-      | (?P<handle>(?:https?:/{1,3})?hdl\.handle\.net/)
-      | (?P<urn>urn:doi:)
-      | (?P<eidr>urn:eidr:)
-      | (?P<info>info:doi/)
-      | (?P<pinfo>info%3Adoi%2F)
-      | (?P<plabel>(?<![a-z0-9])doi%3A)
-      | (?P<label>(?<![a-z0-9/.%-])doi[ \t]*[:：=]?)
-    )\Z"""
-)
-# A label and the DOI separated by whitespace, at most one line break (spec §2).
-LEFT_SPACED_LABEL = re.compile(r"(?i)(?<![a-z0-9/.%-])doi[ \t]*[:：=]?[^\S\n]*\n?[^\S\n]*\Z")
-# PDF text: a resolver whose DOI went to the next line or after a space.
-LEFT_SPACED_RESOLVER = re.compile(
-    r"(?i)(?:https?:/{1,3})?(?P<dx>dx\.)?(?:www\.)?doi\.org/[^\S\n]*\n?[^\S\n]*\Z"
-)
-# The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query —
-# ... or a relative URL path (/doi/full/10.…, as publisher pages link).
-URLISH = re.compile(
-    r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)"
-)
-BROKEN_RESOLVER = re.compile(
-    r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\r?\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}"
-)
-_PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
-# The characters LEFT_GLUED can end with in a token (no whitespace): its \Z makes the token's
-# last character tell at once that it cannot match (IGNORECASE: i also matches U+0130, U+0131).
-_GLUED_LAST = frozenset("/:fFaAiI\u0130\u0131\uff1a=")
-_WWW = re.compile(r"(?i)www\.")
-
-
-def _urlish(token: str) -> bool:
-    """URLISH.search(token), its unanchored alternatives searched only when the token holds
-    what they need ("://", "www."): a long token's left context read in a few µs, not 40."""
-    if "://" in token or _WWW.search(token):
-        return URLISH.search(token) is not None
-    return URLISH.match(token) is not None
-
-
-# A token read backwards from the anchor (the window is reversed, so the match is a prefix).
-_TOKEN_REV = re.compile(r"""[^\s"'(\[{<>,;]*""")
-_TOKEN_STOPS = frozenset("\"'([{<>,;")  # _TOKEN_REV's stops besides whitespace (\s is str.isspace)
-
-_OTHER_LABEL_ANCHOR = re.compile(
-    r"(?i)(?<![a-z0-9/.%-])doi[ \t]*:[ \t]*(?!10\.[0-9]+(?:\.[0-9]+)*(?:/|%2F))([^\s/\"]{1,64})/"
-)
-
-
-# Span(...) runs a Python-level __new__; tuple.__new__ makes the same record without it.
-_span = tuple.__new__
-
-
-def _left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
-    """The display form of the DOI whose `10.` is at `p`, and where its display text starts.
-
-    None when the anchor is glued to a preceding letter or digit (spec §2) and no label or
-    resolver explains it.
-    """
-    if not p or text[p - 1].isspace() or text[p - 1] in _TOKEN_STOPS:
-        return _spaced_left(text, p, pdf)  # no token glued to the anchor (_TOKEN_REV's empty match)
-    lo = max(0, p - 64)
-    window = text[lo:p]
-    # The token glued to the anchor: back to the last whitespace or opening delimiter.
-    tlen = _TOKEN_REV.match(window[::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
-    if tlen == len(window) and lo > 0:
-        lo = max(0, p - LEFT_WINDOW)
-        window = text[lo:p]
-        tlen = _TOKEN_REV.match(window[::-1]).end()  # type: ignore[union-attr]  # a starred pattern always matches
-    ts = len(window) - tlen
-    token = window[ts:]
-    if token and token not in (":", "：", "="):
-        tail = token[-40:]
-        m = LEFT_GLUED.search(tail) if tail[-1] in _GLUED_LAST else None
-        if m is not None:
-            start = p - (len(tail) - m.start())
-            kind = m.lastgroup
-            if kind != "label":
-                return GROUP_FORMS[kind], start  # type: ignore[index]
-            # A glued "doi=" in a URL is a query parameter, not a label.
-            if _urlish(token):
-                return Form.OTHER_URL, p - len(token)
-            return Form.LABEL, start
-        if _urlish(token):
-            prev = token[-1]
-            if prev in "/=" or _PCT_BEFORE.search(token):
-                return Form.OTHER_URL, p - len(token)
-            if prev.isalnum() or (prev == "." and len(token) > 1 and "0" <= token[-2] <= "9"):
-                return None  # spec §2: glued to a letter or digit, or to a number and dot (/19.10.2019/)
-            return Form.OTHER_URL, p - len(token)
-        prev = token[-1]
-        pm = _PCT_BEFORE.search(token)
-        if pm is not None:
-            # Spec §2: the glue test looks at the character before `10.` after percent-decoding.
-            dec = chr(int(pm.group(1), 16))
-            if dec.isalnum():
-                return None
-            return Form.PERCENT, p
-        if prev.isalnum() or prev in "_-.":
-            # "110.1234/5", "v10.1234/5", "1.10.1234/5": not a DOI start (spec §2).
-            return None
-        if (
-            pdf
-            and token.lower() in ("org/", ".org/", "doi.org/")
-            and BROKEN_RESOLVER.search(text, max(0, p - 300), p)
-        ):
-            # PDF text: "https://doi.\norg/10.…", a resolver broken across a line or column.
-            return Form.RESOLVER, p - len(token)
-        return Form.BARE, p
-    return _spaced_left(text, p, pdf)
-
-
-def _spaced_left(text: str, p: int, pdf: bool) -> tuple[Form, int]:
-    """Whitespace (or nothing, or a lone ":") before the anchor: a spaced label, or bare. Both
-    patterns hold "do" (no other character folds to d or o): most anchors are bare at once."""
-    tail = text[max(0, p - 48) : p]
-    if "do" not in tail.lower():
-        return Form.BARE, p
-    m = LEFT_SPACED_LABEL.search(tail[-24:])
-    if m is not None:
-        return Form.LABEL, p - (len(tail[-24:]) - m.start())
-    if pdf:
-        m = LEFT_SPACED_RESOLVER.search(tail)
-        if m is not None:
-            form = Form.DX_RESOLVER if m.group("dx") else Form.RESOLVER
-            return form, p - (len(tail) - m.start())
-    return Form.BARE, p
-
-
-# Forms after which a registrant code of 1+ digits is accepted (spec §2); elsewhere 4+.
-_LABELLED = frozenset(
-    {Form.LABEL, Form.RESOLVER, Form.DX_RESOLVER, Form.HANDLE, Form.URN, Form.EIDR_URN, Form.INFO_URI}
-)
 
 
 class _Scanner:
@@ -331,7 +106,7 @@ class _Scanner:
         shorts = short_dois(text, after)
         shorts.reverse()
         next_short = shorts[-1][0] if shorts else len(text)
-        for m in _pdf_anchor_matches(text) if self.pdf else _ANCHOR.finditer(text):
+        for m in pdf_anchor_matches(text) if self.pdf else ANCHOR.finditer(text):
             if m.start() > next_short:
                 while shorts and shorts[-1][0] < m.start():
                     _t, s, e, key = shorts.pop()
@@ -358,7 +133,7 @@ class _Scanner:
                         continue
             if self._empty_suffix(m.end(), m.end() - p):
                 continue
-            got = _left_context(text, p, self.pdf)
+            got = left_context(text, p, self.pdf)
             if got is None:
                 continue
             form, start = got
@@ -366,13 +141,11 @@ class _Scanner:
                 continue
             if form is Form.EIDR_URN and sep != ":":
                 form = Form.URN
-            if form not in _LABELLED and len(m.group(1).split(".", 1)[0]) < 4:
+            if form not in LABELLED and len(m.group(1).split(".", 1)[0]) < 4:
                 continue  # spec §2: bare 10.2.1/, 10.5/100 and IP ranges are not DOIs
             if form is Form.BARE and sep != "/":
                 form = Form.PERCENT
-            got_hit = self._extend(
-                p, m.end(), form, start, evidence, m.r if isinstance(m, _FarAnchor) else -1
-            )
+            got_hit = self._extend(p, m.end(), form, start, evidence, m.r if isinstance(m, FarAnchor) else -1)
             if isinstance(got_hit, int):
                 last_end = got_hit
                 if self.stats is not None:
@@ -422,7 +195,7 @@ class _Scanner:
     ) -> tuple[tuple[int, int, Form, str], list[tuple[int, int]]] | int | None:
         """Read right from the suffix start `q`: the hit and the spans it covers, None when there
         is no DOI, or an offset to skip to when the candidate was too long (spec §4). `far`: where
-        the registrant's code of a `10.` cut from it starts (_FarAnchor), or -1."""
+        the registrant's code of a `10.` cut from it starts (FarAnchor), or -1."""
         text = self.text
         anchor = text[p:q] if far < 0 else text[p : p + 3] + text[far:q]
         a = len(anchor)
@@ -467,7 +240,7 @@ class _Scanner:
         text = self.text
         covered = [(s, e) for s, e, _, _ in found]
         out = []
-        for m in _OTHER_LABEL_ANCHOR.finditer(text):
+        for m in OTHER_LABEL_ANCHOR.finditer(text):
             if any(s <= m.start() < e for s, e in covered):
                 continue
             p = m.start(1)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 from .canonical import clean_name, fold_ascii
-from .find import GROUP_FORMS, URLISH, Hit, find_dois
+from .find import Hit, find_dois
 from .forms import Form
+from .left import GROUP_FORMS, URLISH
 from .rules import RUN_END, end_of_name
 from .shortdoi import short_dois
 from .tails import SHIELDS, shields_unescape

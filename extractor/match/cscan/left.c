@@ -42,7 +42,7 @@ static int not_after_namechar(const cp_t *r, Py_ssize_t n, Py_ssize_t e, int wit
     return 1;
 }
 
-/* find.URLISH's ^host.tld/ and ^/segment/ on a token of n characters of which t holds the first
+/* left.URLISH's ^host.tld/ and ^/segment/ on a token of n characters of which t holds the first
  * m (m reaching past its first '/' after its first character, or m == n). */
 static int urlish_from(const cp_t *t, Py_ssize_t m, Py_ssize_t n)
 {
@@ -85,7 +85,7 @@ static int urlish_from(const cp_t *t, Py_ssize_t m, Py_ssize_t n)
     return 0;
 }
 
-/* find.URLISH on the token tok[0:n] (in text order). */
+/* left.URLISH on the token tok[0:n] (in text order). */
 static int urlish(const cp_t *t, Py_ssize_t n)
 {
     for (Py_ssize_t j = 0; j + 3 <= n; j++) {
@@ -110,7 +110,7 @@ static int urlish(const cp_t *t, Py_ssize_t n)
 /* What a scan has learnt of its text up to byte `to`, so that the left context of an anchor in
  * a long token (up to LEFT_WINDOW characters, every anchor of `10.1/)10.1/)…` in one) is not read
  * back in full for each: where the last token stop ends, where the last non-ASCII byte ends, and
- * the greatest position that makes a token URL-like wherever it lies in it (find.URLISH's
+ * the greatest position that makes a token URL-like wherever it lies in it (left.URLISH's
  * `scheme://`, whose scheme's first letter it is, and `www.`) of those ending by `to`. */
 typedef struct LeftCache {
     Py_ssize_t to, stop_end, ascii_from, evidence;
@@ -240,7 +240,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         }
     }
     if (n > 0 && !(n == 1 && (r[0] == ':' || r[0] == 0xFF1A || r[0] == '='))) {
-        /* find.LEFT_GLUED on the last 40 characters of the token: the leftmost match wins. */
+        /* left.LEFT_GLUED on the last 40 characters of the token: the leftmost match wins. */
         Py_ssize_t tn = n < 40 ? n : 40, best = 0;
         int bform = -1;
         Py_ssize_t e;
@@ -326,7 +326,7 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
         *startp = p;
         return F_BARE;
     }
-    /* A spaced label (find.LEFT_SPACED_LABEL) in the last 24 characters, or bare. The
+    /* A spaced label (left.LEFT_SPACED_LABEL) in the last 24 characters, or bare. The
      * characters are read back as the rule gets to them (FILL): most anchors are bare after the
      * first, every DOI of a list joined by commas among them. */
     {

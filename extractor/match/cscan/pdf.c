@@ -1126,7 +1126,7 @@ static Py_ssize_t read_back(const Buf *B, Py_ssize_t a, Py_ssize_t z, cp_t *r, P
     return m;
 }
 
-/* find.BROKEN_RESOLVER.search(text, p - 300, p) for a token "org/" or ".org/" of tn characters
+/* left.BROKEN_RESOLVER.search(text, p - 300, p) for a token "org/" or ".org/" of tn characters
  * before p: "doi.\norg/", "https://doi.\n.org/" or "doi.   " (a column gap) within 300 characters. */
 static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn)
 {
@@ -1168,7 +1168,7 @@ static int broken_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t tn)
     return 0;
 }
 
-/* find.LEFT_SPACED_RESOLVER.search in the 48 characters before p: a resolver whose DOI went to
+/* left.LEFT_SPACED_RESOLVER.search in the 48 characters before p: a resolver whose DOI went to
  * the next line or after a space. Its form, with *startp, or -1. */
 static int spaced_resolver(const Buf *B, Py_ssize_t p, Py_ssize_t *startp)
 {

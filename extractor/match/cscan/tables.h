@@ -175,11 +175,11 @@ static const char *const PY_RULES[] = {
     "rules.RUN", "[^\\s\"\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff]{0,2001}", "32", "",
     "rules.SPLIT", "[,;](?=(?:doi:)?10\\.[0-9]{4,}(?:\\.[0-9]+)*(?:/|%2[Ff]))", "34", "",
     "rules.DEBRIS", "[\\ufffd\\ue000-\\uf8ff\\U000f0000-\\U0010ffff{EMOJI}]|\\(cid:[0-9]+\\)", "32", "",
-    "find.URLISH", "(?i)(?:[a-z][a-z0-9+.-]*://|www\\.|^[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)", "34", "",
-    "find.LEFT_GLUED", "(?ix)\012    (?:\012        (?P<dx>(?:https?:/{1,3})?dx\\.doi\\.org/)\012      | (?P<resolver>(?:https?:/{1,3})?(?:www\\.)?doi\\.org/)\012      | (?P<handle>(?:https?:/{1,3})?hdl\\.handle\\.net/)\012      | (?P<urn>urn:doi:)\012      | (?P<eidr>urn:eidr:)\012      | (?P<info>info:doi/)\012      | (?P<pinfo>info%3Adoi%2F)\012      | (?P<plabel>(?<![a-z0-9])doi%3A)\012      | (?P<label>(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?)\012    )\\Z", "98", "",
-    "find.LEFT_SPACED_LABEL", "(?i)(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
-    "find.LEFT_SPACED_RESOLVER", "(?i)(?:https?:/{1,3})?(?P<dx>dx\\.)?(?:www\\.)?doi\\.org/[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
-    "find.BROKEN_RESOLVER", "(?i)(?:https?://)?(?:dx\\.)?doi\\.?[ \\t]*\\r?\\n[ \\t]*(?:\\.?org/|doi\\.org/)\\Z|(?:https?://)?(?:dx\\.)?doi\\.[ \\t]{3,}", "34", "",
+    "left.URLISH", "(?i)(?:[a-z][a-z0-9+.-]*://|www\\.|^[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)", "34", "",
+    "left.LEFT_GLUED", "(?ix)\012    (?:\012        (?P<dx>(?:https?:/{1,3})?dx\\.doi\\.org/)\012      | (?P<resolver>(?:https?:/{1,3})?(?:www\\.)?doi\\.org/)\012      | (?P<handle>(?:https?:/{1,3})?hdl\\.handle\\.net/)\012      | (?P<urn>urn:doi:)\012      | (?P<eidr>urn:eidr:)\012      | (?P<info>info:doi/)\012      | (?P<pinfo>info%3Adoi%2F)\012      | (?P<plabel>(?<![a-z0-9])doi%3A)\012      | (?P<label>(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?)\012    )\\Z", "98", "",
+    "left.LEFT_SPACED_LABEL", "(?i)(?<![a-z0-9/.%-])doi[ \\t]*[:\357\274\232=]?[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
+    "left.LEFT_SPACED_RESOLVER", "(?i)(?:https?:/{1,3})?(?P<dx>dx\\.)?(?:www\\.)?doi\\.org/[^\\S\\n]*\\n?[^\\S\\n]*\\Z", "34", "",
+    "left.BROKEN_RESOLVER", "(?i)(?:https?://)?(?:dx\\.)?doi\\.?[ \\t]*\\r?\\n[ \\t]*(?:\\.?org/|doi\\.org/)\\Z|(?:https?://)?(?:dx\\.)?doi\\.[ \\t]{3,}", "34", "",
     "breaks.VIEW_TAIL", "/(?:{VIEW_SEGMENTS})/?\\Z", "34", "",
     NULL};
 
