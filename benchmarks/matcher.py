@@ -15,7 +15,7 @@ def bench_find(kind_texts: dict[str, str]) -> list[tuple[str, float, float | Non
     in-memory texts, best of 3 runs with cold caches (the texts share their DOI names, so a
     warm cache would flatter every run after the first)."""
     from extractor import find_dois
-    from extractor.match.find import clear_caches
+    from extractor.match.matcher import clear_caches
     from extractor.match.native import find_spans_utf8
 
     res: list[tuple[str, float, float | None, int]] = []
@@ -45,7 +45,7 @@ def html_into_table(data: bytes) -> None:
 
 def pdf_into_table(data: bytes) -> None:
     from extractor.match import native
-    from extractor.match.find import clear_caches
+    from extractor.match.matcher import clear_caches
     from extractor.pipeline.table import Mentions
 
     clear_caches()  # the rehyphenation cache, cold as find_dois' caches are

@@ -1,4 +1,4 @@
-"""The Python reference matcher (match/find.py) with the standard library's `re` and with the
+"""The Python reference matcher (match/matcher.py) with the standard library's `re` and with the
 third-party `regex` package in its place, on the committed labelled corpora: whether `regex`
 earns a place (ARCHITECTURE.md, "Why `re`"). Needs `pip install regex`; not a dependency.
 
@@ -27,7 +27,7 @@ def _texts() -> list[str]:
 
 
 def _find_spans(module: str) -> Any:
-    """match.find.find_spans compiled with `module` as its `re` (a fresh import of match/)."""
+    """match.matcher.find_spans compiled with `module` as its `re` (a fresh import of match/)."""
     import re as stdre
 
     for name in [n for n in sys.modules if n.startswith("extractor")]:

@@ -46,12 +46,12 @@ from extractor.match import FORMS, Form, find_spans, native
 from extractor.match.html import html_views
 from extractor.match.syntaxes import SYNTAX_TABLE
 from extractor.pipeline.errors import InputError
-from extractor.pipeline.find import FindOptions, hits_in_records, input_told, stream_hits
+from extractor.pipeline.grep import FindOptions, hits_in_records, stream_hits, type_of_input
 from extractor.pipeline.io.decode import byte_offsets, clean
 from extractor.pipeline.out.parts import shard_paths
 from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.scan.sinks import OccurrenceSink
-from extractor.pipeline.units import ScanConfig, ShardResult, ShardSpec, Told, no_progress
+from extractor.pipeline.units import InputType, ScanConfig, ShardResult, ShardSpec, no_progress
 
 KINDS = ("plain", "html", "pdf")
 MAX_EXPANDED = 1 << 18
@@ -120,7 +120,7 @@ def _mapped(data: bytes, want: list[str]) -> None:
         with open(path, "wb") as f:
             f.write(data)
         config = ScanConfig(out=tmp, occurrences=True, map_min=0, map_window=32 << 10, kind="plain")
-        spec = ShardSpec(0, "x.txt", path, Told("text", kind="plain"))
+        spec = ShardSpec(0, "x.txt", path, InputType("text", kind="plain"))
         occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
         try:
             list(input_docs(spec, config, no_progress, ShardResult(0), occ))
@@ -269,7 +269,7 @@ def archives(data: bytes) -> None:
         path = os.path.join(tmp, "a." + ext)
         with open(path, "wb") as f:
             f.write(blob)
-        got_py = sorted((r.record or "", r.hit.doi) for r in hits_in_records(path, input_told(path)))
+        got_py = sorted((r.record or "", r.hit.doi) for r in hits_in_records(path, type_of_input(path)))
         assert got_py == sorted(want), (got_py, want)
         assert sorted(_occurrences(tmp, path, "archive")) == sorted(want)
         cut = int.from_bytes(data[1:3], "little") % (len(blob) + 1)
@@ -285,7 +285,7 @@ def archives(data: bytes) -> None:
 def _occurrences(tmp: str, path: str, fmt: str) -> list[tuple[str, str]]:
     """(record, DOI) of every hit of a record file read as a scan's shard reads it (C)."""
     config = ScanConfig(out=tmp, occurrences=True, max_record_bytes=1 << 12)
-    spec = ShardSpec(0, "a", path, input_told(path))
+    spec = ShardSpec(0, "a", path, type_of_input(path))
     occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
     list(input_docs(spec, config, no_progress, ShardResult(0), occ))
     return list(zip([r or "" for r in occ.cols["record"]], occ.cols["doi"], strict=True))
@@ -421,7 +421,7 @@ def _mention_rows(tmp: str, path: str, fmt: str, alone: bool, limit: int) -> lis
     from extractor.pipeline.units import DocBatch
 
     config = ScanConfig(out=tmp, occurrences=alone, max_mentions=limit)
-    spec = ShardSpec(0, "a", path, input_told(path))
+    spec = ShardSpec(0, "a", path, type_of_input(path))
     occ = OccurrenceSink(shard_paths(tmp, spec), 1 << 30)
     rows: list[tuple[Any, ...]] = []
     for d in input_docs(spec, config, no_progress, ShardResult(0), occ):

@@ -39,7 +39,7 @@ QUICK_MODULES = frozenset(
         "test_table",
         "test_merge",
         "test_windows",
-        "test_told",
+        "test_input_type",
         "test_encodings",
         "test_jsonl",
         "test_cjsonl",

@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow.dataset as ds
 
 from extractor.engines import InProcessEngine
-from extractor.pipeline import RunReport, ScanConfig, ShardSpec, Told, output_folder, run_scan
+from extractor.pipeline import InputType, RunReport, ScanConfig, ShardSpec, output_folder, run_scan
 from extractor.pipeline.out.parts import shard_paths
 from extractor.pipeline.scan.sinks import OccurrenceSink
 
@@ -342,7 +342,7 @@ REHYPHENATION_EXAMPLES = [
 
 def occurrence_sink(tmp_path: Path) -> OccurrenceSink:
     """An occurrence sink writing under tmp_path, for a unit's documents read by a test."""
-    return OccurrenceSink(shard_paths(str(tmp_path), ShardSpec(0, "", "", Told("text"))), 1 << 30)
+    return OccurrenceSink(shard_paths(str(tmp_path), ShardSpec(0, "", "", InputType("text"))), 1 << 30)
 
 
 def corrupt_gzip(data: bytes) -> bytes:

@@ -498,7 +498,7 @@ NOT_FOR_TEXT = (
     "lzma",
     "gzip",
     "hashlib",
-    "extractor.match.find",
+    "extractor.match.matcher",
     "extractor.match.pdftext",
     "extractor.match.html",
     "extractor.match.rules",

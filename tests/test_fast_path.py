@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import extractor.match.find as F
 import extractor.match.left as L
+import extractor.match.matcher as F
 from extractor.pipeline.io.decode import decode_bytes, detect_kind
 
 from .helpers import FAST_PIECES, PDF_PIECES, REHYPHENATION_EXAMPLES

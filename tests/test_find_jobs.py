@@ -141,7 +141,7 @@ def test_line_numbers_of_offsets_asked_in_any_order() -> None:
     when asked for one behind it (a URL hit that holds the DOI before it starts before it)."""
     import random
 
-    from extractor.pipeline.find import LineCounter
+    from extractor.pipeline.grep import LineCounter
 
     rng = random.Random(7)
     data = bytes(rng.choice(b"ab\n") for _ in range(20_000))
@@ -190,6 +190,14 @@ def test_dois_a_line_written_a_window_at_a_time_are_those_read_hit_by_hit(
             assert fast.count("\n") > 40
 
 
+def _timed_square(n: int, delay: float) -> tuple[int, float]:
+    """n², and when it was done (the monotonic clock, one for all processes)."""
+    import time
+
+    time.sleep(delay)
+    return n * n, time.monotonic()
+
+
 def _slow_square(n: int, delay: float) -> int:
     import time
 
@@ -205,8 +213,12 @@ def test_the_engines_ordered_map_gives_results_in_the_jobs_order_and_stops_when_
 
     from extractor.engines.pool import ordered_map
 
-    jobs = [(n, 0.2 if n == 0 else 0.0) for n in range(6)]
-    assert list(ordered_map(_slow_square, jobs, 2)) == [n * n for n in range(6)]
+    # the first job ends last: the others, on the other worker, end while it sleeps
+    jobs = [(n, 2.0 if n == 0 else 0.0) for n in range(6)]
+    got = list(ordered_map(_timed_square, jobs, 2))
+    assert [square for square, _ended in got] == [n * n for n in range(6)]
+    assert got[0][1] > max(ended for _square, ended in got[1:])  # so the order is the map's, not the ends'
+
     results = ordered_map(_slow_square, [(n, 0.05) for n in range(50)], 2)
     assert next(results) == 0
     results.close()  # the pool is told to stop at once: its workers end with their running job

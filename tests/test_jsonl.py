@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from extractor.match import find_spans
 from extractor.match.jsonstr import JsonStringDecoder
-from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
+from extractor.pipeline import InputType, ScanConfig, ShardResult, ShardSpec
 from extractor.pipeline.formats import jsonl
 from extractor.pipeline.formats.base import PlanInput
 from extractor.pipeline.io import seekgz
@@ -162,7 +162,7 @@ def test_enormous_jsonl_record_is_streamed_not_held(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     config = ScanConfig(out=str(tmp_path / "out"), buckets=4, occurrences=True, max_record_bytes=1 << 20)
-    spec = ShardSpec(0, str(f), str(f), Told("jsonl"), 0, -1, "k")
+    spec = ShardSpec(0, str(f), str(f), InputType("jsonl"), 0, -1, "k")
     res = run_shard(spec, config, no_progress)
     assert res.error is None and res.documents == 3 and res.skipped_records == 0
     occ = pq.read_table(shard_paths(config.out, spec).occurrence_file(0)).to_pylist()
@@ -223,7 +223,7 @@ def test_record_offsets_count_characters_like_the_reference(tmp_path: Path) -> N
     (tmp_path / "r.jsonl").write_text(
         "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts))
     )
-    spec = ShardSpec(0, "r.jsonl", str(tmp_path / "r.jsonl"), Told("jsonl"))
+    spec = ShardSpec(0, "r.jsonl", str(tmp_path / "r.jsonl"), InputType("jsonl"))
     config = ScanConfig(out=str(tmp_path), buckets=4, occurrences=True)
     occ = occurrence_sink(tmp_path)
     list(input_docs(spec, config, no_progress, ShardResult(0), occ))
@@ -336,7 +336,7 @@ def test_a_file_of_many_ranges_has_its_lines_counted_at_planning(tmp_path: Path)
             head = f.read(1 << 16)
             config = ScanConfig(out="", shard_size=shard_size)
             planned = jsonl.plan(
-                PlanInput(f, str(path), str(path), path.stat().st_size, Told("jsonl"), head, config)
+                PlanInput(f, str(path), str(path), path.stat().st_size, InputType("jsonl"), head, config)
             )
         lines_per_range.append(list(planned.line0))
     few, many = lines_per_range

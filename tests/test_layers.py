@@ -148,7 +148,7 @@ def test_the_checker_sees_lazy_and_relative_imports() -> None:
         "extractor.cli"
     )  # lazy, in main()
     assert ("extractor.match.jsonstr", []) in _imports("extractor.match.html")  # `from . import jsonstr`
-    assert any(t == "extractor.match" for t, _ in _imports("extractor.pipeline.find"))
+    assert any(t == "extractor.match" for t, _ in _imports("extractor.pipeline.grep"))
 
 
 @pytest.mark.parametrize("ext", sorted(EXTENSIONS))

@@ -1,5 +1,6 @@
 """`doi-extract scan` end to end, as a user runs it: the command line, worker processes, exit
-codes, kills and Ctrl-C. The pipeline itself is tested in this process by test_pipeline.py."""
+codes, kills and Ctrl-C. The pipeline itself is tested in this process (helpers.scan_here) by
+the modules of each stage: test_shards.py, test_windows.py, test_records.py, test_merge.py."""
 
 from __future__ import annotations
 

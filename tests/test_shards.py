@@ -18,7 +18,7 @@ import pytest
 import zstandard
 
 from extractor.engines.inprocess import InProcessEngine
-from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
+from extractor.pipeline import InputType, ScanConfig, ShardResult, ShardSpec
 from extractor.pipeline.errors import InputError
 from extractor.pipeline.out.output import output_folder
 from extractor.pipeline.run import FinishedOutput, Observer, run_scan
@@ -153,7 +153,7 @@ def test_transient_errors_are_retried(tmp_path: Path, monkeypatch: pytest.Monkey
     f = tmp_path / "a.txt"
     f.write_text("doi:10.1000/182\n")
     config = ScanConfig(out=str(tmp_path / "out"), buckets=2)
-    spec = ShardSpec(0, str(f), str(f), Told("text"), 0, -1, "k")
+    spec = ShardSpec(0, str(f), str(f), InputType("text"), 0, -1, "k")
     calls = []
     real = shard.run_shard
 
@@ -332,7 +332,7 @@ def test_a_file_cut_short_while_it_is_read_is_rejected_not_fatal(tmp_path: Path)
             os.truncate(f, 100_000)
 
     config = ScanConfig(out=str(tmp_path / "out"), map_window=1 << 20, map_min=0)
-    spec = ShardSpec(0, str(f), str(f), Told("text"))
+    spec = ShardSpec(0, str(f), str(f), InputType("text"))
     with pytest.raises(InputError, match="shrank"):
         list(input_docs(spec, config, progress, ShardResult(0), occurrence_sink(tmp_path)))
     f.write_bytes(b"".join(b"see doi:10.1000/%d here\n" % i for i in range(400_000)))
@@ -341,7 +341,7 @@ def test_a_file_cut_short_while_it_is_read_is_rejected_not_fatal(tmp_path: Path)
         0,
         "g",
         str(f),
-        Told("group"),
+        InputType("group"),
         files=((str(f), str(f), "text"), ("o", str(tmp_path / "other.txt"), "text")),
     )
     res = run_shard(group, config, progress)

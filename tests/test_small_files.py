@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from hypothesis import given
 from hypothesis import strategies as st
 
-from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
+from extractor.pipeline import InputType, ScanConfig, ShardResult, ShardSpec
 from extractor.pipeline.formats import FORMAT_HEAD, tell_input
 from extractor.pipeline.io.inputs import expand_inputs, plan_shards
 from extractor.pipeline.io.read import read_upto
@@ -194,10 +194,10 @@ def _search(path: Path, fmt: str, config: ScanConfig, out: Path) -> tuple[Any, .
     """A file's documents, counts and occurrences: told by its shard (fmt ""), or told as the
     planner tells a file and read in format `fmt`."""
     result = ShardResult(0)
-    told = Told("")
+    told = InputType("")
     if fmt:
         told = tell_input(str(path), path.read_bytes()[:FORMAT_HEAD], config)._replace(fmt=fmt)
-    occ = OccurrenceSink(shard_paths(str(out), ShardSpec(0, "", "", Told("text"))), 1 << 30)
+    occ = OccurrenceSink(shard_paths(str(out), ShardSpec(0, "", "", InputType("text"))), 1 << 30)
     try:
         docs = [
             (d.number, d.record, chunk_counts(d.chunk), d.chunk[0])

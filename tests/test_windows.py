@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from extractor.match import find_dois, find_spans
 from extractor.match.pdftext.breaks import MAX_JOINS
-from extractor.pipeline import ScanConfig, ShardResult, ShardSpec, Told
-from extractor.pipeline.find import FindOptions, stream_hits
+from extractor.pipeline import InputType, ScanConfig, ShardResult, ShardSpec
+from extractor.pipeline.grep import FindOptions, stream_hits
 from extractor.pipeline.io.decode import byte_offsets, clean
 from extractor.pipeline.scan.documents import input_docs
 from extractor.pipeline.scan.windows import FileSource, regular_file
@@ -85,7 +85,12 @@ def test_mapped_and_streamed_plain_text_agree_with_the_reference(tmp_path: Path,
         got, bad, counts = [], 0, 0
         for a, b in itertools.pairwise(cuts):
             spec = ShardSpec(
-                0, name, str(tmp_path / name), Told("text", "gzip" if comp else None), a, -1 if comp else b
+                0,
+                name,
+                str(tmp_path / name),
+                InputType("text", "gzip" if comp else None),
+                a,
+                -1 if comp else b,
             )
             occ = occurrence_sink(tmp_path)
             result = ShardResult(0)
@@ -125,7 +130,7 @@ def test_windows_are_paced_by_their_hits(tmp_path: Path) -> None:
     occ = occurrence_sink(tmp_path)
     list(
         input_docs(
-            ShardSpec(0, "d.txt", str(tmp_path / "d.txt"), Told("text")),
+            ShardSpec(0, "d.txt", str(tmp_path / "d.txt"), InputType("text")),
             config,
             no_progress,
             ShardResult(0),
@@ -247,7 +252,7 @@ def test_python_matcher_windows_agree_with_the_whole_text(tmp_path: Path, kind: 
         result = ShardResult(0)
         list(
             input_docs(
-                ShardSpec(0, "doc.txt", str(tmp_path / "doc.txt"), Told("text", kind=kind)),
+                ShardSpec(0, "doc.txt", str(tmp_path / "doc.txt"), InputType("text", kind=kind)),
                 config,
                 no_progress,
                 result,
@@ -277,7 +282,7 @@ def test_a_small_file_is_searched_once(tmp_path: Path, monkeypatch: pytest.Monke
     config = ScanConfig(out=str(tmp_path / "out"), buckets=4)
     docs = list(
         input_docs(
-            ShardSpec(0, "p.html", str(page), Told("text")),
+            ShardSpec(0, "p.html", str(page), InputType("text")),
             config,
             no_progress,
             ShardResult(0),

@@ -361,14 +361,14 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
     with it (run(): the console script, `python -m extractor`), never a caller's to use after."""
     # Arrow's buffers from the C library's allocator, unless the user chose another: it gives a
     # large freed buffer back to the OS, where mimalloc and jemalloc keep it for reuse, so a
-    # process's peak memory is what it holds at once, not what it ever held (a merge of
-    # 4 M distinct DOIs peaked at 267-296 MB with mimalloc, 203 with this, at the same speed).
+    # process's peak memory is what it holds at once, not what it ever held (a merge of millions
+    # of distinct DOIs peaked higher with mimalloc, at the same speed).
     # Read by pyarrow as it loads, here or in the workers' server, which inherits it.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     # pyarrow loads NumPy where it is installed, and NumPy's OpenBLAS starts a thread per core
-    # that spins before it sleeps: ~0.1 s of CPU a process that does no linear algebra, taken
-    # from the other workers on shared cores (a one-worker scan of 200 MB: 1.74 -> 1.56 s of
-    # CPU). Read as OpenBLAS loads, here or in the workers' server, which inherits it.
+    # that spins before it sleeps: CPU a process that does no linear algebra takes from the other
+    # workers on shared cores. Read as OpenBLAS loads, here or in the workers' server, which
+    # inherits it.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["scan"] and _workers_asked(words) != 1:
@@ -418,8 +418,8 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
 
 def run() -> NoReturn:
     """The console script and `python -m extractor`: main(), the process's exit status. A scan
-    ends without the interpreter's teardown of all that it loaded (pyarrow, the matcher: 40 ms
-    of a 1 s scan of 210 MB), its output written and closed, its engine shut down, and stdout,
+    ends without the interpreter's teardown of all that it loaded (pyarrow, the matcher: a
+    fixed cost that a short run feels), its output written and closed, its engine shut down, and stdout,
     stderr and the log flushed first."""
     rc = main(own_process=True)
     if sys.argv[1:2] == ["scan"]:

@@ -18,7 +18,7 @@ from ..match.entities import entity_of
 from ..pipeline.cpus import usable_cpus
 from ..pipeline.errors import BinaryInput, Fatal, InputError
 from ..pipeline.fields import field_note, present_fields
-from ..pipeline.find import (
+from ..pipeline.grep import (
     FindOptions,
     LineCounter,
     TextRange,
@@ -26,16 +26,16 @@ from ..pipeline.find import (
     doi_lists_in_range,
     hits_in_range,
     hits_in_records,
-    input_told,
     stream_count,
     stream_doi_lists,
     stream_hits,
     text_ranges,
+    type_of_input,
 )
 from ..pipeline.io.compression import decompressed
 from ..pipeline.io.inputs import expand_inputs
 from ..pipeline.io.read import lines_before, open_input, open_stream, until_cut
-from ..pipeline.units import ScanConfig, ShardResult, Told
+from ..pipeline.units import InputType, ScanConfig, ShardResult
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ def _parts(path: str, source: str, args: argparse.Namespace, workers: int) -> li
         return [None]  # read whole, where what is wrong with it is told as ever
     if planned is None or len(planned.parts) < 2:
         return [None]
-    told = planned.told
+    told = planned.input_type
     assert told is not None  # text_ranges gives a plan that told the text
     return [(a, b, told.kind or "plain", told.syntax or None) for a, b in planned.parts]
 
@@ -276,9 +276,9 @@ def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, par
         opts = options(args)
         if path == "-":  # nothing told of stdin but by its first bytes
             stream, comp = open_stream(sys.stdin.buffer)
-            told = Told("text", comp)
+            told = InputType("text", comp)
         else:
-            told = input_told(path, opts)
+            told = type_of_input(path, opts)
             stream = decompressed(open_input(path), told.compression)
         stream = until_cut(stream, told.compression, path, read.text_cut(source))
         with stream:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..match import KINDS, find_dois
 from ..pipeline.errors import InputError
-from ..pipeline.find import FindOptions, hits_in_records, input_told
+from ..pipeline.grep import FindOptions, hits_in_records, type_of_input
 from ..pipeline.io.decode import decode_bytes, detect_kind, syntax_for
 from ..pipeline.io.read import read_all
 from .scan_args import add_syntax_argument
@@ -94,7 +94,7 @@ def predict(path: str, kind: str | None = None, syntax: str | None = None) -> se
     """The set of canonical DOIs the extractor finds in one document: a record file (a raw PDF,
     a WARC, JSONL, Parquet) read record by record as `find` and `scan` read it, any other as
     text, in the source syntax forced (--syntax) or told by its name and content."""
-    told = input_told(path, FindOptions(kind=kind))
+    told = type_of_input(path, FindOptions(kind=kind))
     if told.fmt != "text":
         return {r.hit.doi for r in hits_in_records(path, told, FindOptions(kind=kind, syntax=syntax))}
     data = read_all(path)

@@ -93,10 +93,9 @@ def _work_in_worker(
         progress.flush()
 
 
-# Below this much input a scan with the default workers runs in its own process:
-# the pool's start (a fork server loading pyarrow, ~0.2 s before the first shard) costs more than
-# a second worker saves. 20 MB took 0.37-0.50 s in process against 0.63 s with two workers, 70
-# MB 0.53 against 0.65 s, 150 MB the same either way, 223 MB 0.88 against 0.79 s.
+# Below this much input a scan with the default workers runs in its own process: the pool's
+# start (a fork server loading pyarrow before the first shard) costs more than a second worker
+# saves; the two break even about here (benchmarks/RESULTS.md, "Design figures").
 SMALL_JOB = 128 << 20
 
 

@@ -1,6 +1,6 @@
 """What a DOI is: pure functions on text and bytes (spec §1–§5), no I/O and no pyarrow.
 
-find.py is the matcher and the reference for every rule; kinds.py is the registry of what a text
+matcher.py is the matcher and the reference for every rule; kinds.py is the registry of what a text
 is and how it is read; native.py runs the same rules in C on UTF-8 bytes in bulk; identifiers.py
 reads one identifier (canonical form, equivalence, URI and URL renderings).
 
@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from .canonical import canonical_key, fold_ascii
     from .components import COMPONENT_RULES, parent_doi
     from .entities import FUNDER_PREFIX, entity_of
-    from .find import find_dois, find_spans
     from .forms import FORM_INDEX, FORMS, Form, forms_mask, forms_of
     from .hits import FindStats, Hit, Span
     from .identifiers import canonicalize, is_equivalent, to_uri, to_url
     from .kinds import KIND_TABLE, KINDS, Kind, kind_of
+    from .matcher import find_dois, find_spans
 
 # Each public name and the module of this package that defines it.
 _HOMES = {
@@ -32,8 +32,8 @@ _HOMES = {
     "parent_doi": "components",
     "FUNDER_PREFIX": "entities",
     "entity_of": "entities",
-    "find_dois": "find",
-    "find_spans": "find",
+    "find_dois": "matcher",
+    "find_spans": "matcher",
     "FORM_INDEX": "forms",
     "FORMS": "forms",
     "Form": "forms",

@@ -1,7 +1,7 @@
-/* The C matcher: find.py's rules (spec §1–§5) on raw UTF-8 bytes, for bulk scans of plain
+/* The C matcher: matcher.py's rules (spec §1–§5) on raw UTF-8 bytes, for bulk scans of plain
  * text, PDF text and HTML.
  *
- * A port of find.py's _Scanner: the same anchor, left-context, end and tail rules, the same
+ * A port of matcher.py's _Scanner: the same anchor, left-context, end and tail rules, the same
  * canonical key (canonical.py), with the quirks of Python's `re` that those rules depend on
  * (IGNORECASE folds İ ı ſ K into i s k; \s and \d are Unicode). Working on bytes, a block needs
  * no decoding: characters are decoded only in a window around each `10.` anchor. Invalid UTF-8

@@ -322,7 +322,7 @@ def _label(seg: Callable[[tuple[str, int, int]], None], label: bool, at: int) ->
 
 def _one_quote_unclosed(doc: str, lt: int, gt: int) -> bool:
     """True when [lt, gt) holds one kind of quote only, an odd number of times: no tag can end at
-    `gt`, so a retry need not try the pattern (`<a x='>'` repeated ran at 0.9 MB/s)."""
+    `gt`, so a retry need not try the pattern (`<a x='>'` repeated was read in quadratic time)."""
     dq, sq = doc.count('"', lt, gt), doc.count("'", lt, gt)
     return (dq == 0 and sq % 2 == 1) or (sq == 0 and dq % 2 == 1)
 

@@ -1,6 +1,6 @@
 """One identifier in, its DOI out: canonical form, equivalence and the URI/URL renderings (spec §1).
 
-For a metadata field that holds one identifier in any display form; find.py is for DOIs in
+For a metadata field that holds one identifier in any display form; matcher.py is for DOIs in
 running text. Both read the display forms by the same rules.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 from .canonical import clean_name, fold_ascii
-from .find import Hit, find_dois
 from .forms import Form
 from .left import GROUP_FORMS, URLISH
+from .matcher import Hit, find_dois
 from .rules import RUN_END, end_of_name
 from .shortdoi import short_dois
 from .tails import SHIELDS, shields_unescape

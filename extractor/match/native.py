@@ -1,4 +1,4 @@
-"""The C matcher (_cscan.c, from cscan/): find.py's rules for plain text, PDF text, HTML and the
+"""The C matcher (_cscan.c, from cscan/): matcher.py's rules for plain text, PDF text, HTML and the
 source syntaxes of spec §7, run on raw UTF-8 bytes (tests/test_cscan.py and tests/test_chtml.py
 hold it to find_spans).
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from .forms import FORMS
 from .hits import Span
+from .kinds import kind_of
 
 try:
     from . import _cscan
@@ -104,7 +105,7 @@ else:
 def _pdf_rules() -> Any:
     """The PDF rules C asks of Python (pdftext/far.py's far joins, handed over once) and the map of a
     canonical key to the key reported (find.REHYPHENATED): loaded on the first PDF text."""
-    from .find import REHYPHENATED
+    from .matcher import REHYPHENATED
     from .pdftext.far import far_anchor_bytes, go_far_bytes
     from .pdftext.layout import FAR_CHARS
     from .pdftext.shapes import SHAPES, glued_page_end
@@ -124,16 +125,17 @@ def _pdf_rules() -> Any:
 def find_spans_utf8(data: bytes, kind: str = "plain") -> list[Span]:
     """find_spans for plain or PDF text given as UTF-8 bytes, with byte offsets: the same rules,
     run by the C matcher on the bytes themselves (invalid bytes read as U+FFFD)."""
-    if kind not in ("plain", "pdf"):
+    k = kind_of(kind)
+    if k.views or k.form is not None:
         raise ValueError(f"kind must be 'plain' or 'pdf', not {kind!r}")
     if _cscan is None:
-        from .find import find_spans
+        from .matcher import find_spans
 
         text = data.decode("utf-8", "surrogateescape")
         spans = find_spans(_ESCAPED.sub("\ufffd", text), kind)
         return [Span(_byte_at(text, s.start), _byte_at(text, s.end), s.form, s.doi) for s in spans]
     hits: list[CHit] = []
-    if kind == "pdf":
+    if k.pdf_rules:
         _cscan.pdf_scan(data, 0, len(data), 0, len(data), 0, None, hits, rekey=_pdf_rules())
     else:
         _cscan.scan(data, 0, len(data), 0, len(data), 0, None, hits)
@@ -165,7 +167,7 @@ def syntax_spans(data: Any, syntax: str = "html") -> Spans:
 
 
 def html_spans(data: Any) -> Spans:
-    """syntax_spans of HTML, in C (the Python views ran at 5–10 MB/s)."""
+    """syntax_spans of HTML, in C (the Python views are many times slower)."""
     return syntax_spans(data, "html")
 
 
@@ -242,7 +244,7 @@ def pdf_scan(
 ) -> tuple[int, int, int, int]:
     """scan() for text extracted from a PDF: the rules of find_spans(…, "pdf") — DOIs joined
     across lines, columns and spaces, a second reading with the document's evidence — in C
-    (the Python rules ran at about 10 MB/s)."""
+    (the Python rules are many times slower)."""
     if _cscan is None:
         raise RuntimeError("pdf_scan needs the C matcher")
     result: tuple[int, int, int, int] = _cscan.pdf_scan(

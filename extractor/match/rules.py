@@ -1,6 +1,6 @@
 """Where a DOI ends (spec §4): the run a DOI can span and the end rules applied to it.
 
-Shared by the matcher (find.py) and the PDF repair (pdftext/), and mirrored by the C matcher,
+Shared by the matcher (matcher.py) and the PDF repair (pdftext/), and mirrored by the C matcher,
 whose tables native.py checks against these at import.
 """
 

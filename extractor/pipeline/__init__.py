@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .out.output import OutputInUse, output_folder
     from .run import Engine, Observer, RunReport, run_scan
-    from .units import ScanConfig, ShardResult, ShardSpec, Told
+    from .units import InputType, ScanConfig, ShardResult, ShardSpec
 
 # Each name from its module when first asked for (PEP 562): `find` reads through this package
 # and never loads the merge's pyarrow, which `run` brings in.
@@ -26,18 +26,18 @@ _HOMES = {
     "ScanConfig": "units",
     "ShardResult": "units",
     "ShardSpec": "units",
-    "Told": "units",
+    "InputType": "units",
 }
 
 __all__ = [
     "Engine",
+    "InputType",
     "Observer",
     "OutputInUse",
     "RunReport",
     "ScanConfig",
     "ShardResult",
     "ShardSpec",
-    "Told",
     "output_folder",
     "run_scan",
 ]

@@ -39,8 +39,8 @@ def _import_arrow() -> None:
 
 def skip_pandas() -> None:
     """pyarrow's first conversion of Python values looks for pandas, to recognise its objects,
-    and loads it where installed: ~0.25 s and ~40 MB in every process that converts (a
-    fifth of a one-worker run of 150 MB). A scan never hands pyarrow a pandas object, so that
+    and loads it where installed: a fixed cost in time and memory in every process that converts
+    (benchmarks/RESULTS.md, "Design figures"). A scan never hands pyarrow a pandas object, so that
     look is answered "absent" once, with pandas blocked while it runs. pyarrow still imports
     pandas for real when something asks for it (`to_pandas`): only the look is skipped."""
     if "pandas" in sys.modules:

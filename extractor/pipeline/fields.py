@@ -165,6 +165,6 @@ def field_notes(specs: Sequence[ShardSpec], results: Sequence[ShardResult]) -> l
             records, fields = missing[one.source]
             fmt = one.fmt or formats.get(one.path, "")
             for option, field in fields:
-                present = present_fields(one.path, fmt, one.told.compression, field)
+                present = present_fields(one.path, fmt, one.input_type.compression, field)
                 notes.append(field_note(one.source, option, field, records, present))
     return notes

@@ -124,12 +124,12 @@ class ScanConfig(_ScanFields):
         return hashlib.blake2b(ident.encode(), digest_size=6).hexdigest()
 
 
-class Told(NamedTuple):
+class InputType(NamedTuple):
     """What an input is — format, compression, declared encoding, kind, source syntax — decided
     once and carried down the stages, so that no stage asks again what another knows: its
     format, compression and encoding at planning (formats.tell_input; a small file's by its
     shard, from its first bytes), a text's kind and syntax then from its text's first bytes
-    (decode.text_told), by the planner where it read them or by the shard that starts it."""
+    (decode.text_input_type), by the planner where it read them or by the shard that starts it."""
 
     fmt: str  # a name in formats.FORMATS; "group" for a group's shard, "" for its file not yet told
     compression: str | None = None  # gzip, bzip2, xz, zstd, or None
@@ -149,7 +149,7 @@ class ShardSpec(NamedTuple):
     index: int  # type: ignore[assignment]  # the field shadows tuple.index, never called on it
     source: str  # the input path as given
     path: str
-    told: Told  # what the input is, as far as planning told it
+    input_type: InputType  # what the input is, as far as planning told it
     start: int = 0  # byte range for text; row group for parquet
     stop: int = -1
     key: str = ""
@@ -164,19 +164,19 @@ class ShardSpec(NamedTuple):
 
     @property
     def fmt(self) -> str:
-        """Its format (Told.fmt)."""
-        return self.told.fmt
+        """Its format (InputType.fmt)."""
+        return self.input_type.fmt
 
     @property
     def kind(self) -> str | None:
-        """Its text's kind, forced or told (Told.kind)."""
-        return self.told.kind
+        """Its text's kind, forced or told (InputType.kind)."""
+        return self.input_type.kind
 
     def inputs(self) -> list[ShardSpec]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
-        kind = self.told.kind
+        kind = self.input_type.kind
         return [
-            ShardSpec(self.index, s, p, Told(f, kind=kind), 0, -1, self.key) for s, p, f in self.files
+            ShardSpec(self.index, s, p, InputType(f, kind=kind), 0, -1, self.key) for s, p, f in self.files
         ] or [self]
 
 

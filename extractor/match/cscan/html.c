@@ -6,7 +6,7 @@
  * comment and raw-text rules, each with its map from view bytes to raw bytes. Character
  * references are decoded by the Python function given (html.unescape: its table of 2,231 names
  * and its numeric rules stay the one source); JSON escapes here, as jsonstr.unescape does.
- * The views are then searched by scan() (plain rules, as find.py searches them) and each hit
+ * The views are then searched by scan() (plain rules, as matcher.py searches them) and each hit
  * mapped back to the markup. tests/test_cscan.py checks the result against find_spans(…, "html").
  */
 

@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..io.compression import detect_compression
 from ..io.decode import HEAD_BYTES, declared_encoding
 from ..io.read import format_head
-from ..units import Progress, ScanConfig, ShardResult, ShardSpec, Told
+from ..units import InputType, Progress, ScanConfig, ShardResult, ShardSpec
 from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
 from .base import (
     FileText,
@@ -31,7 +31,7 @@ from .base import (
     each_record,
 )
 
-# Told in this order (magic bytes before names, names before contents, text last).
+# InputType in this order (magic bytes before names, names before contents, text last).
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
@@ -123,16 +123,16 @@ def format_of(path: str, head: bytes, text_field: str = "text", id_field: str = 
     return next(f.name for f in FORMATS.values() if f.tell(name, head, text_field, id_field))
 
 
-def tell_input(path: str, stored: bytes, config: ScanConfig) -> Told:
+def tell_input(path: str, stored: bytes, config: ScanConfig) -> InputType:
     """What a file is, from its first bytes as stored (FORMAT_HEAD of them): its compression;
     its format, told by what the compression holds (a .warc.gz, a .json.gz: the head read again
     through the decompressor); a text's declared encoding. Its kind is the one forced, if any;
-    a text's kind and syntax are told by its text's head after (decode.text_told)."""
+    a text's kind and syntax are told by its text's head after (decode.text_input_type)."""
     comp = detect_compression(stored)
     head = format_head(path, FORMAT_HEAD) if comp is not None else stored
     fmt = format_of(path, head, config.text_field, config.id_field)
     encoding = declared_encoding(head[:HEAD_BYTES]) if fmt in TRANSCODED else None
-    return Told(fmt, comp, encoding, config.kind)
+    return InputType(fmt, comp, encoding, config.kind)
 
 
 def records(

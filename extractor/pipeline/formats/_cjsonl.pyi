@@ -1,4 +1,4 @@
-# Types of the JSONL reader's C part (_cjsonl.c); formats/jsonl.py is its only importer.
+# Types of the JSONL reader's C part (_cjsonl.c); formats/jsonlines.py is its only importer.
 
 def read_lines(
     data: bytes, pos: int, text_key: bytes, id_key: bytes, keys: tuple[bytes, ...] = (), /

@@ -52,7 +52,7 @@ def plan(inp: PlanInput) -> Planned:
     shard (a stream decompresses from its start only)."""
     import zipfile
 
-    if inp.told.compression is not None:
+    if inp.input_type.compression is not None:
         return Planned()
     inp.f.seek(0)
     offsets: list[tuple[int, int]] = []  # (header offset, stored bytes)
@@ -96,13 +96,15 @@ def records(
         try:
             # a zip by its first bytes, or by its name when they are no compressor's (a zip cut
             # or damaged at its start is still read by what headers it has)
-            if is_zip(head) or (spec.told.compression is None and spec.path.lower().endswith(ZIP_NAMES)):
+            if is_zip(head) or (
+                spec.input_type.compression is None and spec.path.lower().endswith(ZIP_NAMES)
+            ):
                 yield from reader.zip(raw, "", 0, spec.start, spec.stop)
             else:
                 stream: Any = io.BufferedReader(raw, buffer_size=1 << 20)
                 if spec.start:
                     stream.seek(spec.start)
-                with decompressed(stream, spec.told.compression) as inner:
+                with decompressed(stream, spec.input_type.compression) as inner:
                     yield from reader.tar(inner, "", 0, spec.stop - spec.start if spec.stop >= 0 else -1)
         except Bomb as exc:
             reader.skip("the archive", str(exc))

@@ -9,7 +9,7 @@ from typing import Any, BinaryIO, NamedTuple
 from ..io.cuts import GzipPlan
 from ..io.decode import HEAD_BYTES
 from ..provenance import Meta
-from ..units import Progress, ScanConfig, ShardResult, ShardSpec, Told
+from ..units import InputType, Progress, ScanConfig, ShardResult, ShardSpec
 
 
 class StreamedText:
@@ -82,7 +82,7 @@ class PlanInput(NamedTuple):
     path: str
     source: str  # as the user named it
     size: int
-    told: Told  # what it is (formats.tell_input)
+    input_type: InputType  # what it is (formats.tell_input)
     head: bytes  # its first bytes as stored (read.FORMAT_HEAD of them)
     config: ScanConfig
 
@@ -90,13 +90,13 @@ class PlanInput(NamedTuple):
 class Planned(NamedTuple):
     """How a file is cut into shards: its parts — byte ranges [start, stop) (stop -1: to the
     end) or row groups (g, g) — and, per part, its first line (JSONL ranges name their records
-    by line); `told` when the plan told more of the file than the planner knew (a text's kind
-    and syntax, on its head: decode.text_told). A gzip file cut in ranges of its text
+    by line); `input_type` when the plan told more of the file than the planner knew (a text's kind
+    and syntax, on its head: decode.text_input_type). A gzip file cut in ranges of its text
     (io/seekgz.py) has each part's seek points in `seeks` and its text's size in `text_size`."""
 
     parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = ((0, -1),)
     line0: list[int] | tuple[int, ...] = ()
-    told: Told | None = None
+    input_type: InputType | None = None
     seeks: list[bytes] | tuple[bytes, ...] = ()
     text_size: int = -1
     # a pass over a large compressed file to run before its ranges are known (split_gzip): the
@@ -127,13 +127,13 @@ def split_gzip(inp: PlanInput, finish: Callable[[GzipPlan], Planned]) -> Planned
     from ..io import seekgz
 
     if (
-        inp.told.compression not in seekgz.SPLIT_WORKERS
+        inp.input_type.compression not in seekgz.SPLIT_WORKERS
         or inp.config.split_gzip is False
         or not inp.config.out
-        or not seekgz.available(inp.told.compression)
+        or not seekgz.available(inp.input_type.compression)
     ):
         return Planned()
-    args = (inp.path, inp.config.shard_size, HEAD_BYTES, inp.told.compression)
+    args = (inp.path, inp.config.shard_size, HEAD_BYTES, inp.input_type.compression)
     return Planned(then=GzipPass(args, finish))
 
 

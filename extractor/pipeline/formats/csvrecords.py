@@ -144,10 +144,12 @@ def records(
     spec: ShardSpec, config: ScanConfig, result: ShardResult, progress: Progress, skipped: SkippedRecords
 ) -> Iterator[Record]:
     """The rows of a CSV file as records."""
-    raw, stream, disk = open_counted(spec.path, spec.told.compression, progress, result.text_cut(spec.source))
+    raw, stream, disk = open_counted(
+        spec.path, spec.input_type.compression, progress, result.text_cut(spec.source)
+    )
     with raw, stream:
         head = stream.peek(HEAD_BYTES)[:HEAD_BYTES] if hasattr(stream, "peek") else b""
-        codec = spec.told.encoding or "utf-8-sig"
+        codec = spec.input_type.encoding or "utf-8-sig"
         # newline="": line ends kept as written (a quoted field's own, \r\n), as csv wants
         lines: Any = io.TextIOWrapper(
             stream, codec, "surrogateescape" if codec == "utf-8-sig" else "replace", newline=""

@@ -47,7 +47,7 @@ def plan(inp: PlanInput) -> Planned:
     its line, which records with ids seldom need): the pass was a tenth of a records run's time.
     Not a file of many ranges, where shards that each counted their way from the file's start
     would read it over and over."""
-    if inp.told.compression is not None:
+    if inp.input_type.compression is not None:
         return split_gzip(inp, _gzip_ranges)  # a large gzip file: ranges of its text (io/seekgz.py)
     parts = line_ranges(inp.f, inp.size, inp.config.shard_size)
     cuts = [a for a, _ in parts]
@@ -114,7 +114,7 @@ def records(
         disk = progress
     else:
         raw, stream, disk = open_counted(
-            spec.path, spec.told.compression, progress, result.text_cut(spec.source)
+            spec.path, spec.input_type.compression, progress, result.text_cut(spec.source)
         )
     with raw, stream:
 

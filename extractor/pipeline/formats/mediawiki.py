@@ -286,7 +286,7 @@ def stream_offsets(index: Any) -> list[int]:
 def plan(inp: PlanInput) -> Planned:
     """A multistream dump with its index beside it: shards of about --shard-size bytes as
     stored, cut at stream offsets (the first holds the site's header); else one shard."""
-    idx = index_path(inp.path) if inp.told.compression == "bzip2" else None
+    idx = index_path(inp.path) if inp.input_type.compression == "bzip2" else None
     if idx is None:
         return Planned()
     try:
@@ -314,8 +314,8 @@ def records(
         raw.seek(spec.start)  # a shard of a multistream dump: its streams [start, stop)
         stored: Any = raw if spec.stop < 0 else io.BufferedReader(Limited(raw, spec.stop - spec.start))
         reading: Any
-        if spec.told.compression != "bzip2":
-            reading = decompressed(stored, spec.told.compression)
+        if spec.input_type.compression != "bzip2":
+            reading = decompressed(stored, spec.input_type.compression)
         elif cpu_budget() >= 2:  # every Wikipedia dump
             # bz2, the slowest step, beside the parsing: in a bzip2 process, else in a thread
             reading = bzip2_reader(stored) or ReadAhead(bz2_chunks(stored))

@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+from ...match.kinds import kind_of
 from ..errors import InputError
 from ..io.compression import MAGIC_BYTES, decompressed, detect_compression
 from ..io.decode import HEAD_BYTES, NOT_TEXT, is_binary
@@ -91,7 +92,7 @@ class Reader:
 
     def read(self, record: Record) -> Record:
         """A member's document, tallied as read."""
-        if record.kind != "pdf-link":
+        if record.kind is None or not kind_of(record.kind).continues:  # a PDF's links are more of it
             self.result.tally("archive members read")
         return record
 

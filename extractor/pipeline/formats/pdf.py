@@ -60,7 +60,7 @@ def unprinted_links(page: str, uris: list[str]) -> list[str]:
     """The link URIs of a page that are occurrences of their own (spec §6): a link annotation
     whose DOIs the page prints is the printed one's occurrence (a reader sees the DOI once; a
     DOI broken across lines is often two annotations of one URI), so it is left out."""
-    from ...match.find import find_spans
+    from ...match.matcher import find_spans
     from ...match.native import find_spans_utf8
 
     named = [{s.doi for s in find_spans(uri, "pdf-link")} for uri in uris]
@@ -120,7 +120,7 @@ def records(
     """A raw PDF file as one document of PDF text; a stop at the page or time limit is named as
     a skipped part of it. Provenance fields name entries of its document information (Title,
     Author, CreationDate, …)."""
-    with open_input(spec.path) as raw, decompressed(raw, spec.told.compression) as f:
+    with open_input(spec.path) as raw, decompressed(raw, spec.input_type.compression) as f:
         data = f.read(MAX_PDF_BYTES + 1)
     result.bytes_read += len(data)
     progress(len(data), 0)

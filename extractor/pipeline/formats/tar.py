@@ -1,6 +1,6 @@
 """A tar stream read by its headers, one parser for planning a tar's ranges and for reading its
 members (POSIX ustar, pax extended headers, GNU long names and base-256 sizes; V7): tarfile's
-reading costs ~100 µs a member in Python, most of a small member's time. A header whose
+reading of a member's header costs most of a small member's time in Python. A header whose
 checksum is wrong raises ReadError; the stream ending inside a header or a member, EOFError."""
 
 from __future__ import annotations

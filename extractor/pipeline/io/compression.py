@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 from .streams import ReadTap
 
 # gzip through python-isal's igzip when it is installed (the `fast` extra): the same format and
-# errors (EOFError, BadGzipFile), about 3x the stdlib's speed. Loaded with the first gzip input
+# errors (EOFError, BadGzipFile), several times the stdlib's speed. Loaded with the first gzip input
 # (gzip_readers); a test sets GZIP_FILE to the stdlib's to read the same bytes both ways.
 GZIP_FILE: Any = None  # IGzipFile, or the stdlib's GzipFile
 
@@ -72,8 +72,8 @@ def decompressed(raw: BinaryIO, comp: str | None, read_ahead: bool = False) -> B
     """A binary stream of what `raw` holds in compression `comp` (None: `raw` itself). With
     `read_ahead`, a gzip file of READ_AHEAD_MIN bytes or more is decompressed ahead, in a thread
     of python-isal's (igzip_threaded) that releases the GIL while it works, so that it runs on
-    another core as the blocks before are searched (gzip input cost 1.7x plain text with one
-    worker; ripgrep's -z decompresses in another process likewise)."""
+    another core as the blocks before are searched (ripgrep's -z decompresses in another process
+    likewise)."""
     if comp is None:
         return raw
     if comp == "gzip":

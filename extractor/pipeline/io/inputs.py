@@ -14,7 +14,7 @@ from ..cpus import usable_cpus
 from ..errors import InputError, NotStarted, StoreError, StoreUnreachable, rejected_entry
 from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
 from ..formats.base import GzipPass, Planned
-from ..units import ScanConfig, ShardSpec, Told
+from ..units import InputType, ScanConfig, ShardSpec
 from . import remote
 from .cuts import GzipPlan
 from .read import display_name, open_input
@@ -200,7 +200,7 @@ def plan_shards(
         ).hexdigest()
 
     def file_specs(
-        first: int, source: str, path: str, told: Told, ident: str, size: int, planned: Planned | None
+        first: int, source: str, path: str, told: InputType, ident: str, size: int, planned: Planned | None
     ) -> list[ShardSpec]:
         """A file's shards, numbered from `first`, as its format planned it (a shard a part; the
         whole file when not planned)."""
@@ -209,7 +209,7 @@ def plan_shards(
                 first + i,
                 source,
                 path,
-                planned.told if planned and planned.told else told,
+                planned.input_type if planned and planned.input_type else told,
                 a,
                 b,
                 key_of(f"{ident}|{a}|{b}"),
@@ -229,7 +229,7 @@ def plan_shards(
                     len(specs),
                     src,
                     path,
-                    Told("group", kind=config.kind),
+                    InputType("group", kind=config.kind),
                     0,
                     -1,
                     key_of("\n".join(group_ident)),
@@ -300,7 +300,7 @@ def plan_shards(
             if split is not None and len(split.parts) > 1:
                 planned = job.finish(split)
                 whole = specs[i]
-                ranges[i] = file_specs(i, whole.source, whole.path, whole.told, ident, size, planned)
+                ranges[i] = file_specs(i, whole.source, whole.path, whole.input_type, ident, size, planned)
                 # a gzip file read in ranges of its text: its shards count the text's bytes
                 total += planned.text_size - size
         specs = [

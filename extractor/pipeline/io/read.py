@@ -113,7 +113,7 @@ def read_upto(path: str, limit: int) -> bytes | None:
         return data if len(data) <= limit else None
     fd = os.open(path, os.O_RDONLY)
     try:
-        # sized by the file (a read sized by `limit` allocated that much: 2.5x the time of a
+        # sized by the file (a read sized by `limit` allocated that much, which cost more than a
         # small file's read), then on to its end in case it grew
         want = os.fstat(fd).st_size + 1
         pieces = []

@@ -27,22 +27,17 @@ from .cuts import BLOCK, FRAME_SEEK, REACH, Cuts, GzipPlan
 from .read import open_input
 
 # The workers (a cluster's threads) from which a file of each compression is cut by default
-# (io/inputs.plan_shards): one worker reads the ranges one after the other, so pays the pass for
-# nothing (17.9 s against 12.0 s for 1 GB). The pass decodes the whole file once more
-# (rapidgzip) and a shard decodes its range in the thread that scans it. gzip: on 2 cores a 1 GB
-# .jsonl.gz took 11.9 s in ranges with two workers against 11.1-12.0 s as one shard, whose gzip
-# is decompressed ahead on the other core; with more cores the pass divides among them and the
-# ranges among the workers. bzip2 decompresses ~5x slower than gzip, so the ranges pay on 2
-# cores already: 214 MB of JSONL as .bz2 took 8.98-9.38 s in ranges with two workers against
-# 10.8-11.8 s as one shard. zstd (a file of several frames, seekzst.py): its pass decompresses
-# ~3x faster than gzip's, but on 2 cores a 1 GB .jsonl.zst in ranges with two workers only broke
-# even with one shard (11.2 s against 11.6 s), so from 4 as gzip (benchmarks/RESULTS.md).
+# (io/inputs.plan_shards). The pass decodes the whole file once more (rapidgzip) and a shard
+# decodes its range in the thread that scans it: one worker would pay the pass for nothing, and
+# on 2 cores a gzip or zstd file as one shard, decompressed ahead on the other core, is as fast
+# as its ranges; bzip2, much slower to decompress, gains from ranges on 2 cores already
+# (benchmarks/RESULTS.md, "Design figures").
 # The compressions planned here are its keys (read.py's names): rapidgzip reads and indexes both.
 SPLIT_WORKERS = {"gzip": 4, "bzip2": 2, "zstd": 4}
 # The least text between two seek points a shard keeps: rapidgzip decodes from one point to the
 # next as one piece, so this bounds a shard's memory (and its plan's size: a point is a 32 KiB
 # window). The first point past a range's reach is always kept: without it rapidgzip decoded
-# all the rest of the file as one piece (788 MB for 700 MB of text).
+# all the rest of the file as one piece, in memory.
 SPAN = 16 << 20
 
 
@@ -87,7 +82,7 @@ def plan_ranges(
             parts, line0 = cuts.parts()
             found = _Index.read(index)
             seeks = found.for_ranges(parts) if found is not None else None
-    except Exception:  # rapidgzip's own errors for a cut or corrupt stream: one shard, as before
+    except Exception:  # rapidgzip's own errors for a cut or corrupt stream: the file is one shard
         return None
     finally:
         if url:
@@ -99,9 +94,9 @@ def plan_ranges(
 
 def _pass_threads(compression: str, threads: int, url: bool) -> int:
     """rapidgzip's threads for the pass. gzip on 2 cores: 1 (its parallel decoding first finds
-    block starts and decodes with markers, which cost more than the second core gave: 5.4 s
-    against 3.2 s for 1.1 GB of text); bzip2's blocks decode apart, so every CPU; one for an
-    object read through Python, which serializes the reads."""
+    block starts and decodes with markers, which cost more than the second core gave); bzip2's
+    blocks decode apart, so every CPU; one for an object read through Python, which serializes
+    the reads."""
     if url or (compression == "gzip" and threads <= 2):
         return 1
     return max(1, threads)
@@ -185,8 +180,7 @@ def _whole(path: str, size: int) -> bool:
 
 
 # How far from its end a file's last gzip member is looked for (a larger last member: the file
-# is one shard, as it was before; concatenated parts of a few MB, or bgzip's 64 kB blocks, are
-# found at once).
+# is one shard; concatenated parts of a few MB, or bgzip's 64 kB blocks, are found at once).
 LAST_MEMBER = 16 << 20
 
 

@@ -192,7 +192,7 @@ def _finer_buckets(dois: pa.Array, buckets: int, ways: int) -> pa.Array:
 
     _valid, offsets, data = dois.buffers()
     fine = buckets_of(offsets, data, dois.offset, len(dois), buckets * ways)
-    # an int32 divisor: a Python int made Arrow widen every row to int64 first, 0.75 µs a row
+    # an int32 divisor: a Python int made Arrow widen every row to int64 first
     return pc.divide(
         pa.Array.from_buffers(pa.int32(), len(dois), [None, pa.py_buffer(fine)]),
         pa.scalar(buckets, pa.int32()),

@@ -24,9 +24,8 @@ PART_EXT = ".arrow"
 # A shard's partial rows are read once, by the merge, on the machine or shared disk that wrote
 # them: Arrow IPC files cost far less to write and to open than Parquet (a shard writes one per
 # flush, a record batch per bucket), and uncompressed they are memory-mapped back as they are.
-# zstd cost 0.33 s of a 1 GB scan's 2.2 s of shards and 0.2 s of its merge, to keep
-# 24 MB of work files instead of 100 (up to 4.4x the input where every DOI is distinct); the work
-# files go when the run completes.
+# Compressing them cost more of the shards' and the merge's time than the disk it saved (work
+# files that go when the run completes: benchmarks/RESULTS.md, "Design figures").
 PART_OPTIONS = pa.ipc.IpcWriteOptions(compression=None)
 
 

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...match import native
+from ...match.kinds import kind_of
 from ..io.decode import HEAD_BYTES
 from ..table import Columns, Mentions, MentionTable
-from ..units import DocBatch, MetaValues, ScanConfig, ShardResult, ShardSpec, Told, no_progress
+from ..units import DocBatch, InputType, MetaValues, ScanConfig, ShardResult, ShardSpec, no_progress
 from .reading import Reading, match_text
 
 # texts_mentions lists no occurrence: a batch is read only where none is asked for
@@ -90,7 +91,7 @@ def batch_docs(r: Reading, batch: Batch, table: MentionTable) -> Iterator[DocBat
         native.HAVE_C
         and not config.derive
         and not config.allow_other_prefix
-        and spec.kind in (None, "plain")
+        and (spec.kind is None or kind_of(spec.kind).c_entry == "scan")  # plain text's C reading
         and config.syntax in (None, "auto", "none")
     )
     sniffs = (HEAD_BYTES, spec.kind is None, config.syntax != "none")
@@ -144,5 +145,5 @@ def texts_mentions(texts: Any, config: ScanConfig, result: ShardResult) -> Itera
     batch = Batch()
     n = len(texts)
     batch.extend(0, [None] * n, texts, [()] * n)
-    spec = ShardSpec(0, "", "", Told("records", kind=config.kind))
+    spec = ShardSpec(0, "", "", InputType("records", kind=config.kind))
     yield from batch_docs(Reading(spec, config, no_progress, result, _NO_OCCURRENCES), batch, Mentions())

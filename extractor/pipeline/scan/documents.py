@@ -17,7 +17,7 @@ from ..units import Chunk, Doc, DocBatch, Progress, ScanConfig, ShardResult, Sha
 from .batches import Batch, batch_docs
 from .reading import Reading
 from .records import citing, file_text_chunks, record_chunk, streamed_record_chunks
-from .text import text_chunks, told_by_head, whole_chunk
+from .text import text_chunks, typed_by_head, whole_chunk
 
 if TYPE_CHECKING:
     from .sinks import OccurrenceSink
@@ -35,7 +35,7 @@ def input_docs(
     data = None
     if not spec.fmt:
         with input_errors():
-            spec, data = told_by_head(spec, config)
+            spec, data = typed_by_head(spec, config)
         result.formats[spec.path] = spec.fmt
     r = Reading(spec, config, progress, result, occ)
     if data is not None:

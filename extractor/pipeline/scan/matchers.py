@@ -145,7 +145,7 @@ class PythonMatcher:
             while 0 < at < len(data) and data[at] & 0xC0 == 0x80:  # the start of its character
                 at -= 1
             after = len(bytes(data[:at]).decode("utf-8", "surrogateescape"))
-        from ...match.find import find_spans  # the Python rules, loaded where they read a text
+        from ...match.matcher import find_spans  # the Python rules, loaded where they read a text
 
         spans = find_spans(
             text,
@@ -279,7 +279,7 @@ def _report(
 
 def uses_c(kind: Kind, allow_other_prefix: bool) -> bool:
     """Whether a text of this kind goes to the C matcher: a kind with a C entry point,
-    10-prefixes only (the C port has find.py's rules for those)."""
+    10-prefixes only (the C port has matcher.py's rules for those)."""
     return kind.c_entry is not None and not allow_other_prefix and native.HAVE_C
 
 

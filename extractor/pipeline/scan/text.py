@@ -14,7 +14,7 @@ from typing import Any
 from ...match.native import CHit
 from ..errors import InputError, input_errors
 from ..formats import FORMAT_HEAD, tell_input
-from ..io.decode import HEAD_BYTES, declared_encoding, input_head, text_told
+from ..io.decode import HEAD_BYTES, declared_encoding, input_head, text_input_type
 from ..io.read import open_counted, open_input, read_upto
 from ..io.streams import ReadTap
 from ..table import MentionTable
@@ -26,10 +26,10 @@ from .windows import BYTE_RESERVE, RANGE_OVERLAP, FileSource, StreamSource, regu
 
 def text_reading(r: Reading, head: bytes) -> tuple[str, str | None]:
     """The kind and source syntax (None: prose) of a text shard's document: those its file was
-    told at planning, else told now by the head of its text (decode.text_told); its syntax
+    told at planning, else told now by the head of its text (decode.text_input_type); its syntax
     counted once, by the shard that starts the file."""
     spec = r.spec
-    told = text_told(spec.told, spec.source, head, r.config.syntax)
+    told = text_input_type(spec.input_type, spec.source, head, r.config.syntax)
     assert told.kind is not None
     if spec.start == 0:
         return told.kind, counted_syntax(told.syntax, r.result)
@@ -58,7 +58,7 @@ def text_chunks(r: Reading) -> Iterator[Chunk]:
     spec, config, result = r.spec, r.config, r.result
     range_lo, range_hi = spec.start, (None if spec.stop < 0 else spec.stop)
     base = max(0, range_lo - RANGE_OVERLAP) if range_lo else 0
-    comp, encoding = spec.told.compression, spec.told.encoding
+    comp, encoding = spec.input_type.compression, spec.input_type.encoding
     with input_errors():
         if spec.seek_points:  # a range of a gzip file's text, from its seek points (io/seekgz.py)
             from ..io import seekgz
@@ -96,7 +96,7 @@ def text_chunks(r: Reading) -> Iterator[Chunk]:
             result.documents += 1
 
 
-def told_by_head(spec: ShardSpec, config: ScanConfig) -> tuple[ShardSpec, bytes | None]:
+def typed_by_head(spec: ShardSpec, config: ScanConfig) -> tuple[ShardSpec, bytes | None]:
     """A group's file told what it is by its first bytes (formats.tell_input, as the planner
     tells a large file), and its bytes when it is UTF-8 text of one block, searched as they
     are."""

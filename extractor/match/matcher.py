@@ -169,7 +169,7 @@ class _Scanner:
     def _empty_suffix(self, q: int, anchor: int) -> bool:
         """Whether the suffix from `q` is empty by its first character, whatever the form
         (spec §4): an unbalanced closing bracket, or a comma or semicolon before the next DOI.
-        Told before the left context, the costly part of an anchor (hostile runs of `10.1234/)`).
+        InputType before the left context, the costly part of an anchor (hostile runs of `10.1234/)`).
         Not for an anchor so long its candidate may be counted too long, nor in PDF text for a run
         that ends within the short window, where a join is tried and may mark its start a guess."""
         text = self.text

@@ -25,13 +25,13 @@ from .formats import (
     records,
     tell_input,
 )
-from .io.decode import HEAD_BYTES, clean, detect_kind, syntax_for, text_told
+from .io.decode import HEAD_BYTES, clean, detect_kind, syntax_for, text_input_type
 from .io.read import open_input
 from .scan.matchers import match_record, matcher_for, prefaced
 from .scan.records import streamed_source
 from .scan.text import stream_source
 from .scan.windows import BYTE_RESERVE, RANGE_OVERLAP, FileSource, StreamSource, scan_windows
-from .units import ScanConfig, ShardResult, ShardSpec, Told, no_progress
+from .units import InputType, ScanConfig, ShardResult, ShardSpec, no_progress
 
 
 class FindOptions(NamedTuple):
@@ -71,7 +71,7 @@ class RecordHit(NamedTuple):
     syntax: str | None
 
 
-def input_told(path: str, opts: FindOptions = PLAIN) -> Told:
+def type_of_input(path: str, opts: FindOptions = PLAIN) -> InputType:
     """What an input file is, as a scan's planner tells it (formats.tell_input)."""
     with input_errors(), open_input(path) as f:
         head = f.read(FORMAT_HEAD)
@@ -79,21 +79,21 @@ def input_told(path: str, opts: FindOptions = PLAIN) -> Told:
 
 
 def hits_in_records(
-    path: str, path_told: Told, opts: FindOptions = PLAIN, result: ShardResult | None = None
+    path: str, path_type: InputType, opts: FindOptions = PLAIN, result: ShardResult | None = None
 ) -> Iterator[RecordHit]:
     """Every DOI of a record file (a format with records: JSONL, Parquet, WARC, a raw PDF), told
-    what it is by input_told and read as a scan reads it; a hit's offsets count characters of
+    what it is by type_of_input and read as a scan reads it; a hit's offsets count characters of
     its record's text (bytes of it for a record too large to hold), each record read in the
     syntax opts.syntax forces or its head tells. Raises InputError for an input that cannot be
     read; one cut short is read to the cut, named in `result.partial`."""
-    kind = path_told.kind
+    kind = path_type.kind
     config = opts.config()._replace(kind=kind)
     result = result or ShardResult(0)
     # an --id-field that no record holds is said (fields.py): its records are counted here
-    check = FieldCheck(path, config, path_told.fmt) if asks_fields(config) else None
+    check = FieldCheck(path, config, path_type.fmt) if asks_fields(config) else None
     # the format's reading: its faults are the input's, the matcher's are the program's
     for rid, text, rkind, meta, name, preface in each_record(
-        read_each(records(ShardSpec(0, path, path, path_told), config, result, no_progress))
+        read_each(records(ShardSpec(0, path, path, path_type), config, result, no_progress))
     ):
         if check is not None:
             check.see(rid if not isinstance(text, StreamedText) else text.rid or text.line_id, meta)
@@ -136,7 +136,7 @@ def text_ranges(path: str, source: str, config: ScanConfig) -> Planned | None:
             return None
         size = os.fstat(f.fileno()).st_size
         planned = plan(PlanInput(f, path, source, size, told, head, config))
-        return planned if planned.told is not None else None
+        return planned if planned.input_type is not None else None
 
 
 class TextRange(NamedTuple):
@@ -228,7 +228,7 @@ class LineCounter:
     def line_of(self, offset: int) -> int:
         """The 1-based line of a byte offset fed lately. Hits come in order: the newlines are
         counted on from the offset asked before in the same block (counted from the block's
-        start for each hit, a file of 400,000 hits took 109 s)."""
+        start for each hit, a file of many hits was read in quadratic time)."""
         for start, before, data in reversed(self.blocks):
             if start <= offset:
                 at, lines = self._last
@@ -282,7 +282,7 @@ def _stream_windows(
     """The syntax a stream is told to be in by its head, and the hits of each of its windows,
     listed in `hits`."""
     src = stream_source(stream, opts.block_size, None if lines is None else lines.feed)
-    told = text_told(Told("text", kind=opts.kind), source, src.head, opts.syntax)
+    told = text_input_type(InputType("text", kind=opts.kind), source, src.head, opts.syntax)
     assert told.kind is not None
     syntax = told.syntax or None
     return syntax, _source_windows(src, opts._replace(kind=told.kind, syntax=syntax), hits)

@@ -1,5 +1,5 @@
-"""What an input is, told once (units.Told): formats.tell_input from a file's first bytes as
-stored, decode.text_told from its text's head, and the planner's Told carried by its shards."""
+"""What an input is, told once (units.InputType): formats.tell_input from a file's first bytes as
+stored, decode.text_input_type from its text's head, and the planner's InputType carried by its shards."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from extractor.pipeline import ScanConfig, Told
+from extractor.pipeline import InputType, ScanConfig
 from extractor.pipeline.formats import FORMAT_HEAD, tell_input
-from extractor.pipeline.io.decode import text_told
+from extractor.pipeline.io.decode import text_input_type
 from extractor.pipeline.io.inputs import plan_shards
 
 PAGE = b'<html><head><meta charset="iso-8859-1"></head><body><p>Caf\xe9 doi:10.1000/1</p></body></html>'
@@ -36,27 +36,27 @@ def _tar() -> bytes:
 USTAR_AT_257 = json.dumps({"id": 1, "text": "x" * 238 + "ustar " + "y" * 300}).encode() + b"\n"
 PROSE_AT_257 = b"see doi:10.1000/1 " * 14 + b"x" * 5 + b"ustar  " + b"y" * 300
 PAIRS = [
-    ("a.txt", b"see doi:10.1000/1\n", Told("text")),
-    ("a.txt.gz", gzip.compress(b"see doi:10.1000/1\n"), Told("text", "gzip")),
-    ("a.txt.bz2", bz2.compress(b"see doi:10.1000/1\n"), Told("text", "bzip2")),
-    ("a.txt.zst", zstandard.ZstdCompressor().compress(b"doi:10.1000/1\n"), Told("text", "zstd")),
-    ("p.html", PAGE, Told("text", encoding="iso8859-1")),
-    ("p.html.gz", gzip.compress(PAGE), Told("text", "gzip", "iso8859-1")),
-    ("u.txt", "doi:10.1000/1\n".encode("utf-16"), Told("text", encoding="utf-16")),
-    ("r.jsonl.gz", gzip.compress(RECORDS), Told("jsonl", "gzip")),
-    ("r.bin", RECORDS, Told("jsonl")),  # told by its contents, not its name
-    ("t.csv", "\ufeffDOI,Title\n10.1000/1,x\n".encode("utf-8"), Told("csv")),
-    ("a.bin", _tar(), Told("archive")),
-    ("a.bin.gz", gzip.compress(_tar()), Told("archive", "gzip")),
-    ("r.jsonl", USTAR_AT_257, Told("jsonl")),
-    ("u.bin", PROSE_AT_257, Told("text")),
-    ("z.bz2", b"BZh9 starts this text: doi:10.1000/1\n", Told("text")),  # no bzip2 block follows
+    ("a.txt", b"see doi:10.1000/1\n", InputType("text")),
+    ("a.txt.gz", gzip.compress(b"see doi:10.1000/1\n"), InputType("text", "gzip")),
+    ("a.txt.bz2", bz2.compress(b"see doi:10.1000/1\n"), InputType("text", "bzip2")),
+    ("a.txt.zst", zstandard.ZstdCompressor().compress(b"doi:10.1000/1\n"), InputType("text", "zstd")),
+    ("p.html", PAGE, InputType("text", encoding="iso8859-1")),
+    ("p.html.gz", gzip.compress(PAGE), InputType("text", "gzip", "iso8859-1")),
+    ("u.txt", "doi:10.1000/1\n".encode("utf-16"), InputType("text", encoding="utf-16")),
+    ("r.jsonl.gz", gzip.compress(RECORDS), InputType("jsonl", "gzip")),
+    ("r.bin", RECORDS, InputType("jsonl")),  # told by its contents, not its name
+    ("t.csv", "\ufeffDOI,Title\n10.1000/1,x\n".encode("utf-8"), InputType("csv")),
+    ("a.bin", _tar(), InputType("archive")),
+    ("a.bin.gz", gzip.compress(_tar()), InputType("archive", "gzip")),
+    ("r.jsonl", USTAR_AT_257, InputType("jsonl")),
+    ("u.bin", PROSE_AT_257, InputType("text")),
+    ("z.bz2", b"BZh9 starts this text: doi:10.1000/1\n", InputType("text")),  # no bzip2 block follows
 ]
 
 
 @pytest.mark.parametrize(("name", "data", "want"), PAIRS, ids=[p[0] for p in PAIRS])
 def test_an_input_is_told_by_its_first_bytes_as_stored(
-    tmp_path: Path, name: str, data: bytes, want: Told
+    tmp_path: Path, name: str, data: bytes, want: InputType
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
@@ -69,11 +69,11 @@ def test_the_texts_told_have_the_tar_magic_where_a_header_has_it() -> None:
 
 
 def test_a_texts_kind_and_syntax_are_told_once_and_a_forced_one_kept() -> None:
-    told = text_told(Told("text"), "refs.bib", b"@article{a, doi = {10.1000/1}}", None)
+    told = text_input_type(InputType("text"), "refs.bib", b"@article{a, doi = {10.1000/1}}", None)
     assert (told.kind, told.syntax) == ("plain", "bibtex")
-    assert text_told(told, "x.html", b"<html><body>", None) is told  # told already: unchanged
-    assert text_told(Told("text"), "a.txt", b"plain words", None).syntax == ""  # prose
-    forced = text_told(Told("text", kind="pdf"), "x.html", b"<html><body><p>", "none")
+    assert text_input_type(told, "x.html", b"<html><body>", None) is told  # told already: unchanged
+    assert text_input_type(InputType("text"), "a.txt", b"plain words", None).syntax == ""  # prose
+    forced = text_input_type(InputType("text", kind="pdf"), "x.html", b"<html><body><p>", "none")
     assert (forced.kind, forced.syntax) == ("pdf", "")
 
 
@@ -88,6 +88,6 @@ def test_the_planners_told_is_carried_by_every_shard_of_a_file(tmp_path: Path) -
     specs, rejected, _ = plan_shards([(str(big), str(big)), (str(packed), str(packed))], config)
     assert not rejected
     ranges = [s for s in specs if s.path == str(big)]
-    assert len(ranges) > 2 and {s.told for s in ranges} == {Told("text", kind="html", syntax="")}
+    assert len(ranges) > 2 and {s.input_type for s in ranges} == {InputType("text", kind="html", syntax="")}
     # a compressed text is one shard, its kind and syntax told by the shard that reads its text
-    assert [s.told for s in specs if s.path == str(packed)] == [Told("text", "gzip")]
+    assert [s.input_type for s in specs if s.path == str(packed)] == [InputType("text", "gzip")]
