@@ -206,14 +206,14 @@ def _in_pool(
     try:
         for (source, _path, named, end_name, _walked), ps in zip(jobs, parts, strict=True):
             got = FindResult(0, False)
-            said: list[str] = []
+            messages: list[str] = []
             for _part in ps:
                 one = next(results)
                 out.write(one.text)
-                said += [m for m in one.messages if m not in said]
+                messages += [m for m in one.messages if m not in messages]
                 got = FindResult(got.dois + one.dois, got.error or one.error)
             if not args.no_messages:
-                for message in said:
+                for message in messages:
                     print(message, file=sys.stderr)
             if len(ps) > 1 and args.count and not got.error:
                 out.write(f"{source + end_name if named else ''}{got.dois}\n")
