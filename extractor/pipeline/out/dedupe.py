@@ -101,8 +101,7 @@ def merge_bucket(
             g["first_line"],
             table["first_raw"].take(g["_first"]),
             names.take(pc.index_in(g["_mask"], masks)),
-            parent_dois(g["doi"]),
-            entities(g["doi"]),
+            *parent_and_entity(g["doi"]),
             *values,
             *([pc.equal(g["doi"], values[meta.index(CITING_COLUMN)])] if citing else []),
         ],
@@ -121,7 +120,7 @@ def merge_bucket(
             mentions["source"].take(first),
             mentions["record"].take(first),
             mentions["parent_doi"].take(first),  # a DOI's parent is its first mention's
-            entities(doi),
+            mentions["entity"].take(first),
         ],
         schema=DOIS_SCHEMA,
     ).sort_by([("doi", "ascending")])
@@ -154,21 +153,26 @@ def _codes(column: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
     return encoded.dictionary, encoded.indices
 
 
-def parent_dois(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """The parent_doi of each DOI of a column (match.components' rules, read by Arrow's RE2 as
-    Python's re reads them), null where it is no component."""
+def parent_and_entity(dois: pa.Array | pa.ChunkedArray) -> tuple[Any, Any]:
+    """The parent_doi (match.components' rules, read by Arrow's RE2 as Python's re reads them;
+    null where it is no component) and the entity (entities) of each DOI of a column, read once
+    per distinct DOI (a bucket of records' mentions cites each DOI many times) and given to each
+    row."""
     import pyarrow.compute as pc
 
-    # read once per distinct DOI (a bucket of records' mentions cites each DOI many times: the
-    # rules on every row were a fifth of their merge), then given to each row
     distinct = pc.unique(dois)
-    out = pa.nulls(len(distinct), pa.string())
+    where = pc.index_in(dois, value_set=distinct)
+    parents = pa.nulls(len(distinct), pa.string())
     for rule in COMPONENT_RULES:
         found = pc.struct_field(pc.extract_regex(distinct, rule.pattern), "parent")
-        out = pc.coalesce(out, found)
-    if out.null_count == len(out):
-        return pa.nulls(len(dois), pa.string())
-    return out.take(pc.index_in(dois, value_set=distinct))
+        parents = pc.coalesce(parents, found)
+    parent = pa.nulls(len(dois), pa.string()) if parents.null_count == len(parents) else parents.take(where)
+    return parent, entities(distinct).take(where)
+
+
+def parent_dois(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The parent_doi of each DOI of a column (parent_and_entity's first)."""
+    return parent_and_entity(dois)[0]
 
 
 def entities(dois: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
