@@ -6,7 +6,7 @@ set -euo pipefail
 # The tests that exercise what differs between Pythons and dependency versions: the matcher and
 # its C port, the CLI, record readers (JSONL, Parquet, compressed), encodings and whole scans.
 # (The CLI's subprocess tests are many; a few of them stand for the rest here.)
-CORE=(tests/test_spec.py tests/test_records.py tests/test_encodings.py tests/test_scan.py tests/test_cli.py tests/test_told.py tests/test_derive.py
+CORE=(tests/test_spec.py tests/test_records.py tests/test_encodings.py tests/test_scan.py tests/test_cli.py tests/test_input_type.py tests/test_derive.py
       -k "not killed and not demo and not ctrl_c and (not test_cli or records or stdin or tsv_and_jsonl or compressed or line_numbers)")
 
 core_run() {  # core_run NAME PYTHON [pip args…]

@@ -117,3 +117,16 @@ def test_the_pythons_declared_are_the_pythons_tested_and_built() -> None:
     for dep in meta["project"]["dependencies"]:
         name, low = dep.split(">=")
         assert pins[name] == low or pins[name].startswith(low + "."), (name, pins[name], low)
+
+
+def test_every_test_file_the_scripts_name_exists() -> None:
+    """A test file renamed but still named by scripts/ or .ci/ would fail only on another Python,
+    at the end of a CI run: every `tests/….py` those files name is one of the suite's."""
+    named = {
+        m
+        for path in [*(ROOT / "scripts").iterdir(), *(ROOT / ".ci").iterdir()]
+        if path.is_file()
+        for m in re.findall(r"tests/[A-Za-z0-9_/]+\.py", path.read_text(errors="replace"))
+    }
+    assert named, "the scripts name no test file: the pattern no longer reads them"
+    assert sorted(n for n in named if not (ROOT / n).is_file()) == []
