@@ -93,6 +93,22 @@ CANONICAL = {
 # §2 Where a DOI can start.
 START = {
     "registrant_subdivided": [Row("doi:10.1000.10/123456", ["10.1000.10/123456"])],
+    # Terms: a label is `doi` in ASCII letters; a look-alike (Cyrillic о, dotted İ) is none, so a
+    # registrant of fewer than four digits after it is no DOI, and a longer one is bare
+    "lookalike_letters_are_no_label": [
+        Row("d\u043ei:10.77/8801", []),
+        Row("DO\u0130:10.77/8801", []),
+        Row("d\u043ei:10.1234/abc", ["10.1234/abc"], ["bare"]),
+    ],
+    # Terms and §4: a URL's `doi=` query parameter introduces a DOI as a label does (a registrant of
+    # fewer than four digits too); URL context ends it at the `&`
+    "doi_query_parameter_introduces_a_doi": [
+        Row("https://example.org/search?doi=10.77/8801&lang=en", ["10.77/8801"], ["other-url"]),
+        Row("https://example.org/search?DOI=10.1038/nphys1170&x=1", ["10.1038/nphys1170"]),
+        Row("https://example.org/search?id=10.77/8801", []),  # another parameter: no label
+        Row("/search?doi=10.77/8801&lang=en", ["10.77/8801"], ["other-url"]),  # no scheme: still a query
+        Row("see doi=10.1038/abc&x", ["10.1038/abc&x"], ["doi-label"]),  # no query: a label, §4's `&` kept
+    ],
     "bare_needs_four_digit_registrant": [
         Row("10.10.10.10/24 is a subnet", []),
         Row("upgrade to 10.2.1/ now", []),
@@ -206,6 +222,16 @@ FORMS = {
 
 # §4 Where a DOI ends.
 ENDS = {
+    # §4: in URL context a query nested in a parameter's value, percent-encoded, ends a DOI
+    "nested_query_ends_a_doi_in_url_context": [
+        Row(
+            "https://www.nature.com/articles/x?error=cookies_not_supported&t=pos%3Dtop%26doi%3D10.1038/d41586-020-02610-z%26subjmeta%3D479",
+            ["10.1038/d41586-020-02610-z"],
+        ),
+        Row("https://doi.org/10.5555/R%26D.2019.07", ["10.5555/r&d.2019.07"]),  # no key and %3D: kept
+        Row("see 10.5555/R%26D.2019.07 here", ["10.5555/r&d.2019.07"]),
+        Row("doi:10.1038/x%26subjmeta%3D479", ["10.1038/x&subjmeta=479"]),  # after a label: no URL context
+    ],
     "unicode_whitespace_ends": [
         Row("doi:10.1000/182\u00a0next", ["10.1000/182"]),
         Row("doi:10.1000/182\u2009next", ["10.1000/182"]),

@@ -600,7 +600,7 @@ def test_a_rule_edited_on_one_side_is_caught(
     if name == "FORMS":
         monkeypatch.setattr(ctables, "FORMS", getattr(module, name))
     if name == "VIEWS":  # the tail rule built from the list, as tails.py builds it
-        rule = re.compile(r"/(?:" + "|".join(tails.VIEWS) + r")(?:\.html?)?/?\Z", re.I)
+        rule = re.compile(r"/(?:" + "|".join(tails.VIEWS) + r")(?:\.html?)?/?\Z", re.I | re.A)
         monkeypatch.setattr(tails, "TAIL_RULES", (tails.TAIL_RULES[0], (rule, None), *tails.TAIL_RULES[2:]))
     assert ctables.render() != before
     assert (ctables.ported_rules() != rules_before) == ported

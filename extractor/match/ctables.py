@@ -61,6 +61,7 @@ def _ported() -> list[tuple[str, re.Pattern[str], str]]:
         ("rules.RUN", rules.RUN, ""),
         ("rules.SPLIT", rules.SPLIT, ""),
         ("rules.DEBRIS", rules.DEBRIS, ""),
+        ("rules._URL_STOPS", rules._URL_STOPS, ""),
         ("left.URLISH", left.URLISH, ""),
         ("left.LEFT_GLUED", left.LEFT_GLUED, ""),
         ("left.LEFT_SPACED_LABEL", left.LEFT_SPACED_LABEL, ""),

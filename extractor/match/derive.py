@@ -21,7 +21,7 @@ from .forms import DERIVE_CHOICES, Form
 _END = r"(?![0-9A-Za-z_])"
 # A host written with its scheme and `www.` or without (any case: the patterns are IGNORECASE);
 # not a label inside another host name.
-_HOST = r"(?<![\w.@-])(?:https?://)?(?:www\.)?"
+_HOST = r"(?<!(?u:[\w.@-]))(?:https?://)?(?:www\.)?"
 
 # arXiv's identifiers (https://info.arxiv.org/help/arxiv_identifier.html): YYMM.NNNN from 0704 to
 # 1412, YYMM.NNNNN from 1501; before April 2007 archive(.SUBJECT-CLASS)/YYMMNNN.
@@ -60,7 +60,7 @@ def _peerj(m: re.Match[str]) -> str:
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+    return re.compile(pattern, re.IGNORECASE | re.ASCII)
 
 
 DERIVED: tuple[Source, ...] = (
@@ -119,7 +119,9 @@ if tuple(SOURCES) != DERIVE_CHOICES:
     raise ImportError("derive.DERIVED must have a row for each derived form of forms.FORMS, in its order")
 
 # What every written identifier holds, in any case: a text without any is passed at once.
-_ANY = re.compile(r"arxiv|zenodo\.org|ssrn\.com|elifesciences\.org|peerj\.com|nature\.com", re.IGNORECASE)
+_ANY = re.compile(
+    r"arxiv|zenodo\.org|ssrn\.com|elifesciences\.org|peerj\.com|nature\.com", re.IGNORECASE | re.ASCII
+)
 _ANY_BYTES = re.compile(_ANY.pattern.encode(), re.IGNORECASE)
 
 
@@ -175,7 +177,7 @@ _EPRINT_FIELDS = re.compile(
     r'(?:\{\s*(?P<braced>[^{}]*?)\s*\}|"\s*(?P<quoted>[^"{}]*?)\s*"|(?P<bare>[A-Za-z0-9._/-]+))',
     re.IGNORECASE | re.ASCII,
 )
-_ARXIV_ALONE = re.compile(_ARXIV_ID, re.IGNORECASE)
+_ARXIV_ALONE = re.compile(_ARXIV_ID, re.IGNORECASE | re.ASCII)
 
 
 def bibtex_eprints(text: str) -> list[tuple[int, int, Form, str]]:

@@ -17,7 +17,7 @@ from .shortdoi import short_dois
 from .tails import SHIELDS, shields_unescape
 
 _ID_PREFIX = re.compile(
-    r"""(?ix)\A(?:
+    r"""(?iax)\A(?:
         (?P<dx>(?:https?://)?dx\.doi\.org/)
       | (?P<resolver>(?:https?://)?(?:www\.)?doi\.org/)
       | (?P<handle>(?:https?://)?hdl\.handle\.net/)
@@ -26,7 +26,7 @@ _ID_PREFIX = re.compile(
       | (?P<info>info:doi/)
       | (?P<pinfo>info%3Adoi%2F)
       | (?P<plabel>doi%3A)
-      | (?P<label>doi[ \t]*[:：=]?[^\S\n]*\n?[^\S\n]*)  # spec §2: one line break may follow
+      | (?P<label>doi[ \t]*[:：=]?(?u:[^\S\n])*\n?(?u:[^\S\n])*)  # spec §2: one line break may follow
     )?"""
 )
 _ID_NAME = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff])")

@@ -25,7 +25,7 @@ GROUP_FORMS = {
 
 # Left context. Matched against the end of the token before the anchor.
 LEFT_GLUED = re.compile(
-    r"""(?ix)
+    r"""(?iax)
     (?:
         (?P<dx>(?:https?:/{1,3})?dx\.doi\.org/)
       | (?P<resolver>(?:https?:/{1,3})?(?:www\.)?doi\.org/)
@@ -41,24 +41,24 @@ LEFT_GLUED = re.compile(
 
 
 # A label and the DOI separated by whitespace, at most one line break (spec §2).
-LEFT_SPACED_LABEL = re.compile(r"(?i)(?<![a-z0-9/.%-])doi[ \t]*[:：=]?[^\S\n]*\n?[^\S\n]*\Z")
+LEFT_SPACED_LABEL = re.compile(r"(?i)(?a:(?<![a-z0-9/.%-])doi[ \t]*[:：=]?)[^\S\n]*\n?[^\S\n]*\Z")
 
 
 # PDF text: a resolver whose DOI went to the next line or after a space.
 LEFT_SPACED_RESOLVER = re.compile(
-    r"(?i)(?:https?:/{1,3})?(?P<dx>dx\.)?(?:www\.)?doi\.org/[^\S\n]*\n?[^\S\n]*\Z"
+    r"(?i)(?a:(?:https?:/{1,3})?(?P<dx>dx\.)?(?:www\.)?doi\.org/)[^\S\n]*\n?[^\S\n]*\Z"
 )
 
 
 # The token is a URL (scheme, www., or host/path) — the DOI then sits in a path or query —
 # ... or a relative URL path (/doi/full/10.…, as publisher pages link).
 URLISH = re.compile(
-    r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)"
+    r"(?ia)(?:[a-z][a-z0-9+.-]*://|www\.|^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/|^/[a-z0-9._~%-]+/)"
 )
 
 
 BROKEN_RESOLVER = re.compile(
-    r"(?i)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\r?\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}"
+    r"(?ia)(?:https?://)?(?:dx\.)?doi\.?[ \t]*\r?\n[ \t]*(?:\.?org/|doi\.org/)\Z|(?:https?://)?(?:dx\.)?doi\.[ \t]{3,}"
 )
 
 
@@ -66,11 +66,14 @@ _PCT_BEFORE = re.compile(r"%([0-9A-Fa-f]{2})\Z")
 
 
 # The characters LEFT_GLUED can end with in a token (no whitespace): its \Z makes the token's
-# last character tell at once that it cannot match (IGNORECASE: i also matches U+0130, U+0131).
-_GLUED_LAST = frozenset("/:fFaAiI\u0130\u0131\uff1a=")
+# last character tell at once that it cannot match (in ASCII only, spec Terms).
+_GLUED_LAST = frozenset("/:fFaAiI\uff1a=")
 
 
-_WWW = re.compile(r"(?i)www\.")
+_WWW = re.compile(r"(?ia)www\.")
+
+# A `doi=` parameter of a query, with or without a URL before it (spec Terms: `?doi=10.…`).
+_QUERY_DOI = re.compile(r"(?ia)[?&]doi=\Z")
 
 
 def _urlish(token: str) -> bool:
@@ -89,7 +92,7 @@ _TOKEN_STOPS = frozenset("\"'([{<>,;")  # _TOKEN_REV's stops besides whitespace 
 
 
 OTHER_LABEL_ANCHOR = re.compile(
-    r"(?i)(?<![a-z0-9/.%-])doi[ \t]*:[ \t]*(?!10\.[0-9]+(?:\.[0-9]+)*(?:/|%2F))([^\s/\"]{1,64})/"
+    r"(?i)(?a:(?<![a-z0-9/.%-])doi[ \t]*:[ \t]*)(?!10\.[0-9]+(?:\.[0-9]+)*(?:/|%2F))([^\s/\"]{1,64})/"
 )
 
 
@@ -119,8 +122,9 @@ def left_context(text: str, p: int, pdf: bool) -> tuple[Form, int] | None:
             kind = m.lastgroup
             if kind != "label":
                 return GROUP_FORMS[kind], start  # type: ignore[index]
-            # A glued "doi=" in a URL is a query parameter, not a label.
-            if _urlish(token):
+            # A glued "doi=" in a URL, or after a query's "?" or "&", is a query parameter: URL
+            # context, not a label (spec Terms and §4).
+            if _urlish(token) or _QUERY_DOI.search(token):
                 return Form.OTHER_URL, p - len(token)
             return Form.LABEL, start
         if _urlish(token):

@@ -64,12 +64,12 @@ _span = tuple.__new__
 _FAST = re.compile(
     rf"10\.[0-9]{{4,9}}/[A-Za-z0-9._/:-]{{0,{MAX_DOI_CHARS - 20}}}[A-Za-z0-9]"
     r"(?=[)\]}>）］｝＞\"'”’»“›」….,:;!?*`]{0,8}(?:\s|\Z)"
-    r"|[,;](?=(?i:doi:)?10\.[0-9]{4,9}(?:\.[0-9]{1,9}){0,4}(?:/|%2[Ff])))"
+    r"|[,;](?=(?ai:doi:)?10\.[0-9]{4,9}(?:\.[0-9]{1,9}){0,4}(?:/|%2[Ff])))"
 )
 FAST_SPLIT_WITHIN = SHORT_WINDOW - 64
 # The text before the anchor, reversed: "/gro.iod//:sptth" is "https://doi.org/".
 _FAST_LEFT_REV = re.compile(
-    r"""(?ix)(?:
+    r"""(?iax)(?:
         (?P<dx>/gro\.iod\.xd(?:/{1,3}:s?ptth)?)
       | (?P<resolver>/gro\.iod(?:\.www)?(?:/{1,3}:s?ptth)?)
       | (?P<handle>/ten\.eldnah\.ldh(?:/{1,3}:s?ptth)?)
@@ -77,9 +77,16 @@ _FAST_LEFT_REV = re.compile(
       | (?P<info>/iod:ofni)
       | (?P<label>[ \t]{0,3}[:=]?[ \t]{0,3}iod)
       | (?P<bare>(?![\s\S]{0,21}iod))  # no "doi" in the 24 characters a spaced label may span
-    )(?=[\s"'(\[{<>,;]|\Z)"""
+    )(?=(?u:[\s"'(\[{<>,;])|\Z)"""
 )
 FAST_PATH = True  # tests switch it off to check that both paths agree
+
+
+def _doi_parameter(text: str, p: int, form: Form) -> bool:
+    """Whether the DOI at `p` is a URL's `doi=` query parameter, which introduces a DOI as a label
+    does (spec, Terms and §4: `search?doi=10.77/8801&lang=en`; URL context ends it at the `&`)."""
+    before = text[p - 4 : p]
+    return form is Form.OTHER_URL and before.isascii() and before.lower() == "doi="
 
 
 class _Scanner:
@@ -141,7 +148,11 @@ class _Scanner:
                 continue
             if form is Form.EIDR_URN and sep != ":":
                 form = Form.URN
-            if form not in LABELLED and len(m.group(1).split(".", 1)[0]) < 4:
+            if (
+                form not in LABELLED
+                and len(m.group(1).split(".", 1)[0]) < 4
+                and not _doi_parameter(text, p, form)
+            ):
                 continue  # spec §2: bare 10.2.1/, 10.5/100 and IP ranges are not DOIs
             if form is Form.BARE and sep != "/":
                 form = Form.PERCENT

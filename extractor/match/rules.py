@@ -23,7 +23,7 @@ RUN_END = re.compile(r'[\s"\x00-\x1f\x7f-\x9f\ud800-\udfff]')
 RUN_SHORT = re.compile(rf'[^\s"\x00-\x1f\x7f-\x9f\ud800-\udfff]{{0,{SHORT_WINDOW + 1}}}')
 
 # Spec §2: ",10.1234/" or ";10.1234/" inside a candidate starts a second DOI.
-SPLIT = re.compile(r"[,;](?=(?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]))", re.I)
+SPLIT = re.compile(r"[,;](?=(?:doi:)?10\.[0-9]{4,}(?:\.[0-9]+)*(?:/|%2[Ff]))", re.I | re.A)
 # A `?` that starts query syntax (`?name=`) ends a DOI outside URL context (spec §4).
 _QUERY = re.compile(r"\?(?=[A-Za-z_][A-Za-z0-9_.-]*=)")
 # An HTML/XML tag in plain text ends a DOI: SICI DOIs have "<" before digits, never "</x" or "<x>".
@@ -47,7 +47,9 @@ EMOJI = emoji_class()
 DEBRIS = re.compile(r"[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff" + EMOJI + r"]|\(cid:[0-9]+\)")
 # Both in one search: the first of either is where they end a name.
 _KEY_VALUE_OR_DEBRIS = re.compile(f"{_KEY_VALUE.pattern}|{DEBRIS.pattern}")
-_URL_STOPS = re.compile(r"[?#&]")
+# In URL context `?`, `#` and `&` end a DOI, and so does a query nested in a parameter's value,
+# percent-encoded: `%26` then a key and `%3D` (spec §4: …&t=pos%3Dtop%26doi%3D10.1038/x%26subjmeta%3D479).
+_URL_STOPS = re.compile(r"[?#&]|%26(?=[A-Za-z][A-Za-z0-9_-]*%3[Dd])")
 _URN_STOPS = re.compile(r"[?#]")
 
 # DOI resolvers serve the DOI itself: no publisher tails after it, only a path's trailing slash.
@@ -73,7 +75,7 @@ def _cut_brackets(s: str) -> int:
 # Every character at which some rule of first_cut can end a name: a name with none of them (most)
 # is whole after one search (the C matcher's cut_class mask does the same).
 _ANY_CUT = re.compile(
-    r"[?#&,;<()\[\]{}>" + re.escape(CLOSE) + r"\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff" + EMOJI + "]"
+    r"[?#&%,;<()\[\]{}>" + re.escape(CLOSE) + r"\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff" + EMOJI + "]"
 )
 
 

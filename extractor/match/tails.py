@@ -71,27 +71,27 @@ _MEDIA = "|".join(MEDIA_EXTENSIONS)
 # a NUL, and the DOI name (so a context can look at either side), or always when it is None.
 TAIL_RULES: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     # ;jsessionid=… and other matrix parameters of a session.
-    (re.compile(r";jsessionid=.*\Z", re.I | re.S), None),
+    (re.compile(r";jsessionid=.*\Z", re.I | re.A | re.S), None),
     # a view segment, with ".html" or ".htm" as Springer writes it (…/fulltext.html)
-    (re.compile(rf"/(?:{_VIEWS})(?:\.html?)?/?\Z", re.I), None),
-    (re.compile(r"\.pdf\Z", re.I), None),
+    (re.compile(rf"/(?:{_VIEWS})(?:\.html?)?/?\Z", re.I | re.A), None),
+    (re.compile(r"\.pdf\Z", re.I | re.A), None),
     # bioRxiv and medRxiv (prefix 10.1101): version tails v1, v2.full, v1.full.pdf, v1.supplementary-material.
     (
         re.compile(
             r"(?<=\d)v\d+(?:\.(?:" + "|".join(re.escape(t) for t in RXIV_TAILS) + r"))*\Z",
-            re.I,
+            re.I | re.A,
         ),
-        re.compile(r"(?:bio|med)rxiv\.org/|\x0010\.1101/", re.I),
+        re.compile(r"(?:bio|med)rxiv\.org/|\x0010\.1101/", re.I | re.A),
     ),
     # Crossref REST API: /works/{doi}/transform/{type}, /works/{doi}/agency.
-    (re.compile(r"/(?:transform(?:/.*)?|agency)\Z", re.I | re.S), None),
+    (re.compile(r"/(?:transform(?:/.*)?|agency)\Z", re.I | re.A | re.S), None),
     # OUP: academic.oup.com/{journal}/article/doi/{doi}/{article id}[/{slug}].
-    (re.compile(r"/\d+(?:/[^/]*)?\Z"), re.compile(r"/article/doi/\x00", re.I)),
-    (re.compile(r"/(?:" + "|".join(RESOURCE_SEGMENTS) + r")(?:/.*)?\Z", re.I | re.S), None),
+    (re.compile(r"/\d+(?:/[^/]*)?\Z"), re.compile(r"/article/doi/\x00", re.I | re.A)),
+    (re.compile(r"/(?:" + "|".join(RESOURCE_SEGMENTS) + r")(?:/.*)?\Z", re.I | re.A | re.S), None),
     # A media file under the DOI's path goes whole; on the DOI's own last segment (Zenodo's
     # badge, …/10.5281/zenodo.123.svg) only its extension, as with .pdf.
-    (re.compile(rf"/[^/]*\.(?:{_MEDIA})\Z", re.I), None),
-    (re.compile(rf"\.(?:{_MEDIA})\Z", re.I), None),
+    (re.compile(rf"/[^/]*\.(?:{_MEDIA})\Z", re.I | re.A), None),
+    (re.compile(rf"\.(?:{_MEDIA})\Z", re.I | re.A), None),
 )
 # A path's trailing slash, after any URL (resolvers included).
 _TRAILING_SLASH = re.compile(r"/\Z")
@@ -102,7 +102,7 @@ _SUFFIX_NONEMPTY = re.compile(r"(?:/|%2[Ff]).")
 
 # A shields.io badge carries the DOI as its message (spec §4): img.shields.io/badge/DOI-<message>-
 # <colour>[.svg], where "--" is a literal "-" and "__" a literal "_" (shields.io's escapes).
-SHIELDS = re.compile(r"(?i)shields\.io/badge/[^/]*\Z")
+SHIELDS = re.compile(r"(?ia)shields\.io/badge/[^/]*\Z")
 _SHIELDS_COLOUR = re.compile(r"(?<!-)(?:--)*(-[^-]*)\Z")
 _SHIELDS_ESCAPES = re.compile(r"--|__")
 
@@ -113,7 +113,7 @@ _SHIELDS_ESCAPES = re.compile(r"--|__")
 FILE_STORE = re.compile(r"10\.[0-9.]+/[0-9]+/.")
 SPRINGER_MARKERS = ("article", "chapter", "book", "referenceworkentry", "protocol", "content/pdf", "epdf")
 DOI_PATH_MARKER = re.compile(
-    r"(?i)/doi/|(?:\A|[/.@])(?:link|rd)\.springer\.com/(?:" + "|".join(SPRINGER_MARKERS) + r")/\Z"
+    r"(?ia)/doi/|(?:\A|[/.@])(?:link|rd)\.springer\.com/(?:" + "|".join(SPRINGER_MARKERS) + r")/\Z"
 )
 
 

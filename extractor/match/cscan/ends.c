@@ -32,9 +32,9 @@ static inline int debris_char(cp_t c)
 /* The characters at which some rule of first_cut may end a name (?#&,;<>()[]{}, their full-width
  * closers, rules.DEBRIS's characters), by the rule each wakes: a name holding none of a rule's
  * characters skips that rule's pass. */
-enum { K_QUERY = 1, K_HASH_AMP = 2, K_SPLIT = 4, K_LT = 8, K_SEMI = 16, K_PAREN = 32, K_DEBRIS = 64, K_CLOSE = 128 };
-static const unsigned char CUT_ASCII[128] = {
-    ['?'] = K_QUERY, ['#'] = K_HASH_AMP, ['&'] = K_HASH_AMP, [','] = K_SPLIT, [';'] = K_SPLIT | K_SEMI,
+enum { K_QUERY = 1, K_HASH_AMP = 2, K_SPLIT = 4, K_LT = 8, K_SEMI = 16, K_PAREN = 32, K_DEBRIS = 64, K_CLOSE = 128, K_PCT = 256 };
+static const unsigned short CUT_ASCII[128] = {
+    ['?'] = K_QUERY, ['#'] = K_HASH_AMP, ['&'] = K_HASH_AMP, ['%'] = K_PCT, [','] = K_SPLIT, [';'] = K_SPLIT | K_SEMI,
     ['<'] = K_LT, ['('] = K_PAREN, [')'] = K_CLOSE, [']'] = K_CLOSE, ['}'] = K_CLOSE, ['>'] = K_CLOSE};
 
 static inline unsigned cut_class(cp_t c)
@@ -46,6 +46,17 @@ static inline unsigned cut_class(cp_t c)
     return c == 0xFF09 || c == 0xFF3D || c == 0xFF5D || c == 0xFF1E ? K_CLOSE : 0;
 }
 
+/* rules._URL_STOPS' nested query at s[i]: %26(?=[A-Za-z][A-Za-z0-9_-]*%3[Dd]) */
+static int nested_query(const cp_t *s, Py_ssize_t n, Py_ssize_t i)
+{
+    if (!(i + 3 < n && s[i] == '%' && s[i + 1] == '2' && s[i + 2] == '6' && ascii_alpha(s[i + 3])))
+        return 0;
+    Py_ssize_t j = i + 4;
+    while (j < n && (ascii_alpha(s[j]) || is_digit(s[j]) || s[j] == '_' || s[j] == '-'))
+        j++;
+    return j + 2 < n && s[j] == '%' && s[j + 1] == '3' && (s[j + 2] == 'D' || s[j + 2] == 'd');
+}
+
 static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
 {
     Py_ssize_t end = n, i;
@@ -55,8 +66,8 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
     if (m == 0)
         return n; /* nothing any rule reacts to: the common case */
     if (IS_URL(form)) {
-        for (i = 0; i < n && (m & (K_QUERY | K_HASH_AMP)); i++)
-            if (s[i] == '?' || s[i] == '#' || s[i] == '&') {
+        for (i = 0; i < n && (m & (K_QUERY | K_HASH_AMP | K_PCT)); i++)
+            if (s[i] == '?' || s[i] == '#' || s[i] == '&' || nested_query(s, n, i)) {
                 end = i;
                 break;
             }

@@ -163,8 +163,8 @@ static void left_cache_to(const Buf *B, LeftCache *lc, Py_ssize_t p)
     lc->to = i;
 }
 
-/* urlish's ^host.tld/ and ^/segment/ on the token bytes [ts, p), decoded: a letter of the host
- * may be one that IGNORECASE folds to ASCII (U+017F ſ, U+212A K, U+0130 İ, U+0131 ı). */
+/* urlish's ^host.tld/ and ^/segment/ on the token bytes [ts, p), decoded: a host's letters are
+ * ASCII (spec Terms), and a non-ASCII character counts as one character of the token. */
 static int urlish_start(const unsigned char *t, Py_ssize_t n)
 {
     cp_t u[LEFT_WINDOW + 1];
@@ -295,6 +295,9 @@ static int left_context(const Buf *B, Py_ssize_t p, Py_ssize_t *startp, int pdf)
             url = urlish(tok, n);
         }
         if (bform == F_LABEL) {
+            /* left._QUERY_DOI: "?doi=" or "&doi=", a query's parameter, is URL context */
+            if (!url && tn >= 5 && r[0] == '=' && (r[4] == '?' || r[4] == '&') && rlit(r, tn, 1, "doi"))
+                url = 1;
             *startp = url ? off[n - 1] : bytes_back ? p - best : off[best - 1];
             return url ? F_OTHER_URL : F_LABEL;
         }

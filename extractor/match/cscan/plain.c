@@ -480,6 +480,15 @@ static int short_at(const Buf *B, Sink *k, Py_ssize_t p)
     return emit(k, B, off[len - 1], e, F_SHORT_DOI, name, 3 + cn);
 }
 
+/* matcher._doi_parameter: the DOI at p is a URL's `doi=` query parameter, which introduces a DOI
+ * as a label does (`search?doi=10.77/8801&lang=en`). */
+static inline int doi_parameter(const Buf *B, Py_ssize_t p, int form)
+{
+    const unsigned char *b = B->b;
+    return form == F_OTHER_URL && p >= 4 && (b[p - 4] | 0x20) == 'd' && (b[p - 3] | 0x20) == 'o' &&
+           (b[p - 2] | 0x20) == 'i' && b[p - 1] == '=';
+}
+
 /* The display form of the DOI whose anchor is at p — "10.", `first` digits of the registrant's
  * first part, separator `sep` — and where its display text starts, or -1 when it is no DOI
  * (find._Scanner.scan; spec §2). */
@@ -490,7 +499,7 @@ static inline int anchor_form(const Buf *B, Py_ssize_t p, char sep, Py_ssize_t f
         return -1;
     if (form == F_EIDR_URN && sep != ':')
         form = F_URN;
-    if (!IS_LABELLED(form) && first < 4)
+    if (!IS_LABELLED(form) && first < 4 && !doi_parameter(B, p, form))
         return -1; /* bare 10.2.1/, 10.5/100 and IP ranges are not DOIs */
     if (form == F_BARE && sep != '/')
         form = F_PERCENT;

@@ -23,8 +23,8 @@ NEXT_TOKEN_RUN = re.compile(rf'[^\s"]{{1,{NEXT_TOKEN}}}')
 # What a next line starts with when it is not the rest of a DOI: a new label, identifier or
 # URL, a reference number ("46." "[46]" "(46)" "46)"), a PMID, a bullet or dash.
 STARTS_NEW = re.compile(
-    r"""(?ix)(?:
-        doi\b | doi[:：] | p?mid\b | pmid[:：] | pubmed | medline | pmcid | pmc\d | https?: | www\. | urn: | info: | isbn | issn
+    r"""(?iax)(?:
+        doi(?u:\b) | doi[:：] | p?mid(?u:\b) | pmid[:：] | pubmed | medline | pmcid | pmc\d | https?: | www\. | urn: | info: | isbn | issn
       | arxiv | 10\.\d{4,}
       | \[\d+\]? | \(\d+\) | \d{1,4}[.)\]]\Z | [•·▪–—]
     )"""
@@ -49,7 +49,7 @@ CODE_ONLY = re.compile(r"[A-Za-z]{2,12}\.")
 # inside an open bracket (SICI's <15::AID-…); and the right side is no word of prose: it has a
 # digit.
 _ABBREVIATION_DOT = re.compile(r"(?:^|[/.])[a-z]{1,12}\.\Z")
-_SICI_CHECK = re.compile(r"[0-9]\.[0-9]\.CO;[0-9]", re.I)
+_SICI_CHECK = re.compile(r"[0-9]\.[0-9]\.CO;[0-9]", re.I | re.A)
 _CONTINUATION = re.compile(r"[^\s]*[0-9]")
 # A publisher's view segment at the end of what a join made: the join went too far.
 VIEW_SEGMENTS = (
@@ -67,7 +67,7 @@ VIEW_SEGMENTS = (
     "tables",
     "download",
 )
-VIEW_TAIL = re.compile(r"/(?:" + "|".join(VIEW_SEGMENTS) + r")/?\Z", re.I)
+VIEW_TAIL = re.compile(r"/(?:" + "|".join(VIEW_SEGMENTS) + r")/?\Z", re.I | re.A)
 _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
 # A word of prose: lower case, or capitalized (showed, The, Alvarez-Ponce).
 _PROSE_WORD = re.compile(r"[A-Z]?[a-z]+(?:-[A-Z]?[a-z]+)*\Z")
@@ -78,7 +78,7 @@ HAS_OPENER = re.compile("[" + re.escape(OPEN) + "]")
 # What starts a new identifier rather than a DOI's rest (the reference numbers of STARTS_NEW
 # are for line starts; mid-line, "21-\t1033." is a DOI's last piece).
 _NEW_ID = re.compile(
-    r"(?i)doi\b|doi[:：]|https?:|www\.|urn:|info:|10\.[0-9]{4,}|p?mid\b|pmid[:：]|pmcid|arxiv|isbn|issn"
+    r"(?ia)doi(?u:\b)|doi[:：]|https?:|www\.|urn:|info:|10\.[0-9]{4,}|p?mid(?u:\b)|pmid[:：]|pmcid|arxiv|isbn|issn"
 )
 
 

@@ -13,16 +13,19 @@ import re
 DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # An ISSN is always NNNN-NNNX: Elsevier 0005-2795(77)…, S0140-6736(11)…, Wiley 1097-0142(2001…),
     # (SICI)1097-4571(1998…).
-    (re.compile(r"\A(10\.\d+/(?:\(SICI\))?S?)(\d{4})(\d{3}[\dX])(?=\()", re.I), r"\1\2-\3"),
+    (re.compile(r"\A(10\.\d+/(?:\(SICI\))?S?)(\d{4})(\d{3}[\dX])(?=\()", re.I | re.A), r"\1\2-\3"),
     # Blackwell/Wiley j.1365-2133.1977…
-    (re.compile(r"\A(10\.\d+/j\.)(\d{4})(\d{3}[\dX])(?=\.)", re.I), r"\1\2-\3"),
+    (re.compile(r"\A(10\.\d+/j\.)(\d{4})(\d{3}[\dX])(?=\.)", re.I | re.A), r"\1\2-\3"),
     # SICI check: …>3.0.CO;2-O
-    (re.compile(r"(>\d\.\d\.CO;\d)([\dA-Z])\Z", re.I), r"\1-\2"),
+    (re.compile(r"(>\d\.\d\.CO;\d)([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
     # Springer sJJJJJ-YYY-NNNNN-C
-    (re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),  # check: digit or letter
-    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dA-Z])\Z", re.I), r"\1-\2"),
+    (
+        re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dA-Z])\Z", re.I | re.A),
+        r"\1-\2",
+    ),  # check: digit or letter
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dA-Z])\Z", re.I | re.A), r"\1-\2"),
     # …and before its check character: s41418-021-00798-9 (none of MEDLINE's 2,274 has six digits)
-    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3}-\d{5})([\dA-Z])\Z", re.I), r"\1-\2"),
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3}-\d{5})([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
     # Baywood/SAGE (10.2190) ids of four blocks of four: DAC5-TPV6-XUHL-CRMV
     (
         re.compile(
@@ -33,22 +36,22 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # Lippincott 00006534-197903000-00011 (under 10.1097, 10.1288 and others)
     (re.compile(r"\A(10\.\d+/\d{8})-?(\d{9})-?(\d{5})\Z"), r"\1-\2-\3"),
     # SICI contribution id: <148::AID-JCLP2270350124>
-    (re.compile(r"(::AID)(?=[A-Z])", re.I), r"\1-"),
+    (re.compile(r"(::AID)(?=[A-Z])", re.I | re.A), r"\1-"),
     # Elsevier's pre-2000 item number and check digit: (79)90007-2
-    (re.compile(r"(\(\d{2}\)\d{5})([\dX])\Z", re.I), r"\1-\2"),
+    (re.compile(r"(\(\d{2}\)\d{5})([\dX])\Z", re.I | re.A), r"\1-\2"),
     # An ISSN at the start of the suffix is never run into the next number: 0022-1317-34-1-189
-    (re.compile(r"\A(10\.\d+/(?!97[89])\d{4}-\d{3}[\dX])(?=\d)", re.I), r"\1-"),  # 978/979: an ISBN
+    (re.compile(r"\A(10\.\d+/(?!97[89])\d{4}-\d{3}[\dX])(?=\d)", re.I | re.A), r"\1-"),  # 978/979: an ISBN
     # Thieme s-0028-1095566
-    (re.compile(r"\A(10\.1055/[a-z])-?(\d{4})-?(\d{7})\Z", re.I), r"\1-\2-\3"),
+    (re.compile(r"\A(10\.1055/[a-z])-?(\d{4})-?(\d{7})\Z", re.I | re.A), r"\1-\2-\3"),
     # Annual Reviews annurev-pathol-020712-163923
-    (re.compile(r"\A(10\.1146/annurev-[a-z]+)(\d{6}-\d{6})\Z", re.I), r"\1-\2"),
+    (re.compile(r"\A(10\.1146/annurev-[a-z]+)(\d{6}-\d{6})\Z", re.I | re.A), r"\1-\2"),
     # Chinese Medical Association cma.j.cn511374-20200924-00691 (all 18 of MEDLINE's)
-    (re.compile(r"\A(10\.3760/cma\.j\.cn\d{6})-?(\d{8})-?(\d{5})\Z", re.I), r"\1-\2-\3"),
+    (re.compile(r"\A(10\.3760/cma\.j\.cn\d{6})-?(\d{8})-?(\d{5})\Z", re.I | re.A), r"\1-\2-\3"),
 )
 
 
 def _any_of(rules: list[re.Pattern[str]]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?{'i' if p.flags & re.I else ''}:{p.pattern})" for p in rules))
+    return re.compile("|".join(f"(?{'ai' if p.flags & re.I else ''}:{p.pattern})" for p in rules))
 
 
 # Whether any rule can apply at all: a match of the rules anchored at the name's start and a

@@ -23,7 +23,7 @@ FAR_CHARS = 1024  # and never further than this past the break (within a scan wi
 _PAGE_ALONE = re.compile(r"[1-9][0-9]{0,3}")
 _SEGMENT_BACK = re.compile(r"(?:[^ \t\n]+(?:[ \t]{1,2}[^ \t\n]+)*)?")
 # A running header or page number line: "154 A. Sundström et al." or "Page 3".
-_RUNNING_HEAD = re.compile(r"[1-9][0-9]{0,3}[ \t]+[A-Z]|(?i:page)[ \t]+[0-9]+\Z")
+_RUNNING_HEAD = re.compile(r"[1-9][0-9]{0,3}[ \t]+[A-Z]|(?ai:page)[ \t]+[0-9]+\Z")
 
 
 def _block_starts(line: str) -> list[int]:

@@ -28,7 +28,7 @@ _SNIFF = re.compile(
 )
 # An external link: "[", a URL (a scheme's or protocol-relative), spaces, its text, "]" on one line.
 _EXTERNAL_LINK = re.compile(
-    r"(?<!\[)\[((?:https?:|ftp:)?//[^ \t\n\r\f\v\[\]<>\x22]+)[ \t]+([^\]\n]*)\]", re.I
+    r"(?<!\[)\[((?:https?:|ftp:)?//[^ \t\n\r\f\v\[\]<>\x22]+)[ \t]+([^\]\n]*)\]", re.I | re.A
 )
 
 
