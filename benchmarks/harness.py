@@ -235,6 +235,10 @@ def say_rounds(
         say(f"{label:<{w}} {t:>8.2f} {nbytes / 1e6 / t:>7.1f} {t / med[ref_of(label)]:>8.2f} {each:>24}")
 
 
+# The record is read whole by whoever weighs a change: it stays this short (tests/test_docs.py).
+RESULTS_MAX_LINES = 400
+
+
 def record(lines: list[str], argv: list[str] | None, repeat: int) -> None:
     """Put a run's figures in benchmarks/RESULTS.md, in place of the last ones of the same
     command (the file is the current record; its history is git's)."""
@@ -254,4 +258,10 @@ def record(lines: list[str], argv: list[str] | None, repeat: int) -> None:
     else:
         end = text.find("\n## ", start + len(title))
         text = text[:start] + section + ("\n" + text[end + 1 :] if end >= 0 else "")
+    lines_now = text.count("\n")
+    if lines_now > RESULTS_MAX_LINES:
+        raise SystemExit(
+            f"benchmarks/RESULTS.md would be {lines_now} lines, over {RESULTS_MAX_LINES}: fold an older "
+            "section into its summary first (its history is git's); the figures above were not recorded"
+        )
     path.write_text(text, encoding="utf-8")

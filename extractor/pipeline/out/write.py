@@ -141,11 +141,9 @@ def atomically(path: str) -> Iterator[str]:
 
 # Offsets and line numbers are nearly all distinct within a file: a Parquet dictionary tried on
 # them and given up costs time and makes larger files. Sources and record ids come in runs (a
-# document's mentions one after another), which zstd folds as well as a dictionary does, at half
-# the writing cost (hashing a path per row: mentions of records written 12 % faster and 6 %
-# smaller, of 1 GB of files 6 % faster and the same size). Every other column (DOIs cited again,
-# raw texts, counts, forms) is dictionary-encoded (mentions of 4 M distinct DOIs written 14 %
-# faster and 17 % smaller, the benchmark's 13 % faster and 19 % smaller).
+# document's mentions one after another), which zstd folds as well as a dictionary does, without
+# hashing a path per row. Every other column (DOIs cited again, raw texts, counts, forms) is
+# dictionary-encoded: smaller and faster to write (benchmarks/RESULTS.md, "Design figures").
 _PLAIN = frozenset(
     {"first_byte_offset", "first_char_offset", "first_line", "byte_offset", "char_offset", "line"}
     | {"source", "record", "first_source", "first_record"}
