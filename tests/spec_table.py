@@ -825,6 +825,24 @@ CLEANING = {
         Row("doi:10.1007/s00415-02009950-w", ["10.1007/s00415-020-09950-w"], None, "pdf"),
         Row("doi:10.2190/DAC5TPV6-XUHL-CRMV", ["10.2190/dac5-tpv6-xuhl-crmv"], None, "pdf"),
         Row("doi:10.2190/DAC5TPV6XUHLCRMV", ["10.2190/dac5tpv6xuhlcrmv"], None, "pdf"),
+        # Springer's article number has 4 digits too: sNNNNN-NNN-NNNN-C keeps its hyphens
+        Row(
+            "doi:10.1038/s41586-0202649-2 and doi:10.1038/s41525019-0108-5",
+            ["10.1038/s41586-020-2649-2", "10.1038/s41525-019-0108-5"],
+            None,
+            "pdf",
+        ),
+        # a book's ISBN-13 in its chapters' DOIs: ten digits in four parts after 978, one hyphen
+        # lost after 978, after a one-digit group or before the check digit; a lost hyphen between
+        # the publisher's and the title's numbers cannot be placed, and stays lost
+        Row(
+            "doi:10.1007/978-10716-1514-0_25, doi:10.1007/9781-0716-1514-0_16, doi:10.1007/978-1-0716-15140_3",
+            ["10.1007/978-1-0716-1514-0_25", "10.1007/978-1-0716-1514-0_16", "10.1007/978-1-0716-1514-0_3"],
+            None,
+            "pdf",
+        ),
+        Row("doi:10.1007/978-3-64281151-7_16", ["10.1007/978-3-64281151-7_16"], None, "pdf"),
+        Row("doi:10.1007/978-10716-1514-0_25", ["10.1007/978-10716-1514-0_25"], None, "plain"),
     ],
     "pdf_space_inside_doi": [
         Row("doi: 10. 1016/j.cell.2010.01.002", ["10.1016/j.cell.2010.01.002"], None, "pdf"),
@@ -844,6 +862,65 @@ CLEANING = {
             "pdf",
         ),
         Row("doi:10.1000/182\n(12) Smith J", ["10.1000/182"], None, "pdf"),
+    ],
+    # A number alone on the line after a DOI's "." is its rest where the document's own DOIs show
+    # its registrant's going on so (the shape joined seen unbroken, the piece's alone not): the
+    # rest of 10.2214/ajr.129.4. beside an unbroken ajr.129.4.747; a page number otherwise.
+    # A far join (past blank lines, a page number or -layout's other column) of a piece cut in "/"
+    # or "-" takes a rest that has a digit: never a word alone, a heading or a view word below.
+    # A DOI does not end in "-": one letter or digit alone on the next line is its check
+    # character (Elsevier's (77)90093-X, SICI's ;2-K, BMJ's 488-b), though a word may be prose.
+    "pdf_check_character_alone_after_hyphen": [
+        Row(
+            "Biol. 165: 352-410. https://doi.org/10.1016/0009-2797(77)90093-\nx\n55. Lim YY",
+            ["10.1016/0009-2797(77)90093-x"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "Br Med J 305: 425-442. doi:10.1136/bmj.1.6161.488-\nb\n60. Burkholder",
+            ["10.1136/bmj.1.6161.488-b"],
+            None,
+            "pdf",
+        ),
+        Row("see doi:10.1234/abc-\na new line of prose here", ["10.1234/abc-"], None, "pdf"),
+    ],
+    "pdf_far_join_needs_a_minted_rest": [
+        Row("PLoS Biol 4: 1-9. doi:10.1371/\n\n\nReviews\nThe next section", [], None, "pdf"),
+        Row("Microbiology 145: 1-9. doi:10.1002/\n\n14\n\nmethods\n", [], None, "pdf"),
+        Row(
+            "Breast Cancer Res Treat 1: 1-9. doi:10.1007/s10549-019-05112-\n\n\nAbstract\nWe studied",
+            ["10.1007/s10549-019-05112-"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "PLoS Biol 4: 1-9. doi:10.1371/\n\n\njournal.pbio.0040001\n2. Next",
+            ["10.1371/journal.pbio.0040001"],
+            None,
+            "pdf",
+        ),
+    ],
+    "pdf_number_alone_joined_by_document_evidence": [
+        Row(
+            "AJR 65: 220-310. doi:10.2214/ajr.129.4.747\n52. Nugent SK (1979) Pharmacology. "
+            "doi:10.2214/ajr.129.4.\n595\n53. Akan OD",
+            ["10.2214/ajr.129.4.747", "10.2214/ajr.129.4.595"],
+            None,
+            "pdf",
+        ),
+        Row(  # the shape alone seen: the number is a page number
+            "doi:10.1080/13825589708256634\nCognition, 4, 1–32. doi:10.1080/13825589708256633.\n154\nNilsson",
+            ["10.1080/13825589708256634", "10.1080/13825589708256633"],
+            None,
+            "pdf",
+        ),
+        Row(  # no DOI of the registrant unbroken: a page number
+            "Radiology 247: 460-462. doi:10.1148/127.2.\n535\n47. Rottas M",
+            ["10.1148/127.2"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_page_number_or_running_header_not_joined": [
         Row(

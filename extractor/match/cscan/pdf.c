@@ -400,7 +400,7 @@ static PyObject *shape_of(PyObject *key)
  * rule ignores case): a prefilter that lets through every key a rule could touch, so that the
  * Python rules run only for those. One clause per rule, in the table's order; DEHYPHENATION_RULES
  * (their count is checked by native.py) and the examples of tests/test_cscan.py keep it whole. */
-#define N_DEHYPHENATION_RULES 14
+#define N_DEHYPHENATION_RULES 17
 static int may_rehyphenate(const char *u, Py_ssize_t n)
 {
     const char *slash = memchr(u, '/', (size_t)n);
@@ -410,25 +410,25 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
     Py_ssize_t sn = end - x;
     for (const char *c = u; c < end; c++)
         if ((unsigned char)*c >= 0x80)
-            return 1; /* the rules' \d and IGNORECASE reach past ASCII (Arabic-Indic digits, ſ, ı, K) */
+            return 1; /* not ASCII: let the rules (all ASCII) tell, a key this rare */
 #define AT(i) ((i) < sn ? x[i] : 0)
 #define DIGIT(c) ((c) >= '0' && (c) <= '9')
     if (DIGIT(AT(0)))
-        return 1; /* ISSN runs (1, 10), Lippincott's blocks (7) */
+        return 1; /* ISSN runs (0, 13), Lippincott's blocks (10), an ISBN's chapters (6, 7, 8) */
     if (sn >= 6 && memcmp(x, "(sici)", 6) == 0)
-        return 1; /* 1 */
+        return 1; /* 0 */
     if (AT(0) == 's' && DIGIT(AT(1)))
-        return 1; /* 1, Springer (4, 5, 6) */
+        return 1; /* 0, Springer (3, 4, 5) */
     if (AT(0) == 'j' && AT(1) == '.' && DIGIT(AT(2)))
-        return 1; /* Blackwell (2) */
+        return 1; /* Blackwell (1) */
     if (memchr(x, '>', (size_t)sn) || memchr(x, '(', (size_t)sn))
-        return 1; /* the SICI check (3), Elsevier's item number (9) */
+        return 1; /* the SICI check (2), Elsevier's item number (12) */
     for (const char *c = x; c + 5 <= end; c++)
         if (c[0] == ':' && c[1] == ':' && c[2] == 'a' && c[3] == 'i' && c[4] == 'd')
-            return 1; /* a SICI contribution id (8) */
+            return 1; /* a SICI contribution id (11) */
     if (slash - u == 7 && (memcmp(u, "10.1055", 7) == 0 || memcmp(u, "10.1146", 7) == 0 || memcmp(u, "10.3760", 7) == 0))
         return 1; /* Thieme, Annual Reviews, the Chinese Medical Association */
-    if (sn >= 16 && sn <= 19) { /* Baywood/SAGE's four blocks of four, two dashes at least (6) */
+    if (sn >= 16 && sn <= 19) { /* Baywood/SAGE's four blocks of four, two dashes at least (9) */
         int dashes = 0, other = 0;
         for (const char *c = x; c < end; c++) {
             if (*c == '-')
@@ -646,6 +646,21 @@ static int space_join(const cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t m)
     return inside && doi_char_start(t[0]) && has_ascii_digit(t, m) && !starts_new(t, m, 0);
 }
 
+/* breaks._rest_by_evidence: whether the document's own DOIs join s[0:n] and s[n:n+m] (the joined
+ * DOI is one of them, or its shape is theirs and the piece's alone is not). 0/1, -1 on an error. */
+static int rest_by_evidence(cp_t *s, Py_ssize_t n, Py_ssize_t m, const Evidence *ev)
+{
+    PyObject *joined = complete_key(s, n + m), *alone = NULL;
+    int r = joined == NULL ? -1 : PySet_Contains(ev->dois, joined);
+    if (r == 0 && (r = shape_in(ev->shapes, joined)) > 0) {
+        int seen = (alone = complete_key(s, n)) == NULL ? -1 : shape_in(ev->shapes, alone);
+        r = seen < 0 ? -1 : !seen;
+    }
+    Py_XDECREF(joined);
+    Py_XDECREF(alone);
+    return r;
+}
+
 /* pdf._decide: whether the DOI s[0:n], broken at a line end, goes on with the token t[0:m]
  * (the next line's text from `line` on); *guess when that was a guess. s has room for n + m
  * more characters (the joined name is built there for the evidence). 0/1, or -1 on an error. */
@@ -663,8 +678,18 @@ static int decide(const Buf *B, cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t
         if (is_alnum(last) && m >= 2 && (t[0] == '-' || t[0] == '_') && t[1] < 128 && is_alnum(t[1]))
             return 1;
         int page = last == '.' ? page_number(B, line, chars_on(B, line, 8)) : 0;
-        if (page && (page == 2 || !code_only(s, sfx, n)))
-            return 0;
+        if (page == 2)
+            return 0; /* a page number before a running header */
+        if (page && !code_only(s, sfx, n)) {
+            /* a number alone: a page number, unless the document's own DOIs show this
+             * registrant's DOIs going on so (pdf._rest_by_evidence); a guess until then */
+            if (ev == NULL) {
+                *guess = 1;
+                return 0;
+            }
+            memcpy(s + n, t, sizeof(cp_t) * (size_t)m);
+            return rest_by_evidence(s, n, m, ev);
+        }
     }
     if (starts_new(t, m, 1) || !doi_char_start(t[0]))
         return 0;
@@ -690,6 +715,9 @@ static int decide(const Buf *B, cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t
             r = 1;
         else if (last == '-' && !prose_word(t, w))
             r = 1; /* a DOI does not end in "-": …-0548- + PDN (APS), an acronym */
+        else if (last == '-' && m == 1 && t[0] < 128 && is_alnum(t[0]) &&
+                 (line + 1 >= B->n || B->b[line + 1] == '\n' || B->b[line + 1] == '\r'))
+            r = 1; /* one character alone on its line: a check character (…90093- + x) */
         else
             *guess = 1;
         goto out;
@@ -703,18 +731,8 @@ static int decide(const Buf *B, cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t
         goto out;
     }
     *guess = 1;
-    if (ev == NULL || (r = shape_in(ev->shapes, joined)) <= 0)
-        goto out;
-    /* the shape of this registrant's DOIs joined, and not alone */
-    PyObject *alone = complete_key(s, n);
-    int seen = shape_in(ev->shapes, alone);
-    Py_XDECREF(alone);
-    if (seen < 0)
-        r = -1;
-    else if (seen)
-        r = 0;
-    else
-        *guess = 0;
+    if (ev != NULL && (r = rest_by_evidence(s, n, m, ev)) > 0)
+        *guess = 0; /* the shape of this registrant's DOIs joined, and not alone */
 out:
     Py_XDECREF(joined);
     return r;

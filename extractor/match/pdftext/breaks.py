@@ -127,6 +127,17 @@ def space_join(so_far: str, nxt: str) -> bool:
     )
 
 
+def _rest_by_evidence(so_far: str, nxt: str, evidence: Evidence) -> bool:
+    """Whether the document's own DOIs join `so_far` and `nxt`: the joined DOI is one of them, or
+    its shape is theirs and the piece's alone is not."""
+    joined = key_of(complete_name(so_far + nxt))
+    if joined in evidence.dois:
+        return True
+    return (
+        shape_of(joined) in evidence.shapes and shape_of(key_of(complete_name(so_far))) not in evidence.shapes
+    )
+
+
 def decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") -> tuple[bool, bool]:
     """(join, uncertain): whether the DOI `so_far`, broken at a line end, goes on with `nxt` on the
     next line, and whether that was a guess. `line` is that line from `nxt` on (its start)."""
@@ -140,8 +151,14 @@ def decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") -> 
         if last.isalnum() and _GLUED_DASH.match(nxt):
             return True, False
         page = PAGE_NUMBER.match(line or nxt) if last == "." else None
-        if page and (page.group()[-1].isupper() or not CODE_ONLY.fullmatch(suffix)):
-            return False, False
+        if page and page.group()[-1].isupper():
+            return False, False  # a page number before a running header
+        if page and not CODE_ONLY.fullmatch(suffix):
+            # A number alone on the next line is a page number, unless the document's own DOIs
+            # show its registrant's DOIs going on so (bmj.1.6072. + 1324): a guess until then.
+            if evidence is None:
+                return False, True
+            return _rest_by_evidence(so_far, nxt, evidence), False
     if STARTS_NEW.match(nxt) or not DOI_CHAR_START.match(nxt):
         return False, False
     if not suffix:
@@ -159,6 +176,8 @@ def decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") -> 
             return True, False
         if last == "-" and not _PROSE_WORD.match(word):
             return True, False  # a DOI does not end in "-": …-0548- + PDN (APS), an acronym
+        if last == "-" and len(nxt) == 1 and nxt.isalnum() and line[1:2] in ("", "\n", "\r"):
+            return True, False  # one character alone on its line: a check character (…90093- + x)
         return False, True
     if not last.isalnum():
         return False, evidence is None  # the document's own DOIs could still join it
@@ -170,10 +189,8 @@ def decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") -> 
         return True, False
     if evidence is None:
         return False, True
-    joined = key_of(complete_name(so_far + nxt))
-    alone = key_of(complete_name(so_far))
-    if shape_of(joined) in evidence.shapes and shape_of(alone) not in evidence.shapes:
-        return True, False
+    if _rest_by_evidence(so_far, nxt, evidence):
+        return True, False  # the shape of this registrant's DOIs joined, and not alone
     return False, True
 
 

@@ -21,6 +21,7 @@ from .evidence import key_of
 from .layout import COLUMN_SLACK, FAR_CHARS, GAP, MAX_LINE, below, doi_columns, in_column, layout_line
 from .shapes import SHAPES, whole_by_shape
 
+_DIGIT = re.compile(r"[0-9]")
 _NUMBER_TOKEN = re.compile(r"[0-9]+(?:[ \t\r]|\Z)")
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # Where a piece stops for far_rest: a line end, or a column gap with the other column after it.
@@ -87,7 +88,10 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
         if incomplete and whole_by_shape(key_of(complete_name(so_far + run))) is True:
             return True
         if (skipped or at_gap) and cut and DOI_CHAR_START.match(run) and not STARTS_NEW.match(run):
-            return None  # taken, unless the line is one to pass over
+            # taken, unless the line is one to pass over, when the rest has a digit: what a far
+            # join makes must look minted, never a piece and a heading, a view word, a word of
+            # the other column or a run of names (10.1371/ + Reviews, …-145-2- + Smithlysogeny)
+            return None if _DIGIT.search(run) else False
         if skipped and code and run[0] in "0123456789" and not STARTS_NEW.match(run):
             return None  # a journal's code alone goes on with its number
         return False

@@ -18,18 +18,43 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\A(10\.\d+/j\.)(\d{4})(\d{3}[\dX])(?=\.)", re.I | re.A), r"\1\2-\3"),
     # SICI check: …>3.0.CO;2-O
     (re.compile(r"(>\d\.\d\.CO;\d)([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
-    # Springer sJJJJJ-YYY-NNNNN-C
+    # Springer sJJJJJ-YYY-NNNNN-C, the article number of 4 or 5 digits (s41586-020-2649-2)
     (
-        re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{5}-[\dA-Z])\Z", re.I | re.A),
+        re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{4,5}-[\dA-Z])\Z", re.I | re.A),
         r"\1-\2",
     ),  # check: digit or letter
-    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{5}-[\dA-Z])\Z", re.I | re.A), r"\1-\2"),
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{4,5}-[\dA-Z])\Z", re.I | re.A), r"\1-\2"),
     # …and before its check character: s41418-021-00798-9 (none of MEDLINE's 2,274 has six digits)
-    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3}-\d{5})([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
+    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3}-\d{4,5})([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
+    # A book's ISBN-13 in its chapters' DOIs (Springer 978-1-0716-1514-0_25): 978 or 979 and ten
+    # digits in four parts. With a hyphen lost, three: the one after 978, the one after a group of
+    # one digit (groups 0-5 and 7 are one digit long), or the one before the check digit.
+    (
+        re.compile(
+            r"\A(10\.\d+/97[89])(?=(?:[0-9]-?){9}[0-9X](?:_|\Z))(?=[0-9]+-[0-9]+-[0-9]+-[0-9X](?:_|\Z))",
+            re.I | re.A,
+        ),
+        r"\1-",
+    ),
+    (
+        re.compile(
+            r"\A(10\.\d+/97[89]-)(?=(?:[0-9]-?){9}[0-9X](?:_|\Z))([0-57])(?=[0-9]+-[0-9]+-[0-9X](?:_|\Z))",
+            re.I | re.A,
+        ),
+        r"\1\2-",
+    ),
+    (
+        re.compile(
+            r"\A(10\.\d+/97[89]-)(?=(?:[0-9]-?){9}[0-9X](?:_|\Z))([0-9]+-[0-9]+-[0-9]+)([0-9X])(?=_|\Z)",
+            re.I | re.A,
+        ),
+        r"\1\2-\3",
+    ),
     # Baywood/SAGE (10.2190) ids of four blocks of four: DAC5-TPV6-XUHL-CRMV
     (
         re.compile(
-            r"\A(10\.\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\Z", re.I
+            r"\A(10\.\d+/)(?=(?:[^-]*-){2})([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})-?([A-Z0-9]{4})\Z",
+            re.I | re.A,
         ),
         r"\1\2-\3-\4-\5",
     ),
