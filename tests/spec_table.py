@@ -884,6 +884,17 @@ CLEANING = {
             "pdf",
         ),
         Row("see doi:10.1234/abc-\na new line of prose here", ["10.1234/abc-"], None, "pdf"),
+        Row(  # below -layout's other column too, when no line after it is taken
+            "100. Beltramo E, Mazzeo A, Porta M (2021) Thiamine and diabetes: back              2021.120873\n"
+            "  to the future? Acta Diabetol 87: 799-810. doi:10.1007/s00592-021-01752-\n"
+            "                                                                                 120. Htun YM, Thiha K\n"
+            "  4\n"
+            "                                                                                   symptoms in patients\n"
+            "101. Bhattacherjee P, Phylactos A (1978) Depression of prostaglandin               in Myanmar: A study.\n",
+            ["10.1007/s00592-021-01752-4"],
+            None,
+            "pdf",
+        ),
     ],
     "pdf_far_join_needs_a_minted_rest": [
         Row("PLoS Biol 4: 1-9. doi:10.1371/\n\n\nReviews\nThe next section", [], None, "pdf"),

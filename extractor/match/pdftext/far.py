@@ -91,7 +91,11 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
             # taken, unless the line is one to pass over, when the rest has a digit: what a far
             # join makes must look minted, never a piece and a heading, a view word, a word of
             # the other column or a run of names (10.1371/ + Reviews, …-145-2- + Smithlysogeny)
-            return None if _DIGIT.search(run) else False
+            if not _DIGIT.search(run):
+                return False
+            # one character alone below a piece cut in "-" is its check character when no line
+            # after it is taken (…-01752- + 4), as on the next line (breaks.decide)
+            return True if so_far[-1] == "-" and len(run) == 1 else None
         if skipped and code and run[0] in "0123456789" and not STARTS_NEW.match(run):
             return None  # a journal's code alone goes on with its number
         return False
