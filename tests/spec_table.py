@@ -866,6 +866,21 @@ CLEANING = {
     # A number alone on the line after a DOI's "." is its rest where the document's own DOIs show
     # its registrant's going on so (the shape joined seen unbroken, the piece's alone not): the
     # rest of 10.2214/ajr.129.4. beside an unbroken ajr.129.4.747; a page number otherwise.
+    # A number alone below a piece cut in "-", past -layout's other column's lines, is its rest;
+    # past blank lines it is a page number.
+    "pdf_number_past_the_other_column_after_a_hyphen": [
+        Row(
+            "  hemolysate. Can. J. Physiol. Pharmacol. 265: 317-410. DOI: 10.1139/y77-\n"
+            "                                                                                      388: 217-231. DOI: 10.1016/j.jcv.2021.104850\n"
+            "  183\n"
+            "                                                                                    79. Marrero MG, Dado-Senn B\n"
+            "59. Place DE, Lee S, Kanneganti TD (2021) PANoptosis in microbial\n",
+            ["10.1139/y77-183", "10.1016/j.jcv.2021.104850"],
+            None,
+            "pdf",
+        ),
+        Row("FEBS Lett. 197: 4-15. 10.1016/0014-\n\n151\n\n", ["10.1016/0014-"], None, "pdf"),
+    ],
     # A far join (past blank lines, a page number or -layout's other column) of a piece cut in "/"
     # or "-" takes a rest that has a digit: never a word alone, a heading or a view word below.
     # A DOI does not end in "-": one letter or digit alone on the next line is its check

@@ -18,7 +18,17 @@ from .breaks import (
     suffix_of,
 )
 from .evidence import key_of
-from .layout import COLUMN_SLACK, FAR_CHARS, GAP, MAX_LINE, below, doi_columns, in_column, layout_line
+from .layout import (
+    COLUMN_SLACK,
+    FAR_CHARS,
+    GAP,
+    MAX_LINE,
+    PASSED_COLUMN,
+    below,
+    doi_columns,
+    in_column,
+    layout_line,
+)
 from .shapes import SHAPES, whole_by_shape
 
 _DIGIT = re.compile(r"[0-9]")
@@ -53,7 +63,9 @@ def go_far(text: str, b: int, so_far: str, start: int) -> int:
     if start >= 0 and not PAGE_NUMBER.match(text, start):
         return start
     far = far_rest(text, b, so_far)
-    return start if far is None else far
+    if far is None or (start >= 0 and PAGE_NUMBER.match(text, far)):
+        return start  # a number alone below the number the next line holds: that one is the rest
+    return far
 
 
 def far_rest(text: str, b: int, so_far: str) -> int | None:
@@ -84,18 +96,22 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
     # join, which asks for that column, took nothing, and a cut piece goes on in its own column
     at_gap = LINEBREAK.match(text, b) is None
 
-    def rest(run: str, skipped: bool) -> bool | None:
+    def rest(run: str, skipped: int) -> bool | None:
         if incomplete and whole_by_shape(key_of(complete_name(so_far + run))) is True:
             return True
         if (skipped or at_gap) and cut and DOI_CHAR_START.match(run) and not STARTS_NEW.match(run):
             # taken, unless the line is one to pass over, when the rest has a digit: what a far
             # join makes must look minted, never a piece and a heading, a view word, a word of
             # the other column or a run of names (10.1371/ + Reviews, …-145-2- + Smithlysogeny)
-            if not _DIGIT.search(run):
-                return False
-            # one character alone below a piece cut in "-" is its check character when no line
-            # after it is taken (…-01752- + 4), as on the next line (breaks.decide)
-            return True if so_far[-1] == "-" and len(run) == 1 else None
+            if so_far[-1] == "-" and (
+                (len(run) == 1 and run.isalnum()) or (run.isdigit() and skipped == PASSED_COLUMN)
+            ):
+                # one character alone below a piece cut in "-", which no DOI ends with, is its
+                # check character (…-01752- + 4, (77)90093- + x), as on the next line
+                # (breaks.decide), and a number alone past -layout's other column its rest (y77- +
+                # 183; past blank lines a page number), when no line after it is taken
+                return True
+            return None if _DIGIT.search(run) else False
         if skipped and code and run[0] in "0123456789" and not STARTS_NEW.match(run):
             return None  # a journal's code alone goes on with its number
         return False
@@ -117,7 +133,7 @@ def far_anchor(text: str, p: int) -> tuple[int, int] | None:
         return None
     found: list[int] = []
 
-    def registrant(run: str, skipped: bool) -> bool | None:
+    def registrant(run: str, skipped: int) -> bool | None:
         m = _REGISTRANT.match(run)
         if m is None:
             return False

@@ -110,7 +110,12 @@ def in_column(segments: list[tuple[int, int]], c0: int) -> int | None:
     return next((a for a, _ in segments if c0 - COLUMN_SLACK <= a <= c0 + HANGING_INDENT), None)
 
 
-def below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | None:
+# What below() passed over before a line, as `take` is told it: nothing, blank lines, page
+# numbers or running headers, or (besides) -layout's other column's lines.
+NOT_PASSED, PASSED, PASSED_COLUMN = 0, 1, 2
+
+
+def below(text: str, b: int, take: Callable[[str, int], bool | None]) -> int | None:
     """Where a DOI cut at `b` goes on below: the first line, at most FAR_LINES down and FAR_CHARS
     on, with a token in the DOI's column (its block's start, or a hanging indent in) that `take`
     takes (True), past blank lines, running headers, page numbers and lines with nothing in the
@@ -124,7 +129,8 @@ def below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | 
     _, c0, c1 = columns
     limit = min(len(text), b + FAR_CHARS)
     i = text.find("\n", b, limit)
-    skipped = new_page = False
+    skipped = NOT_PASSED  # what the walk passed over before this line
+    new_page = False
     number: int | None = None  # a number alone that was taken, if nothing after it is
     for _ in range(FAR_LINES + 1):
         if i < 0:
@@ -136,11 +142,11 @@ def below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | 
         line, segments = layout_line(raw)
         i = end
         if not segments:
-            skipped = True
+            skipped = skipped or PASSED
             continue
         body = line.strip()
         if _RUNNING_HEAD.match(body):  # "154 A. Sundström et al.": never a DOI's rest
-            skipped = True
+            skipped = skipped or PASSED
             continue
         if new_page:  # a page's first line: the rest of a column's last DOI starts it
             col: int | None = segments[0][0]
@@ -157,10 +163,10 @@ def below(text: str, b: int, take: Callable[[str, bool], bool | None]) -> int | 
         if alone:  # a page number, or the rest: a line after it may say
             if took and number is None:
                 number = start + col  # type: ignore[operator]
-            skipped = True
+            skipped = skipped or PASSED
             continue
         if not any(a < c1 and e > c0 for a, e in segments):
-            skipped = True  # the other column's line (-layout): nothing in the DOI's column
+            skipped = PASSED_COLUMN  # the other column's line (-layout): nothing in the DOI's column
             continue
         if took is None:
             return start + col  # type: ignore[operator]
