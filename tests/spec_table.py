@@ -941,9 +941,21 @@ CLEANING = {
             None,
             "pdf",
         ),
-        Row(  # no DOI of the registrant unbroken: a page number
+        Row(  # no DOI of the registrant unbroken, and no shape of its DOIs known: a page number
+            "Am J Clin Nutr 32: 1-9. doi:10.1093/ajcn/32.3.\n512\n47. Rottas M",
+            ["10.1093/ajcn/32.3"],
+            None,
+            "pdf",
+        ),
+        Row(  # the registrant's shape (SHAPES: Radiology's volume.issue.page) completes it
             "Radiology 247: 460-462. doi:10.1148/127.2.\n535\n47. Rottas M",
-            ["10.1148/127.2"],
+            ["10.1148/127.2.535"],
+            None,
+            "pdf",
+        ),
+        Row(  # AJR's, Spandidos', J Exp Med's shapes likewise
+            "doi:10.2214/ajr.129.6.\n1039\n53. Akan OD doi:10.3892/or.2020.\n7866\n54. Li X doi:10.1084/jem.146.5.\n1261\n55. Ng",
+            ["10.2214/ajr.129.6.1039", "10.3892/or.2020.7866", "10.1084/jem.146.5.1261"],
             None,
             "pdf",
         ),
