@@ -953,6 +953,12 @@ CLEANING = {
             None,
             "pdf",
         ),
+        Row(  # JAMA's
+            "JAMA Pediatr 175: 1-9. doi:10.1001/jamapediatrics.2021.\n1319\n12. Lee K (2020) Next",
+            ["10.1001/jamapediatrics.2021.1319"],
+            None,
+            "pdf",
+        ),
         Row(  # AJR's, Spandidos', J Exp Med's shapes likewise
             "doi:10.2214/ajr.129.6.\n1039\n53. Akan OD doi:10.3892/or.2020.\n7866\n54. Li X doi:10.1084/jem.146.5.\n1261\n55. Ng",
             ["10.2214/ajr.129.6.1039", "10.3892/or.2020.7866", "10.1084/jem.146.5.1261"],

@@ -64,6 +64,17 @@ SHAPES: dict[str, Shape] = {
         (6,),
         "a",
     ),
+    # JAMA and the Archives: jama<journal>.<year>.<number> (jamapediatrics.2021.1319), the Archives'
+    # arch<journal>.<year>.<fourteen digits>, and the older <journal>.<volume>.<issue>.<page>
+    # (403 of MEDLINE's 426 10.1001 DOIs; the rest add a letter for a part)
+    "10.1001": Shape(
+        re.compile(
+            r"(?:jama|arch)[a-z]{0,16}\.(?:[0-9]{4}\.(?:[0-9]{3,5}|[0-9]{14})|[0-9]{2,3}\.[0-9]{1,2}\.[0-9]{1,5})"
+        ),
+        re.compile(r"[ja][a-z]{0,19}(?:\.[0-9]{0,14}){0,3}"),
+        (1, 2, 3, 4, 5, 14),
+        "aj",
+    ),
     # AJR: ajr.<volume>.<issue>.<page> (669 of MEDLINE's 679 10.2214 DOIs, the rest with -a, -b for a
     # part, which a whole DOI's test need not know: a piece ending in a letter is never walked on)
     "10.2214": Shape(
