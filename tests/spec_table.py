@@ -842,6 +842,20 @@ CLEANING = {
             "pdf",
         ),
         Row("doi:10.1007/978-3-64281151-7_16", ["10.1007/978-3-64281151-7_16"], None, "pdf"),
+        # a registrant's hyphens where MEDLINE shows no DOI of it without them: Canadian Science
+        # Publishing's letter-year-page, EuroIntervention's four parts, the BMJ's part letter
+        Row(
+            "doi:10.1139/y77183, doi:10.4244/eij-d-2000216, doi:10.1136/bmj.1.6161.488b",
+            ["10.1139/y77-183", "10.4244/eij-d-20-00216", "10.1136/bmj.1.6161.488-b"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "doi:10.1139/bcb-2020-0599 doi:10.1136/bmj.m1234",
+            ["10.1139/bcb-2020-0599", "10.1136/bmj.m1234"],
+            None,
+            "pdf",
+        ),
         Row("doi:10.1007/978-10716-1514-0_25", ["10.1007/978-10716-1514-0_25"], None, "plain"),
     ],
     "pdf_space_inside_doi": [

@@ -400,7 +400,7 @@ static PyObject *shape_of(PyObject *key)
  * rule ignores case): a prefilter that lets through every key a rule could touch, so that the
  * Python rules run only for those. One clause per rule, in the table's order; DEHYPHENATION_RULES
  * (their count is checked by native.py) and the examples of tests/test_cscan.py keep it whole. */
-#define N_DEHYPHENATION_RULES 17
+#define N_DEHYPHENATION_RULES 22
 static int may_rehyphenate(const char *u, Py_ssize_t n)
 {
     const char *slash = memchr(u, '/', (size_t)n);
@@ -426,8 +426,9 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
     for (const char *c = x; c + 5 <= end; c++)
         if (c[0] == ':' && c[1] == ':' && c[2] == 'a' && c[3] == 'i' && c[4] == 'd')
             return 1; /* a SICI contribution id (11) */
-    if (slash - u == 7 && (memcmp(u, "10.1055", 7) == 0 || memcmp(u, "10.1146", 7) == 0 || memcmp(u, "10.3760", 7) == 0))
-        return 1; /* Thieme, Annual Reviews, the Chinese Medical Association */
+    if (slash - u == 7 && (memcmp(u, "10.1055", 7) == 0 || memcmp(u, "10.1146", 7) == 0 || memcmp(u, "10.3760", 7) == 0 ||
+                           memcmp(u, "10.1139", 7) == 0 || memcmp(u, "10.4244", 7) == 0 || memcmp(u, "10.1136", 7) == 0))
+        return 1; /* Thieme, Annual Reviews, the CMA (14-16), CSP, EuroIntervention, the BMJ (17-21) */
     if (sn >= 16 && sn <= 19) { /* Baywood/SAGE's four blocks of four, two dashes at least (9) */
         int dashes = 0, other = 0;
         for (const char *c = x; c < end; c++) {

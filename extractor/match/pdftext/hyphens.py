@@ -72,6 +72,15 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\A(10\.1146/annurev-[a-z]+)(\d{6}-\d{6})\Z", re.I | re.A), r"\1-\2"),
     # Chinese Medical Association cma.j.cn511374-20200924-00691 (all 18 of MEDLINE's)
     (re.compile(r"\A(10\.3760/cma\.j\.cn\d{6})-?(\d{8})-?(\d{5})\Z", re.I | re.A), r"\1-\2-\3"),
+    # Canadian Science Publishing y77-183: a letter, the year, a hyphen, three digits (103 of
+    # MEDLINE's 104; the other is bcb-2020-0599)
+    (re.compile(r"\A(10\.1139/[a-z][0-9]{2})([0-9]{3})\Z", re.I | re.A), r"\1-\2"),
+    # EuroIntervention eij-d-20-00216 (all 23 of MEDLINE's): the hyphens of its four parts
+    (re.compile(r"\A(10\.4244/[a-z]+)([a-z]-[0-9]{2}-[0-9]{5})\Z", re.I | re.A), r"\1-\2"),
+    (re.compile(r"\A(10\.4244/[a-z]+-[a-z])([0-9]{2})-?([0-9]{5})\Z", re.I | re.A), r"\1-\2-\3"),
+    (re.compile(r"\A(10\.4244/[a-z]+-[a-z]-[0-9]{2})([0-9]{5})\Z", re.I | re.A), r"\1-\2"),
+    # The BMJ's part letter bmj.1.6161.488-b (150 of MEDLINE's 616; none without its hyphen)
+    (re.compile(r"\A(10\.1136/bmj\.[0-9]+\.[0-9]+\.[0-9]+)([a-z])\Z", re.I | re.A), r"\1-\2"),
 )
 
 
