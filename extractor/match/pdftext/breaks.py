@@ -73,7 +73,7 @@ _LOWER_OR_DIGIT = re.compile(r"[a-z0-9]")
 _PROSE_WORD = re.compile(r"[A-Z]?[a-z]+(?:-[A-Z]?[a-z]+)*\Z")
 
 
-_HAS_DIGIT = re.compile(r"[0-9]")
+HAS_DIGIT = re.compile(r"[0-9]")
 HAS_OPENER = re.compile("[" + re.escape(OPEN) + "]")
 # What starts a new identifier rather than a DOI's rest (the reference numbers of STARTS_NEW
 # are for line starts; mid-line, "21-\t1033." is a DOI's last piece).
@@ -122,7 +122,7 @@ def space_join(so_far: str, nxt: str) -> bool:
     return (
         inside
         and DOI_CHAR_START.match(nxt) is not None
-        and _HAS_DIGIT.search(nxt) is not None
+        and HAS_DIGIT.search(nxt) is not None
         and _NEW_ID.match(nxt) is None
     )
 

@@ -10,6 +10,7 @@ import re
 from .breaks import (
     CODE_ONLY,
     DOI_CHAR_START,
+    HAS_DIGIT,
     LINEBREAK,
     PAGE_NUMBER,
     SEPARATOR,
@@ -31,7 +32,6 @@ from .layout import (
 )
 from .shapes import SHAPES, whole_by_shape
 
-_DIGIT = re.compile(r"[0-9]")
 _NUMBER_TOKEN = re.compile(r"[0-9]+(?:[ \t\r]|\Z)")
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # Where a piece stops for far_rest: a line end, or a column gap with the other column after it.
@@ -111,7 +111,7 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
                 # (breaks.decide), and a number alone past -layout's other column its rest (y77- +
                 # 183; past blank lines a page number), when no line after it is taken
                 return True
-            return None if _DIGIT.search(run) else False
+            return None if HAS_DIGIT.search(run) else False
         if skipped and code and run[0] in "0123456789" and not STARTS_NEW.match(run):
             return None  # a journal's code alone goes on with its number
         return False

@@ -10,6 +10,10 @@ import re
 # (pattern on the DOI name, replacement); extend the table as registrant patterns turn up, and
 # with it the C matcher's prefilter of the names a rule may touch (_cscan.c, may_rehyphenate;
 # native.py checks the count).
+# An ISBN-13's ten digits after 978 or 979, hyphens between them, then a chapter's "_N" or the end.
+_ISBN_END = r"(?:_|\Z)"
+_ISBN_TEN = rf"(?=(?:[0-9]-?){{9}}[0-9X]{_ISBN_END})"
+
 DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # An ISSN is always NNNN-NNNX: Elsevier 0005-2795(77)…, S0140-6736(11)…, Wiley 1097-0142(2001…),
     # (SICI)1097-4571(1998…).
@@ -30,24 +34,17 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     # digits in four parts. With a hyphen lost, three: the one after 978, the one after a group of
     # one digit (groups 0-5 and 7 are one digit long), or the one before the check digit.
     (
-        re.compile(
-            r"\A(10\.\d+/97[89])(?=(?:[0-9]-?){9}[0-9X](?:_|\Z))(?=[0-9]+-[0-9]+-[0-9]+-[0-9X](?:_|\Z))",
-            re.I | re.A,
-        ),
+        re.compile(rf"\A(10\.\d+/97[89]){_ISBN_TEN}(?=[0-9]+-[0-9]+-[0-9]+-[0-9X]{_ISBN_END})", re.I | re.A),
         r"\1-",
     ),
     (
         re.compile(
-            r"\A(10\.\d+/97[89]-)(?=(?:[0-9]-?){9}[0-9X](?:_|\Z))([0-57])(?=[0-9]+-[0-9]+-[0-9X](?:_|\Z))",
-            re.I | re.A,
+            rf"\A(10\.\d+/97[89]-){_ISBN_TEN}([0-57])(?=[0-9]+-[0-9]+-[0-9X]{_ISBN_END})", re.I | re.A
         ),
         r"\1\2-",
     ),
     (
-        re.compile(
-            r"\A(10\.\d+/97[89]-)(?=(?:[0-9]-?){9}[0-9X](?:_|\Z))([0-9]+-[0-9]+-[0-9]+)([0-9X])(?=_|\Z)",
-            re.I | re.A,
-        ),
+        re.compile(rf"\A(10\.\d+/97[89]-){_ISBN_TEN}([0-9]+-[0-9]+-[0-9]+)([0-9X])(?=_|\Z)", re.I | re.A),
         r"\1\2-\3",
     ),
     # Baywood/SAGE (10.2190) ids of four blocks of four: DAC5-TPV6-XUHL-CRMV
