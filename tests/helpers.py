@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import socket
 import sys
-from collections.abc import Sequence
+import tarfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -353,3 +358,50 @@ def corrupt_gzip(data: bytes) -> bytes:
     blob = bytearray(gzip.compress(data))
     blob[-8] ^= 0xFF
     return bytes(blob)
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on now: for a server a test starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def moto_s3() -> Iterator[dict[str, str]]:
+    """moto's S3 server on 127.0.0.1, started and stopped here, and the environment a client of
+    it needs (nothing else is configured)."""
+    from moto import server as moto_server
+
+    port = free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield {
+            "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+    finally:
+        server.stop()
+
+
+def tar_of(path: Path, members: dict[str, bytes], mode: Any = "w") -> None:
+    """A tar of these members (name: bytes) at `path`, in a tarfile mode ("w:gz")."""
+    with tarfile.open(path, mode) as t:
+        for n, data in members.items():
+            ti = tarfile.TarInfo(n)
+            ti.size = len(data)
+            t.addfile(ti, io.BytesIO(data))
+
+
+def gz_tar(members: dict[str, bytes]) -> bytes:
+    """A gzipped tar of these members, as arXiv's per-paper sources are."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        for n, data in members.items():
+            ti = tarfile.TarInfo(n)
+            ti.size = len(data)
+            t.addfile(ti, io.BytesIO(data))
+    return gzip.compress(buf.getvalue())

@@ -21,7 +21,7 @@ import zstandard
 
 from extractor.pipeline.formats import bomb, members, tar
 
-from .helpers import SCAN, run_json, scan_here, table
+from .helpers import SCAN, gz_tar, run_json, scan_here, table, tar_of
 from .wikidump import MARKUP_DEV
 
 SOURCES = Path(MARKUP_DEV) / "docs"
@@ -116,25 +116,6 @@ def test_each_member_gives_what_its_file_gives_in_a_folder(
     assert run["documents"] == files
     assert run["tallies"]["archive members read"] == files
     assert run["documents_by_syntax"].keys() >= {"bibtex", "wikitext", "csv"}
-
-
-def gz_tar(members: dict[str, bytes]) -> bytes:
-    """A gzipped tar of these members, as arXiv's per-paper sources are."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as t:
-        for n, data in members.items():
-            ti = tarfile.TarInfo(n)
-            ti.size = len(data)
-            t.addfile(ti, io.BytesIO(data))
-    return gzip.compress(buf.getvalue())
-
-
-def tar_of(path: Path, members: dict[str, bytes], mode: Any = "w") -> None:
-    with tarfile.open(path, mode) as t:
-        for n, data in members.items():
-            ti = tarfile.TarInfo(n)
-            ti.size = len(data)
-            t.addfile(ti, io.BytesIO(data))
 
 
 def test_an_arxiv_bundle_names_each_nested_member_under_its_paper(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from typing import TypeVar
 import pyarrow.dataset as ds
 import pytest
 
-from .helpers import SCAN, make_corpus, run_json
+from .helpers import SCAN, free_port, make_corpus, run_json
 from .test_scan import scan, start_scan, wait_for_a_completed_shard
 
 distributed = pytest.importorskip("distributed")
@@ -27,18 +26,11 @@ DASK = str(Path(sys.executable).parent / "dask")
 C = TypeVar("C", bound="Cluster")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 class Cluster:
     """A scheduler and workers as separate processes, each in its own session (to kill whole)."""
 
     def __init__(self, tmp: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.tmp = tmp
         # in a folder of their own, as a cluster's processes are: not the scan's working folder
@@ -205,6 +197,6 @@ def test_without_distributed_dask_says_how_to_install_it(tmp_path: Path) -> None
 def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
     src = make_corpus(tmp_path)
     t0 = time.monotonic()
-    p = scan(str(src), "-o", str(tmp_path / "o"), "--dask", f"tcp://127.0.0.1:{_free_port()}", check=2)
+    p = scan(str(src), "-o", str(tmp_path / "o"), "--dask", f"tcp://127.0.0.1:{free_port()}", check=2)
     assert "cannot reach the Dask scheduler" in p.stderr and "Traceback" not in p.stderr
     assert time.monotonic() - t0 < 60

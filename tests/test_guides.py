@@ -16,7 +16,6 @@ import lzma
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
@@ -29,7 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from .helpers import make_corpus, table
+from .helpers import gz_tar, make_corpus, moto_s3, table, tar_of
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDES = [
@@ -160,24 +159,6 @@ def _warc(path: Path, pages: dict[str, str], wet: bool = False) -> None:
             w.write_record(rec)
 
 
-def _tar(path: Path, members: dict[str, bytes], mode: str) -> None:
-    with tarfile.open(path, mode) as t:  # type: ignore[call-overload]
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-
-
-def _gz_tar(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
 JATS = (
     '<?xml version="1.0"?><article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>'
     '<article-id pub-id-type="doi">10.1371/journal.pone.{n}</article-id></article-meta></front><back><ref-list>'
@@ -271,14 +252,14 @@ def _workspace(ws: Path) -> None:
         wet=True,
     )
     nxml = {f"PMC00500{i}/article.nxml": JATS.format(n=f"{i:07d}").encode() for i in range(2)}
-    _tar(ws / "oa_comm_xml.PMC005xxxxxx.baseline.2024-06-18.tar.gz", nxml, "w:gz")
+    tar_of(ws / "oa_comm_xml.PMC005xxxxxx.baseline.2024-06-18.tar.gz", nxml, "w:gz")
     for pmc in ("PMC1234567", "PMC7654321"):
-        _tar(ws / f"{pmc}.tar.gz", {f"{pmc}/{pmc}.nxml": JATS.format(n=pmc[3:]).encode()}, "w:gz")
+        tar_of(ws / f"{pmc}.tar.gz", {f"{pmc}/{pmc}.nxml": JATS.format(n=pmc[3:]).encode()}, "w:gz")
     tex = rb"\documentclass{article}\begin{document}See \doi{10.1103/PhysRevLett.116.061102}.\end{document}"
     for n in ("001", "002"):
-        _tar(
+        tar_of(
             ws / f"arXiv_src_2401_{n}.tar",
-            {f"2401/2401.00{n}.gz": _gz_tar({"main.tex": tex, "refs.bib": BIB.encode()})},
+            {f"2401/2401.00{n}.gz": gz_tar({"main.tex": tex, "refs.bib": BIB.encode()})},
             "w",
         )
     with zipfile.ZipFile(ws / "zenodo-dump.zip", "w", zipfile.ZIP_DEFLATED) as z:
@@ -657,56 +638,44 @@ def test_scan(workspace: Path, tmp_path: Path) -> None:
 CLUSTERS = runs("docs/clusters.md")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def servers(workspace: Path) -> Iterator[dict[str, str]]:
     """An S3 API (moto's server) and a Dask cluster, on 127.0.0.1, for the cluster guide's lines:
     its buckets hold the guide's prefixes; the scheduler is the guide's `scheduler:8786`."""
-    moto = pytest.importorskip("moto.server")
+    pytest.importorskip("moto.server")
     boto3 = pytest.importorskip("boto3")
     distributed = pytest.importorskip("distributed")
-    port = _free_port()
-    server = moto.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    env = {
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
-    s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
-                      aws_access_key_id="testing", aws_secret_access_key="testing")  # fmt: skip
-    for bucket in ("bucket", "corpus", "scratch"):
-        s3.create_bucket(Bucket=bucket)
-    for f in sorted((workspace / "corpus").iterdir()):
-        s3.upload_file(str(f), "bucket", f"corpus/{f.name}")
-        s3.upload_file(str(f), "corpus", f"in/{f.name}")
-        s3.upload_file(str(f), "bucket", f"x/{f.name}")
-    s3.upload_file(str(workspace / "papers.jsonl.gz"), "bucket", "crawl/part-0.jsonl.gz")
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # the cluster's workers read the store as the client does
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
-    )
-    SERVERS.update(
-        {"tcp://scheduler:8786": cluster.scheduler_address, "http://127.0.0.1:9000": env["AWS_ENDPOINT_URL"]}
-    )
-    try:
-        yield env
-    finally:
-        SERVERS.clear()
-        cluster.close()
-        server.stop()
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with moto_s3() as env:
+        s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                          aws_access_key_id="testing", aws_secret_access_key="testing")  # fmt: skip
+        for bucket in ("bucket", "corpus", "scratch"):
+            s3.create_bucket(Bucket=bucket)
+        for f in sorted((workspace / "corpus").iterdir()):
+            s3.upload_file(str(f), "bucket", f"corpus/{f.name}")
+            s3.upload_file(str(f), "corpus", f"in/{f.name}")
+            s3.upload_file(str(f), "bucket", f"x/{f.name}")
+        s3.upload_file(str(workspace / "papers.jsonl.gz"), "bucket", "crawl/part-0.jsonl.gz")
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)  # the cluster's workers read the store as the client does
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        )
+        SERVERS.update(
+            {
+                "tcp://scheduler:8786": cluster.scheduler_address,
+                "http://127.0.0.1:9000": env["AWS_ENDPOINT_URL"],
+            }
+        )
+        try:
+            yield env
+        finally:
+            SERVERS.clear()
+            cluster.close()
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
 
 @pytest.mark.slow

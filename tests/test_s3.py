@@ -19,36 +19,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from .helpers import SCAN, make_corpus, run_json, table
+from .helpers import SCAN, free_port, make_corpus, moto_s3, run_json, table
 
-moto_server = pytest.importorskip("moto.server")
+pytest.importorskip("moto.server")
 boto3 = pytest.importorskip("boto3")
 pytest.importorskip("s3fs")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[dict[str, str]]:
     """The server, and the environment a client of it needs (nothing else is configured)."""
-    port = _free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    env = {
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
-    try:
+    with moto_s3() as env:
         yield env
-    finally:
-        server.stop()
 
 
 def _client(env: dict[str, str]) -> Any:
@@ -175,7 +157,7 @@ def test_a_store_that_cannot_be_read_stops_the_run_and_keeps_a_finished_result(
     rows = table(out, "mentions")
     p = _scan(s3, "s3://no-such-bucket/corpus/", "-o", str(out), check=2)
     assert "no bucket 'no-such-bucket'" in p.stderr and "Traceback" not in p.stderr
-    down = {**s3, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{_free_port()}"}  # nothing listens there
+    down = {**s3, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"}  # nothing listens there
     p = _scan(down, "s3://crawl/corpus/", "-o", str(out), check=2)
     assert "does not answer" in p.stderr and "Traceback" not in p.stderr
     assert table(out, "mentions") == rows and run_json(out)["rejected"] == []
@@ -279,7 +261,7 @@ def s3_with_auth() -> Iterator[dict[str, str]]:
     import sys
     import time
 
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         env={**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "0"},
