@@ -610,6 +610,26 @@ CLEANING = {
         Row("10. G. Muller, E. Garcia (1990) Networks\n1234/abc and more", [], None, "pdf"),
         Row("Table 10.   Results of the model\nwith 1016/2 of them", [], None, "pdf"),
     ],
+    # A prefix cut after its "10." goes on in its own -layout column: the next line's other
+    # column, or the other column's text past a gap on its own line, is never its registrant's
+    # code, even when that text starts with one (pdftext.elsewhere).
+    "pdf_registrant_code_in_its_own_column": [
+        Row(
+            "  Requested. Stud Health Inform 235: 375-410. https://doi.org/10.               5p-STAT3 pathway. Aging (Albany NY) 96: 438-456. DOI: 10.\n"
+            "  1038/nbt.1069                                                                 18632/aging.202975\n",
+            ["10.1038/nbt.1069", "10.18632/aging.202975"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "  COVID-19 Pandemic. A Survey of Patients with Delayed Hip and                  2013-2016. Int J Hyg 240: 113-140. https://doi.org/10.\n"
+            "  Knee Arthroplasty. Arthroplast Today 74: 705-710. https://doi.org/10.         1038/ncb.3337\n"
+            "  1016/j.artd.2021.05.013                                                       80. Molins F, Serrano MA (2021) Early\n",
+            ["10.1038/ncb.3337", "10.1016/j.artd.2021.05.013"],
+            None,
+            "pdf",
+        ),
+    ],
     # A number alone on its line that completes the shape is the rest only when no line after it
     # does (a page number between: j.canlet.2021.05. + 1578 + 024); after a page break the rest
     # of a column's last DOI starts the next page, whatever its column.
@@ -996,6 +1016,24 @@ CLEANING = {
         Row(
             "Neuron 58: 956–66. https://doi.org/10.1016/j.neuron.2008.04.\n026\n54. Atencio CA",
             ["10.1016/j.neuron.2008.04.026"],
+            None,
+            "pdf",
+        ),
+    ],
+    # A number alone after a DOI cut in "." is a page number only where it is one of the
+    # document's page numbers, printed once a page in sequence (alone, or in a running header);
+    # where the pages are numbered otherwise, it is the DOI's rest.
+    "pdf_number_alone_is_the_rest_where_pages_are_numbered_otherwise": [
+        Row(
+            "Psychiatry 383: 516-610. doi:10.1186/s12888-021-03299-8\n1740\n\f1741 Ali et al.\n"
+            "World J Gastroenterol 242: 490-518. doi:10.3748/wjg.v27.i20.\n2630\n22. Penev A, Bazley A\n1741\n",
+            ["10.1186/s12888-021-03299-8", "10.3748/wjg.v27.i20.2630"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "The end of a page.\n6\n\faccepted for publication. doi: 10.1088/1674-1137/acb992.\n7\n\fThe next page\n8\n",
+            ["10.1088/1674-1137/acb992"],
             None,
             "pdf",
         ),

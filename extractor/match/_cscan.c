@@ -19,6 +19,7 @@
  *   cscan/key.c     the canonical key, and a hit's raw text
  *   cscan/plain.c   the plain-text scan and shortDOIs, and the sink each hit goes to
  *   cscan/pdf.c     PDF text: joins across lines, columns and spaces (spec §5)
+ *   cscan/pdfscan.c PDF text: its anchors and passes, with the document's evidence
  *   cscan/links.c   a link is one occurrence (spec §6): the pairs a view builder's links make
  *   cscan/html.c    HTML: the three views built and searched (spec §3, §5)
  *   cscan/wikitext.c  wikitext: its view built and searched as HTML's are (spec §7)
@@ -57,6 +58,7 @@
 #include "cscan/key.c"
 #include "cscan/plain.c"
 #include "cscan/pdf.c"
+#include "cscan/pdfscan.c"
 #include "cscan/links.c"
 #include "cscan/html.c"
 #include "cscan/wikitext.c"

@@ -16,6 +16,13 @@ def _far_anchor() -> Callable[[str, int], tuple[int, int] | None]:
     return far_anchor
 
 
+def _elsewhere() -> Callable[[str, int, int], bool]:
+    """pdftext.elsewhere, loaded as _far_anchor is."""
+    from .pdftext import elsewhere
+
+    return elsewhere
+
+
 # Every 10-prefix DOI: "10." + registrant digits (dot-subdivided) + "/" or "%2F". The ":" is
 # for EIDR URNs (RFC 7972 swaps the first "/" for ":"); it is accepted only after urn:eidr:.
 # The separator is optional in the pattern, so that a run with no separator is a match (group 2
@@ -71,12 +78,20 @@ def pdf_anchor_matches(text: str) -> Iterator[re.Match[str] | FarAnchor]:
     while True:
         m = search(text, pos)
         ms = len(text) if m is None else m.start()
+        # a prefix cut after its `10.` whose code the regex read from another -layout column (the
+        # next line's other column, or past a column gap): no anchor; far_anchor reads its own
+        astray = (
+            m is not None
+            and m.start(1) > ms + 3
+            and m.group(2) is not None
+            and _elsewhere()(text, ms + 3, m.start(1))
+        )
         while cut is not None and cut.start() <= ms:
             c = cut.start()
             cut = next(cuts, None)
             if (
                 c < pos
-                or (c == ms and m is not None and m.group(2) in ("/", "%2F", "%2f"))
+                or (c == ms and m is not None and m.group(2) in ("/", "%2F", "%2f") and not astray)
                 or (c > 0 and text[c - 1] in _DIGITS)
             ):
                 continue  # "410." ends a page range: glued to a digit, no DOI starts there (spec §2)
@@ -87,7 +102,8 @@ def pdf_anchor_matches(text: str) -> Iterator[re.Match[str] | FarAnchor]:
                 yield FarAnchor(c, r, q, text[r : q - len(sep)], sep)
         if m is None:
             return
-        yield m
+        if not astray:
+            yield m
         pos = m.end() if m.group(2) is not None else max(m.start() + 1, m.end() - 2)
 
 

@@ -281,7 +281,7 @@ def _hits(
         # Spec §5: a break whose join was a guess is decided by what the document
         # says elsewhere — the same DOI unbroken, or DOIs of the same shape. Only a guess can
         # change, so a document without one is read once.
-        ev = _pdf().Evidence()
+        ev = _pdf().Evidence(pages=_pdf().page_numbers(text))
         for s, _e, _f, name in found:
             ev.add(canonical_key(name, True), s not in scanner.uncertain)
         found = _Scanner(text, pdf, allow_other_prefix, None).scan(ev, after)

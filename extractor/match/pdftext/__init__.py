@@ -14,10 +14,19 @@ unbroken, or has the shape of this registrant's other DOIs there.
 
 from __future__ import annotations
 
-from .evidence import Evidence
+from .evidence import Evidence, page_numbers
 from .far import far_anchor
 from .hyphens import rehyphenate
 from .joins import join_pieces
+from .layout import elsewhere
 from .shapes import glued_page_end
 
-__all__ = ["Evidence", "far_anchor", "glued_page_end", "join_pieces", "rehyphenate"]
+__all__ = [
+    "Evidence",
+    "elsewhere",
+    "far_anchor",
+    "glued_page_end",
+    "join_pieces",
+    "page_numbers",
+    "rehyphenate",
+]

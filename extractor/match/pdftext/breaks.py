@@ -155,10 +155,14 @@ def decide(so_far: str, nxt: str, evidence: Evidence | None, line: str = "") -> 
             return False, False  # a page number before a running header
         if page and not CODE_ONLY.fullmatch(suffix):
             # A number alone on the next line is a page number, unless the document's own DOIs
-            # show its registrant's DOIs going on so (bmj.1.6072. + 1324): a guess until then.
+            # show its registrant's DOIs going on so (bmj.1.6072. + 1324), or the document's
+            # pages are numbered and this is none of their numbers (wjg.v27.i20. + 2630 among
+            # pages 1740-1742): a guess until then.
             if evidence is None:
                 return False, True
-            return _rest_by_evidence(so_far, nxt, evidence), False
+            number = int(page.group().strip())
+            rest = _rest_by_evidence(so_far, nxt, evidence)
+            return rest or (bool(evidence.pages) and number not in evidence.pages), False
     if STARTS_NEW.match(nxt) or not DOI_CHAR_START.match(nxt):
         return False, False
     if not suffix:

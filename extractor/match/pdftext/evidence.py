@@ -19,6 +19,22 @@ def shape_of(key: str) -> str:
     return prefix + "/" + re.sub(r"[0-9]", "9", re.sub(r"[a-z]", "a", suffix))
 
 
+# A line that is a number alone, and a running header's number ("154 A. Sundström et al."): a
+# page's number, printed once a page (spec §5).
+_NUMBER_LINE = re.compile(r"^[ \t\f]*([1-9][0-9]{0,3})[ \t\r\f]*$", re.M)
+_HEADER_NUMBER = re.compile(r"^[ \t\f]*([1-9][0-9]{0,3})[ \t]+[A-Z]", re.M)
+
+
+def page_numbers(text: str) -> frozenset[int]:
+    """The numbers of a document's pages: numbers alone on their lines that a running header
+    gives, or that the next or last page's number stands beside (in a header, or alone too).
+    Pages are numbered in sequence; a number alone with no neighbour is no page's."""
+    alone = {int(n) for n in _NUMBER_LINE.findall(text)}
+    headers = {int(n) for n in _HEADER_NUMBER.findall(text)}
+    seen = alone | headers
+    return frozenset(n for n in alone if n in headers or n - 1 in seen or n + 1 in seen)
+
+
 @dataclass(slots=True)
 class Evidence:
     """What a PDF document says about its own DOIs, for deciding line-break joins (spec §5)."""
@@ -26,6 +42,7 @@ class Evidence:
     dois: set[str] = field(default_factory=set)
     shapes: set[str] = field(default_factory=set)
     parents: set[str] = field(default_factory=set)
+    pages: frozenset[int] = frozenset()  # page_numbers of the document
 
     def add(self, key: str, certain: bool) -> None:
         self.dois.add(key)

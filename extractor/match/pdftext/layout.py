@@ -73,6 +73,17 @@ def continuation(text: str, b: int) -> int | None:
     return None
 
 
+def elsewhere(text: str, b: int, r: int) -> bool:
+    """Whether the registrant's code at `r` of a prefix cut after its `10.` at `b` (by a line
+    break or a column gap) is another column's: the layout puts the DOI's rest elsewhere (spec §5,
+    -layout sets columns side by side: a cut `10.` goes on in its own column)."""
+    between = text[b:r]
+    if "\n" not in between and GAP.search(between) is None:
+        return False
+    cont = continuation(text, b)
+    return cont is not None and cont != r
+
+
 def new_below(text: str, b: int) -> bool:
     """The DOI stops at `b` at a line end and the next line, one block (no column gap), starts
     something new (STARTS_NEW, not "("): whichever place continuation picked, decide would
