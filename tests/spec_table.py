@@ -876,6 +876,22 @@ CLEANING = {
             None,
             "pdf",
         ),
+        # …IOS Press's journals, Proc Soc Exp Biol Med, the Endocrine Society, Nature's news (as
+        # Springer's), and an ISSN named as one; IOS Press's book series has no hyphen
+        Row(
+            "doi:10.3233/jad210027 doi:10.3181/00379727156-39901 doi:10.1210/jcem48-5-816 "
+            "doi:10.1038/d41573021-00081-z doi:10.3969/j.issn.16717104.2021.03.011",
+            [
+                "10.3233/jad-210027",
+                "10.3181/00379727-156-39901",
+                "10.1210/jcem-48-5-816",
+                "10.1038/d41573-021-00081-z",
+                "10.3969/j.issn.1671-7104.2021.03.011",
+            ],
+            None,
+            "pdf",
+        ),
+        Row("doi:10.3233/shti210380", ["10.3233/shti210380"], None, "pdf"),
         Row("doi:10.1007/978-10716-1514-0_25", ["10.1007/978-10716-1514-0_25"], None, "plain"),
     ],
     "pdf_space_inside_doi": [

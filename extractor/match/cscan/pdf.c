@@ -401,7 +401,7 @@ static PyObject *shape_of(PyObject *key)
  * rule ignores case): a prefilter that lets through every key a rule could touch, so that the
  * Python rules run only for those. One clause per rule, in the table's order; DEHYPHENATION_RULES
  * (their count is checked by native.py) and the examples of tests/test_cscan.py keep it whole. */
-#define N_DEHYPHENATION_RULES 22
+#define N_DEHYPHENATION_RULES 27
 static int may_rehyphenate(const char *u, Py_ssize_t n)
 {
     const char *slash = memchr(u, '/', (size_t)n);
@@ -418,8 +418,8 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
         return 1; /* ISSN runs (0, 13), Lippincott's blocks (10), an ISBN's chapters (6, 7, 8) */
     if (sn >= 6 && memcmp(x, "(sici)", 6) == 0)
         return 1; /* 0 */
-    if (AT(0) == 's' && DIGIT(AT(1)))
-        return 1; /* 0, Springer (3, 4, 5) */
+    if ((AT(0) == 's' || AT(0) == 'd') && DIGIT(AT(1)))
+        return 1; /* 0, Springer and Nature (3, 4, 5) */
     if (AT(0) == 'j' && AT(1) == '.' && DIGIT(AT(2)))
         return 1; /* Blackwell (1) */
     if (memchr(x, '>', (size_t)sn) || memchr(x, '(', (size_t)sn))
@@ -428,8 +428,13 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
         if (c[0] == ':' && c[1] == ':' && c[2] == 'a' && c[3] == 'i' && c[4] == 'd')
             return 1; /* a SICI contribution id (11) */
     if (slash - u == 7 && (memcmp(u, "10.1055", 7) == 0 || memcmp(u, "10.1146", 7) == 0 || memcmp(u, "10.3760", 7) == 0 ||
-                           memcmp(u, "10.1139", 7) == 0 || memcmp(u, "10.4244", 7) == 0 || memcmp(u, "10.1136", 7) == 0))
-        return 1; /* Thieme, Annual Reviews, the CMA (14-16), CSP, EuroIntervention, the BMJ (17-21) */
+                           memcmp(u, "10.1139", 7) == 0 || memcmp(u, "10.4244", 7) == 0 || memcmp(u, "10.1136", 7) == 0 ||
+                           memcmp(u, "10.3233", 7) == 0 || memcmp(u, "10.1210", 7) == 0))
+        return 1; /* Thieme, Annual Reviews, the CMA (14-16), CSP, EuroIntervention, the BMJ (17-21),
+                   * IOS Press (23), the Endocrine Society (26); 10.3181's suffix starts with a digit */
+    for (const char *c = x; c + 6 <= end; c++)
+        if (memcmp(c, ".issn.", 6) == 0)
+            return 1; /* an ISSN named as one (22) */
     if (sn >= 16 && sn <= 19) { /* Baywood/SAGE's four blocks of four, two dashes at least (9) */
         int dashes = 0, other = 0;
         for (const char *c = x; c < end; c++) {

@@ -22,14 +22,15 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\A(10\.\d+/j\.)(\d{4})(\d{3}[\dX])(?=\.)", re.I | re.A), r"\1\2-\3"),
     # SICI check: …>3.0.CO;2-O
     (re.compile(r"(>\d\.\d\.CO;\d)([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
-    # Springer sJJJJJ-YYY-NNNNN-C, the article number of 4 or 5 digits (s41586-020-2649-2)
+    # Springer sJJJJJ-YYY-NNNNN-C, the article number of 4 or 5 digits (s41586-020-2649-2); Nature's
+    # news and views dJJJJJ-… alike (d41573-021-00081-z: all 21 of MEDLINE's)
     (
-        re.compile(r"\A(10\.\d+/s\d{5})(\d{3}-\d{4,5}-[\dA-Z])\Z", re.I | re.A),
+        re.compile(r"\A(10\.\d+/[sd]\d{5})(\d{3}-\d{4,5}-[\dA-Z])\Z", re.I | re.A),
         r"\1-\2",
     ),  # check: digit or letter
-    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3})(\d{4,5}-[\dA-Z])\Z", re.I | re.A), r"\1-\2"),
+    (re.compile(r"\A(10\.\d+/[sd]\d{5}-\d{3})(\d{4,5}-[\dA-Z])\Z", re.I | re.A), r"\1-\2"),
     # …and before its check character: s41418-021-00798-9 (none of MEDLINE's 2,274 has six digits)
-    (re.compile(r"\A(10\.\d+/s\d{5}-\d{3}-\d{4,5})([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
+    (re.compile(r"\A(10\.\d+/[sd]\d{5}-\d{3}-\d{4,5})([\dA-Z])\Z", re.I | re.A), r"\1-\2"),
     # A book's ISBN-13 in its chapters' DOIs (Springer 978-1-0716-1514-0_25): 978 or 979 and ten
     # digits in four parts. With a hyphen lost, three: the one after 978, the one after a group of
     # one digit (groups 0-5 and 7 are one digit long), or the one before the check digit.
@@ -78,6 +79,16 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\A(10\.4244/[a-z]+-[a-z]-[0-9]{2})([0-9]{5})\Z", re.I | re.A), r"\1-\2"),
     # The BMJ's part letter bmj.1.6161.488-b (150 of MEDLINE's 616; none without its hyphen)
     (re.compile(r"\A(10\.1136/bmj\.[0-9]+\.[0-9]+\.[0-9]+)([a-z])\Z", re.I | re.A), r"\1-\2"),
+    # An ISSN named as one is NNNN-NNNX: j.issn.1671-7104.2021.03.011 (all 24 of MEDLINE's)
+    (re.compile(r"(\.issn\.)(\d{4})(\d{3}[\dX])(?=\.)", re.I | re.A), r"\1\2-\3"),
+    # IOS Press journals' code of 2 or 3 letters, a hyphen, six digits: jad-210027 (all 170 of
+    # MEDLINE's; its 4-letter book series shti210380 has none)
+    (re.compile(r"\A(10\.3233/[a-z]{2,3})([0-9]{6})\Z", re.I | re.A), r"\1-\2"),
+    # Proc Soc Exp Biol Med 00379727-156-39901 (all 71 of MEDLINE's): ISSN, volume, item
+    (re.compile(r"\A(10\.3181/[0-9]{8})([0-9]{3}-[0-9]{5}[a-z]?)\Z", re.I | re.A), r"\1-\2"),
+    (re.compile(r"\A(10\.3181/[0-9]{8}-[0-9]{3})([0-9]{5}[a-z]?)\Z", re.I | re.A), r"\1-\2"),
+    # The Endocrine Society's jcem-48-5-816 (all 237 of MEDLINE's): the code's hyphen
+    (re.compile(r"\A(10\.1210/[a-z]+)([0-9]+-[0-9]+-[0-9]+)\Z", re.I | re.A), r"\1-\2"),
 )
 
 
