@@ -630,6 +630,33 @@ CLEANING = {
             "pdf",
         ),
     ],
+    # -layout sets a page's columns side by side: a DOI cut at the foot of the left column goes
+    # on at the head of the right column, on the page's first line above it (layout.column_top),
+    # when that token is a rest the far joins take; a new reference there is none.
+    "pdf_rest_at_the_head_of_the_pages_other_column": [
+        Row(
+            "\f43. Darmawan AB, Azkia ES (2021) Right hemiparesis caused by massive                014\n"
+            "  otogenic brain abscess in children. Int J Surg Case Rep 71: 169-179.              Alcantara QA (2021) Alcohol and analgesia.\n"
+            "61. Xu J, Fu H, Yang Y (2021) Modulation of CXCR1 and CXCR3                       63. Okino T (2021) A case of human breast sparganosis\n"
+            "  cholangitis. Mol Immunol 133: 159-210. doi:10.1016/j.molimm.2021.04.              Parasitol Int 55: 280-310. doi:10.1016/j.parint.2021.102383\n"
+            "\n\n                                                                           1293\n"
+            "\f  sparganosis diagnosed by molecular analysis\n",
+            ["10.1016/j.molimm.2021.04.014", "10.1016/j.parint.2021.102383"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "\f43. Darmawan AB, Azkia ES (2021) Right hemiparesis caused by massive              62. Zambelli VO (2021)\n"
+            "  otogenic brain abscess in children. Int J Surg Case Rep 71: 169-179.              Alcantara QA (2021) Alcohol and analgesia.\n"
+            "61. Xu J, Fu H, Yang Y (2021) Modulation of CXCR1 and CXCR3                       63. Okino T (2021) A case of human breast sparganosis\n"
+            "  cholangitis. Mol Immunol 133: 159-210. doi:10.1016/j.molimm.2021.04.              Parasitol Int 55: 280-310. doi:10.1016/j.parint.2021.102383\n"
+            "\n\n                                                                           1293\n"
+            "\f  sparganosis diagnosed by molecular analysis\n",
+            ["10.1016/j.molimm.2021.04", "10.1016/j.parint.2021.102383"],
+            None,
+            "pdf",
+        ),
+    ],
     # A number alone on its line that completes the shape is the rest only when no line after it
     # does (a page number between: j.canlet.2021.05. + 1578 + 024); after a page break the rest
     # of a column's last DOI starts the next page, whatever its column.

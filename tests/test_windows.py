@@ -27,6 +27,7 @@ from extractor.pipeline.scan.windows import FileSource, regular_file
 from extractor.pipeline.units import chunk_counts, no_progress
 
 from .helpers import PIECES, occurrence_sink, run_json, scan_here, table
+from .spec_table import CLEANING
 
 BLOCK = 1 << 20
 
@@ -191,6 +192,35 @@ def test_windows_keep_the_phase_of_joined_pdf_lines(tmp_path: Path, lines: int) 
     scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10)
     occ = sorted((r["byte_offset"], r["doi"]) for r in table(out, "occurrences"))
     assert occ == want
+
+
+def test_windows_keep_a_page_above_each_hit_for_its_column_top(tmp_path: Path) -> None:
+    """Spec §5: a DOI at the foot of a -layout page's left column goes on at the head of its other
+    column, up to a page above the piece (bounds.PAGE_CHARS): read in windows, or in byte ranges,
+    each hit sees that page as the whole text does (windows.BYTE_LEFT, RANGE_OVERLAP)."""
+    row = CLEANING["pdf_rest_at_the_head_of_the_pages_other_column"][0]
+    first, rest = row.text.split("\n", 1)
+    filler = (
+        f"{'  of the text of a reference in the left column':<82}  and of one in the right column\n" * 120
+    )
+    pages = [
+        f"{first}\n{filler}{rest}".replace("1293", str(1293 + i)).replace("014", f"{i:03d}")
+        for i in range(60)
+    ]
+    data = "".join(pages).encode()
+    assert len(pages[0]) > 4 * 1024 * 2
+    want = [(s.start, s.doi) for s in find_spans(data.decode(), "pdf")]
+    assert sum(d.startswith("10.1016/j.molimm.2021.04.") and len(d) == 28 for _, d in want) == 60
+    got = [
+        (h.start, h.doi)
+        for h in stream_hits(io.BytesIO(data), "x.txt", FindOptions(kind="pdf", block_size=4096)).hits
+    ]
+    assert got == want
+    path = tmp_path / "pages.txt"
+    path.write_bytes(data)
+    out = tmp_path / "out"
+    scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10)
+    assert sorted((r["byte_offset"], r["doi"]) for r in table(out, "occurrences")) == want
 
 
 @pytest.mark.parametrize("kind", ["plain", "pdf"])

@@ -11,3 +11,6 @@ MAX_DOI_CHARS = 2000
 SHORT_WINDOW = 256
 # The characters read back from an anchor for its label, resolver or URL (spec §2, §3).
 LEFT_WINDOW = 512
+# In text from a PDF, how far above a piece at a column's foot its page's top is looked for
+# (pdftext.layout.column_top): a -layout page's text. A window keeps as much before its first hit.
+PAGE_CHARS = 16384

@@ -155,6 +155,7 @@ def render() -> str:
         _define("MAX_LINE", layout.MAX_LINE, "layout.MAX_LINE"),
         _define("COLUMN_SLACK", layout.COLUMN_SLACK, "layout.COLUMN_SLACK"),
         _define("HANGING_INDENT", layout.HANGING_INDENT, "layout.HANGING_INDENT"),
+        _define("PAGE_CHARS", bounds.PAGE_CHARS, "bounds.PAGE_CHARS"),
         _define("NEXT_TOKEN", breaks.NEXT_TOKEN, "breaks.NEXT_TOKEN"),
         _define("MAX_TAG", html.MAX_TAG, "html.MAX_TAG, in characters"),
         _form_enum(),

@@ -241,6 +241,10 @@ class _Scanner:
             name = shields_unescape(name)
         # Map the logical end back to an offset in the text.
         end = _map_end(pieces, n)
+        if end < p:
+            # the rest heads the page's other column, above the piece (layout.column_top): the
+            # hit's text runs to the end of the last piece below its start
+            end = max(b for a, b in pieces if a >= p)
         if form is Form.EIDR_URN:
             i = name.index(":")
             name = name[:i] + "/" + name[i + 1 :]

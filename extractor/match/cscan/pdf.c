@@ -1072,6 +1072,12 @@ static int worth_a_walk(const Buf *B, Py_ssize_t at, int anchor, Py_ssize_t *lsp
 static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize_t ws, Py_ssize_t start)
 {
     Py_ssize_t we = chars_on(B, at, far_chars);
+    if (memchr(B->b + at, '\f', (size_t)(we - at)) != NULL) {
+        /* a page ends within reach: layout.column_top may read the page's top, above */
+        Py_ssize_t top = chars_back(B, at, PAGE_CHARS + 1);
+        if (top < ws)
+            ws = top;
+    }
     PyObject *so_far = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, L->s, L->n);
     if (so_far == NULL)
         return -2;

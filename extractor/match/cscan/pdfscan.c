@@ -317,6 +317,10 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
         if (nn == 0)
             continue; /* an empty suffix */
         Py_ssize_t end = L.be[raw - 1];
+        if (end < p) /* the rest heads the page's other column, above (layout.column_top) */
+            for (Py_ssize_t j = 0; j < L.np; j++)
+                if (L.pa[j] >= p && L.pb[j] > end)
+                    end = L.pb[j];
         if (collect_hit(out, start, end, form, L.s, nn) < 0)
             goto done;
         /* the pieces up to the end: the first ends the hit's reading, later ones are passed over */

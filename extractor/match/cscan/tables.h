@@ -17,6 +17,8 @@
 
 #define HANGING_INDENT 12 /* layout.HANGING_INDENT */
 
+#define PAGE_CHARS 16384 /* bounds.PAGE_CHARS */
+
 #define NEXT_TOKEN 300 /* breaks.NEXT_TOKEN */
 
 #define MAX_TAG 8192 /* html.MAX_TAG, in characters */

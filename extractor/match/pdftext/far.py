@@ -116,7 +116,7 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
             return None  # a journal's code alone goes on with its number
         return False
 
-    return below(text, b, rest)
+    return below(text, b, rest, page_top=True)
 
 
 # What a DOI's prefix cut after "10." goes on with below: the registrant's code and separator.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..bounds import PAGE_CHARS
 from ..rules import RUN
 from .breaks import LINEBREAK, NEXT_TOKEN_RUN, STARTS_NEW
 
@@ -126,14 +127,44 @@ def in_column(segments: list[tuple[int, int]], c0: int) -> int | None:
 NOT_PASSED, PASSED, PASSED_COLUMN = 0, 1, 2
 
 
-def below(text: str, b: int, take: Callable[[str, int], bool | None]) -> int | None:
+def column_top(text: str, b: int) -> int | None:
+    """Where the rest of a DOI that ends the left -layout column of its page at `b` starts: at
+    the head of the page's other column, on the page's first lines above it (-layout sets a
+    page's columns side by side, so what follows a column's foot is printed at the page's top).
+    The other column is where the text after the piece's gap starts on its line; None without
+    such text, without the page's top within PAGE_CHARS, or without that column's token on the
+    page's first line (past blank lines and a running header)."""
+    g = GAP.match(text, b)
+    columns = doi_columns(text, b)
+    if g is None or text[g.end() : g.end() + 1] in ("", "\r", "\n") or columns is None:
+        return None
+    other = g.end() - columns[0]
+    lo = b - PAGE_CHARS
+    f = text.rfind("\f", max(0, lo), b)
+    if (f < 0 and lo > 0) or (f > 0 and text[f - 1] != "\n"):
+        return None  # no page's top within reach, or a form feed inside a line
+    i = max(f, 0)  # the page's first line, its form feed a column as pdftotext sets it
+    for _ in range(FAR_LINES):
+        e = text.find("\n", i, b)
+        if e < 0:
+            return None
+        line, segments = layout_line(text[i:e])
+        if segments and not _RUNNING_HEAD.match(line.strip()):
+            col = next((a for a, _ in segments if abs(a - other) <= COLUMN_SLACK), None)
+            return None if col is None else i + col
+        i = e + 1
+    return None
+
+
+def below(text: str, b: int, take: Callable[[str, int], bool | None], page_top: bool = False) -> int | None:
     """Where a DOI cut at `b` goes on below: the first line, at most FAR_LINES down and FAR_CHARS
     on, with a token in the DOI's column (its block's start, or a hanging indent in) that `take`
     takes (True), past blank lines, running headers, page numbers and lines with nothing in the
     DOI's column (-layout's other column) that it does not take; `take` None takes the token
     unless its line is one to pass over. A number alone on its line that `take` takes is taken
     only when no line after it is (a page number or the rest: j.canlet.2021.05. + 1578 + 024).
-    The token's offset, or None."""
+    With `page_top`, a DOI that ends its column's page goes on at the head of the page's other
+    column (column_top) when `take` takes that token. The token's offset, or None."""
     columns = doi_columns(text, b)
     if columns is None or columns[1] == columns[2]:
         return None  # a line too long to be a column's, or no block before `b`
@@ -149,6 +180,12 @@ def below(text: str, b: int, take: Callable[[str, int], bool | None]) -> int | N
         start = i + 1
         end = text.find("\n", start, limit)
         raw = text[start : end if end >= 0 else limit]
+        if page_top and not new_page and number is None and "\f" in raw:
+            top = column_top(text, b)
+            if top is not None:
+                run = RUN.match(text, top).group()  # type: ignore[union-attr]  # a starred pattern always matches
+                if run and take(run, PASSED_COLUMN) is not False:
+                    return top
         new_page = new_page or "\f" in raw
         line, segments = layout_line(raw)
         i = end

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from ...match import native
-from ...match.bounds import MAX_DOI_CHARS
+from ...match.bounds import MAX_DOI_CHARS, PAGE_CHARS
 from ..errors import InputError, input_errors
 from ..io.decode import HEAD_BYTES, clean, input_head
 from ..units import Progress, ShardResult
@@ -25,9 +25,9 @@ from .matchers import Matcher, Window
 # left for the next window, which starts BYTE_LEFT bytes before the cut (the left context of
 # its first hits). Both are in bytes, four per character of the matcher's own windows.
 BYTE_RESERVE = 4 * (MAX_DOI_CHARS + 4 * 400)
-BYTE_LEFT = 4 * 1024
+BYTE_LEFT = 4 * (PAGE_CHARS + 1)  # a PDF text's page above the hit (bounds.PAGE_CHARS)
 # Byte-range shards read this much before their range, for the left context of the first hit.
-RANGE_OVERLAP = 4096
+RANGE_OVERLAP = BYTE_LEFT
 # The least window a file is read in (a smaller one cannot move past its held-back end).
 MIN_WINDOW = 2 * (BYTE_RESERVE + BYTE_LEFT)
 
