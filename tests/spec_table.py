@@ -630,6 +630,26 @@ CLEANING = {
             "pdf",
         ),
     ],
+    # A DOI that stops at a -layout column gap goes on in its own column on the next line when
+    # the gap is a column boundary: the other column starts there on the next line or on the
+    # line above; a wide gap inside a justified line, seen on neither, ends the DOI.
+    "pdf_rest_below_a_column_gap_seen_above": [
+        Row(
+            "  combined robotic approach to a synchronous upper rectal and prostate           extension and seminal vesicle invasion in biopsy naive patients. Eur J\n"
+            "  cancer - a video vignette. Colorectal Dis 393: 290-292. doi:10.1111/codi.      Radiol 179: 560-568. doi:10.1016/j.ejrad.2021.109804\n"
+            "  15274\n"
+            "101. Chen H, Yang X, Liu Y (2021) KOH modification effectively\n",
+            ["10.1111/codi.15274", "10.1016/j.ejrad.2021.109804"],
+            None,
+            "pdf",
+        ),
+        Row(
+            "  a reference whose line is justified doi:10.1111/codi.      and more words\n  15274 is a count\n",
+            ["10.1111/codi"],
+            None,
+            "pdf",
+        ),
+    ],
     # -layout sets a page's columns side by side: a DOI cut at the foot of the left column goes
     # on at the head of the right column, on the page's first line above it (layout.column_top),
     # when that token is a rest the far joins take; a new reference there is none.

@@ -594,8 +594,8 @@ static Py_ssize_t block_starts(const Buf *B, Py_ssize_t a, Py_ssize_t z, Py_ssiz
 }
 
 typedef struct {
-    Py_ssize_t *here, *below;
-    Py_ssize_t hcap, bcap;
+    Py_ssize_t *here, *below, *above;
+    Py_ssize_t hcap, bcap, acap;
 } BlockColumns;
 
 /* pdf._continuation: the byte where the rest of a DOI that stops at byte `at` starts — on the
@@ -642,6 +642,19 @@ static Py_ssize_t continuation(const Buf *B, Py_ssize_t at, BlockColumns *C)
         int seen = 0;
         for (Py_ssize_t j = 0; j < nb && !seen; j++)
             seen = below[j] - gap_col <= COLUMN_SLACK && gap_col - below[j] <= COLUMN_SLACK;
+        if (!seen && line_start > 0) { /* pdf._line_above: the boundary seen on the line above */
+            Py_ssize_t end = line_start - 1, lo = chars_back(B, end, MAX_LINE), start = 0;
+            for (Py_ssize_t i = end; i > lo; i--)
+                if (B->b[i - 1] == '\n') {
+                    start = i;
+                    break;
+                }
+            Py_ssize_t na = block_starts(B, start, end, &C->above, &C->acap);
+            if (na < 0)
+                return -2;
+            for (Py_ssize_t j = 0; j < na && !seen; j++)
+                seen = C->above[j] - gap_col <= COLUMN_SLACK && gap_col - C->above[j] <= COLUMN_SLACK;
+        }
         if (!seen)
             return -1;
     }

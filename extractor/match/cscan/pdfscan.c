@@ -355,6 +355,7 @@ done:
     PyMem_Free(L.pb);
     PyMem_Free(C.here);
     PyMem_Free(C.below);
+    PyMem_Free(C.above);
     PyMem_Free(xa);
     PyMem_Free(xb);
     return rc;

@@ -32,6 +32,16 @@ def _block_starts(line: str) -> list[int]:
     return [m.start() for m in _SEGMENT.finditer(line)]
 
 
+def _line_above(text: str, line_start: int) -> list[int]:
+    """The block starts of the line before the one that starts at `line_start` (none for the
+    first line; a line longer than MAX_LINE read from MAX_LINE characters before its end)."""
+    if line_start == 0:
+        return []
+    end = line_start - 1
+    start = text.rfind("\n", max(0, end - MAX_LINE), end) + 1
+    return _block_starts(text[start:end])
+
+
 def continuation(text: str, b: int) -> int | None:
     """Where the rest of a DOI that stops at `b` would start.
 
@@ -60,10 +70,10 @@ def continuation(text: str, b: int) -> int | None:
     if not nxt or not here:
         return None  # a blank line: a paragraph or page break ends the DOI
     if after_gap is not None:
-        # Only a column boundary, seen again on the next line, lets the DOI go on below; a wide
-        # gap inside a justified column ends it.
+        # Only a column boundary, seen again on the next line or on the line above, lets the DOI
+        # go on below; a wide gap inside a justified column ends it.
         gap_col = after_gap - line_start
-        if not any(abs(c - gap_col) <= COLUMN_SLACK for c in nxt):
+        if not any(abs(c - gap_col) <= COLUMN_SLACK for c in nxt + _line_above(text, line_start)):
             return None
     for col in reversed(here):
         for c in nxt:
