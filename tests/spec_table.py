@@ -676,6 +676,33 @@ CLEANING = {
             None,
             "pdf",
         ),
+        # the other column ended higher up the page: its start is where the page's lines share it
+        Row(
+            "\f80. Buchan P, Miller WR (1978) Perphenazine and testosterone                        2021.03.025\n"
+            "  in the rat. J Endocrinol 76: 25-31. doi:10.1677/joe.0.0760025                   118. Wang J, Wu J (2021) Growth hormone protects\n"
+            "81. Ma Y (2021) Sex differences in surgical outcomes                                against injury. Cell 21: 3-9. doi:10.1016/j.cell.2021.01.002\n"
+            "  of older adults. Ann Surg 12: 33-40. doi:10.1097/sla.0000000000004512           119. Li Q (2021) A cohort study\n"
+            "82. Kumar V (2021) Outcomes at a Clinically Used Lower Dose.\n"
+            "  J Surg Res 17: 594-605. DOI: 10.1016/j.jss.\n"
+            "\n\n                                                                          1235\n"
+            "\f120. Zhou F (2021) Next page\n",
+            [
+                "10.1677/joe.0.0760025",
+                "10.1016/j.cell.2021.01.002",
+                "10.1097/sla.0000000000004512",
+                "10.1016/j.jss.2021.03.025",
+            ],
+            None,
+            "pdf",
+        ),
+        # a page of one column: nothing to the right of the piece heads another column
+        Row(
+            "\f  2021.03.025 is a figure of the text\n  of one column, and more of it\n  and more\n"
+            "  J Surg Res 17: 594-605. DOI: 10.1016/j.jss.\n\n\n          1235\n\fNext page\n",
+            ["10.1016/j.jss"],
+            None,
+            "pdf",
+        ),
     ],
     # A number alone on its line that completes the shape is the rest only when no line after it
     # does (a page number between: j.canlet.2021.05. + 1578 + 024); after a page break the rest

@@ -141,19 +141,19 @@ def column_top(text: str, b: int) -> int | None:
     """Where the rest of a DOI that ends the left -layout column of its page at `b` starts: at
     the head of the page's other column, on the page's first lines above it (-layout sets a
     page's columns side by side, so what follows a column's foot is printed at the page's top).
-    The other column is where the text after the piece's gap starts on its line; None without
-    such text, without the page's top within PAGE_CHARS, or without that column's token on the
-    page's first line (past blank lines and a running header)."""
-    g = GAP.match(text, b)
+    None without the page's top within PAGE_CHARS, without another column right of the piece
+    (_other_column), or without that column's token on the page's first line (past blank lines
+    and a running header)."""
     columns = doi_columns(text, b)
-    if g is None or text[g.end() : g.end() + 1] in ("", "\r", "\n") or columns is None:
-        return None
-    other = g.end() - columns[0]
     lo = b - PAGE_CHARS
     f = text.rfind("\f", max(0, lo), b)
-    if (f < 0 and lo > 0) or (f > 0 and text[f - 1] != "\n"):
+    if columns is None or (f < 0 and lo > 0) or (f > 0 and text[f - 1] != "\n"):
         return None  # no page's top within reach, or a form feed inside a line
-    i = max(f, 0)  # the page's first line, its form feed a column as pdftotext sets it
+    top = max(f, 0)  # the page's first line, its form feed a column as pdftotext sets it
+    other = _other_column(text[top : columns[0]], columns[2])
+    if other is None:
+        return None
+    i = top
     for _ in range(FAR_LINES):
         e = text.find("\n", i, b)
         if e < 0:
@@ -164,6 +164,22 @@ def column_top(text: str, b: int) -> int | None:
             return None if col is None else i + col
         i = e + 1
     return None
+
+
+_COLUMN_LINES = 3  # lines of a page whose blocks start at a column, for it to be one
+
+
+def _other_column(page: str, c1: int) -> int | None:
+    """The column where the page's other column starts, right of a piece that ends at column
+    `c1`: the block start right of it that most of the page's lines above the piece share
+    (within COLUMN_SLACK; at least _COLUMN_LINES of them), or None (a page of one column)."""
+    starts = [[a for a, _ in layout_line(line)[1] if a > c1] for line in page.split("\n")]
+    best, votes = None, _COLUMN_LINES - 1
+    for a in sorted({a for line in starts for a in line}):
+        n = sum(any(abs(x - a) <= COLUMN_SLACK for x in line) for line in starts)
+        if n > votes:
+            best, votes = a, n
+    return best
 
 
 def below(text: str, b: int, take: Callable[[str, int], bool | None], page_top: bool = False) -> int | None:
