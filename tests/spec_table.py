@@ -1128,6 +1128,17 @@ CLEANING = {
             "pdf",
         ),
     ],
+    # …and a far join passes over the document's page numbers to the rest after them.
+    "pdf_far_join_passes_over_the_documents_page_numbers": [
+        Row(
+            "Smith J (2021) A study. Cell 12: 3-4. doi:10.1016/j.cell.2021.01.002\n\n1186\n\n"
+            "chitosan shell nanounits. Biomaterials 240: 653-673. doi:10.1038/nmeth.\n\n1187\n\n3207\n"
+            "105. Bhattacharya B, Becher RD (2021) Anticoagulation\n\n1188\n",
+            ["10.1016/j.cell.2021.01.002", "10.1038/nmeth.3207"],
+            None,
+            "pdf",
+        ),
+    ],
     "pdf_spaces_and_tabs_inside_doi": [
         Row(
             "Am J Psychiatry. doi:10.1176/appi. ajp.2010.09121789 and",

@@ -104,7 +104,7 @@ def scan_arrow_texts(
     /,
 ) -> tuple[int, int, int]: ...
 def set_far(
-    go_far: Callable[[memoryview, int, str, int], int],
+    go_far: Callable[[memoryview, int, str, int, frozenset[int]], int],
     far_anchor: Callable[[memoryview, int], tuple[int, int] | None],
     glued: Callable[[str, int, int], int],
     prefixes: tuple[str, ...],

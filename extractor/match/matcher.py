@@ -99,6 +99,13 @@ class _Scanner:
         self.stats = stats
         self.uncertain: set[int] = set()  # PDF: starts of DOIs that ended at a guessed break
         self._run = (0, -1)  # (from, end) of the last run whose end was looked for (_long_run)
+        self._pages: frozenset[int] | None = None
+
+    def page_numbers(self) -> frozenset[int]:
+        """PDF: the text's page numbers (pdftext.page_numbers), read when first asked."""
+        if self._pages is None:
+            self._pages = _pdf().page_numbers(self.text)
+        return self._pages
 
     def scan(self, evidence: Evidence | None, after: int = 0) -> list[tuple[int, int, Form, str]]:
         """(start, end, form, name) for each DOI, in text order; `name` is the raw DOI name.
@@ -222,7 +229,7 @@ class _Scanner:
                 return len(text) if m is None else m.start()
         pieces = [(p, q + len(run))] if far < 0 else [(p, p + 3), (far, q + len(run))]
         if self.pdf:
-            pieces, uncertain = _pdf().join_pieces(text, p, q, pieces, evidence)
+            pieces, uncertain = _pdf().join_pieces(text, p, q, pieces, evidence, self.page_numbers)
             if uncertain:
                 self.uncertain.add(start)
         logical = text[p : pieces[0][1]] if len(pieces) == 1 else "".join(text[a:b] for a, b in pieces)
@@ -285,7 +292,7 @@ def _hits(
         # Spec §5: a break whose join was a guess is decided by what the document
         # says elsewhere — the same DOI unbroken, or DOIs of the same shape. Only a guess can
         # change, so a document without one is read once.
-        ev = _pdf().Evidence(pages=_pdf().page_numbers(text))
+        ev = _pdf().Evidence(pages=scanner.page_numbers())
         for s, _e, _f, name in found:
             ev.add(canonical_key(name, True), s not in scanner.uncertain)
         found = _Scanner(text, pdf, allow_other_prefix, None).scan(ev, after)

@@ -310,6 +310,8 @@ static PyObject *py_set_far(PyObject *self, PyObject *args)
                 return NULL;
             }
     }
+    if (no_pages == NULL && (no_pages = PyFrozenSet_New(NULL)) == NULL)
+        return NULL;
     Py_INCREF(call);
     Py_INCREF(anchor);
     Py_INCREF(glued);

@@ -451,30 +451,30 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
     return 0;
 }
 
-/* What a document says about its own DOIs (pdf.Evidence); pages[N] for its page numbers. */
+/* A document's page numbers (evidence.page_numbers), read from its text when first asked. */
 #define MAX_PAGE 9999
 typedef struct {
-    PyObject *dois, *shapes, *parents;
-    unsigned char *pages;
-    int paged;
-} Evidence;
+    unsigned char *flags; /* flags[N]: N is one of them */
+    PyObject *set;        /* the same as a frozenset, for the far joins */
+    int paged, read;      /* some number is one; the text was read */
+} Pages;
 
-static void evidence_free(Evidence *ev)
+static void pages_free(Pages *pg)
 {
-    Py_CLEAR(ev->dois);
-    Py_CLEAR(ev->shapes);
-    Py_CLEAR(ev->parents);
-    PyMem_Free(ev->pages);
-    ev->pages = NULL;
+    PyMem_Free(pg->flags);
+    Py_CLEAR(pg->set);
+    memset(pg, 0, sizeof(*pg));
 }
 
-/* evidence.page_numbers of the text: pages[N] set for each, *paged when any is. 0, or -1. */
-static int read_pages(Evidence *ev, const Buf *B)
+/* Read the page numbers of the text once. 0, or -1 with an exception. */
+static int pages_read(Pages *pg, const Buf *B)
 {
+    if (pg->read)
+        return 0;
     /* [0, MAX_PAGE]: a number alone on its line; above: a running header's number */
     unsigned char *seen = PyMem_Calloc(2 * (MAX_PAGE + 1), 1), *alone = seen, *header = seen + MAX_PAGE + 1;
-    ev->pages = PyMem_Calloc(MAX_PAGE + 1, 1);
-    if (seen == NULL || ev->pages == NULL) {
+    pg->flags = PyMem_Calloc(MAX_PAGE + 1, 1);
+    if (seen == NULL || pg->flags == NULL) {
         PyMem_Free(seen);
         PyErr_NoMemory();
         return -1;
@@ -505,13 +505,38 @@ static int read_pages(Evidence *ev, const Buf *B)
         }
         a = z + 1;
     }
-    for (int x = 1; x <= MAX_PAGE; x++) {
+    PyObject *set = PySet_New(NULL);
+    int bad = set == NULL;
+    for (int x = 1; x <= MAX_PAGE && !bad; x++) {
         int near = (x > 1 && (alone[x - 1] || header[x - 1])) || (x < MAX_PAGE && (alone[x + 1] || header[x + 1]));
-        if (alone[x] && (header[x] || near))
-            ev->pages[x] = 1, ev->paged = 1;
+        if (alone[x] && (header[x] || near)) {
+            pg->flags[x] = 1, pg->paged = 1;
+            PyObject *num = PyLong_FromLong(x);
+            bad = num == NULL || PySet_Add(set, num) < 0;
+            Py_XDECREF(num);
+        }
     }
     PyMem_Free(seen);
+    if (!bad)
+        pg->set = PyFrozenSet_New(set);
+    Py_XDECREF(set);
+    if (bad || pg->set == NULL)
+        return -1;
+    pg->read = 1;
     return 0;
+}
+
+/* What a document says about its own DOIs (pdf.Evidence), with its page numbers. */
+typedef struct {
+    PyObject *dois, *shapes, *parents;
+    Pages *pages;
+} Evidence;
+
+static void evidence_free(Evidence *ev)
+{
+    Py_CLEAR(ev->dois);
+    Py_CLEAR(ev->shapes);
+    Py_CLEAR(ev->parents);
 }
 
 /* Evidence.add(key, certain) */
@@ -766,7 +791,9 @@ static int decide(const Buf *B, cp_t *s, Py_ssize_t n, const cp_t *t, Py_ssize_t
             int num = 0;
             for (Py_ssize_t i = 0; i < m && i < 4 && t[i] >= '0' && t[i] <= '9'; i++)
                 num = num * 10 + (int)(t[i] - '0');
-            return ev->paged && !ev->pages[num];
+            if (pages_read(ev->pages, B) < 0)
+                return -1;
+            return ev->pages->paged && !ev->pages->flags[num];
         }
     }
     if (starts_new(t, m, 1) || !doi_char_start(t[0]))
@@ -874,6 +901,7 @@ static int add_run(const Buf *B, Logical *L, Py_ssize_t i)
  * line end goes on farther down, when its registrant's shape (pdf.SHAPES) is not yet whole */
 static PyObject *far_call = NULL, *far_prefixes = NULL, *far_ends = NULL, *far_heads = NULL, *far_anchor_call = NULL;
 static PyObject *glued_call = NULL;
+static PyObject *no_pages = NULL; /* an empty frozenset: no page number the walk would meet */
 static Py_ssize_t far_chars = 0;
 
 /* The index in far_prefixes of the prefix s[0:sep], or -1. */
@@ -1079,12 +1107,40 @@ static int worth_a_walk(const Buf *B, Py_ssize_t at, int anchor, Py_ssize_t *lsp
     return d > token && (d == e || b[d] == ' ' || b[d] == '\t' || b[d] == '\r');
 }
 
-/* pdf.go_far at a line end `at`, its line starting at `ws` (worth_a_walk): the byte where the
- * DOI goes on (`start`, the next line's the line-by-line join took, or -1, or one farther down),
- * -1 for none, -2 on an error. */
-static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize_t ws, Py_ssize_t start)
+/* A byte str.strip() may take for whitespace (every byte of a non-ASCII character counts). */
+static inline int strip_byte(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1C && c <= 0x1F) || c >= 0x80; }
+
+/* Whether a line after byte `at`, before `we`, may be a number alone (layout._PAGE_ALONE): a
+ * superset, so that the page numbers are read whenever the walk (layout.below) could ask. */
+static int number_line(const Buf *B, Py_ssize_t at, Py_ssize_t we)
+{
+    const unsigned char *b = B->b;
+    const unsigned char *nl = memchr(b + at, '\n', (size_t)(we - at));
+    while (nl != NULL) {
+        Py_ssize_t i = nl - b + 1, j;
+        while (i < we && b[i] != '\n' && strip_byte(b[i]))
+            i++;
+        for (j = i; j < we && is_digit(b[j]);)
+            j++;
+        Py_ssize_t k = j;
+        while (k < we && b[k] != '\n' && strip_byte(b[k]))
+            k++;
+        if (j > i && j - i <= 4 && b[i] != '0' && (k == we || b[k] == '\n'))
+            return 1;
+        nl = i < we ? memchr(b + i, '\n', (size_t)(we - i)) : NULL;
+    }
+    return 0;
+}
+
+/* pdf.go_far at a line end `at`, its line starting at `ws` (worth_a_walk), past the document's page
+ * numbers: the byte where the DOI goes on (`start`, the next line's the line-by-line join took,
+ * or -1, or one farther down), -1 for none, -2 on an error. */
+static Py_ssize_t go_far(const Buf *B, const Logical *L, Pages *pg, Py_ssize_t at, Py_ssize_t ws, Py_ssize_t start)
 {
     Py_ssize_t we = chars_on(B, at, far_chars);
+    /* the page numbers matter only to a number alone on a line the walk reads (layout.below) */
+    if (number_line(B, at, we) && pages_read(pg, B) < 0)
+        return -2;
     if (memchr(B->b + at, '\f', (size_t)(we - at)) != NULL) {
         /* a page ends within reach: layout.column_top may read the page's top, above */
         Py_ssize_t top = chars_back(B, at, PAGE_CHARS + 1);
@@ -1100,7 +1156,8 @@ static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize
         Py_DECREF(so_far);
         return -2;
     }
-    PyObject *r = PyObject_CallFunction(far_call, "OnOn", text, at - ws, so_far, start < 0 ? (Py_ssize_t)-1 : start - ws);
+    PyObject *r = PyObject_CallFunction(far_call, "OnOnO", text, at - ws, so_far, start < 0 ? (Py_ssize_t)-1 : start - ws,
+                                        pg->set != NULL ? pg->set : no_pages);
     Py_DECREF(text);
     Py_DECREF(so_far);
     if (r == NULL)
@@ -1113,7 +1170,7 @@ static Py_ssize_t go_far(const Buf *B, const Logical *L, Py_ssize_t at, Py_ssize
 }
 
 /* pdf.join_pieces: extend the DOI in L across the breaks that fall inside it. 0, or -1. */
-static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumns *C, int *uncertain)
+static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, Pages *pg, BlockColumns *C, int *uncertain)
 {
     cp_t t[NEXT_TOKEN];
     for (int j = 0; j < MAX_JOINS; j++) {
@@ -1156,7 +1213,7 @@ static int join_pieces(const Buf *B, Logical *L, const Evidence *ev, BlockColumn
         Py_ssize_t ws;
         if (cut_here(B, at) && may_go_far(L->s, L->n) && (start < 0 || page_number(B, start, B->n)) &&
             worth_a_walk(B, at, 0, &ws)) {
-            start = go_far(B, L, at, ws, start); /* farther down (spec §5) */
+            start = go_far(B, L, pg, at, ws, start); /* farther down (spec §5) */
             if (start == -2)
                 return -1;
         }

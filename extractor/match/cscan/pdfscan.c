@@ -216,7 +216,7 @@ static Py_ssize_t far_anchor(const Buf *B, Py_ssize_t p, Py_ssize_t *q, char *se
     return at;
 }
 
-static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int first_pass, int *order)
+static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, Pages *pg, int first_pass, int *order)
 {
     /* what the anchors' left contexts learn of the text, carried from one to the next */
     LeftCache lc = {0, 0, 0, -1};
@@ -300,7 +300,7 @@ static int pdf_pass(const Buf *B, Sink *k, PFound *out, const Evidence *ev, int 
             L.be[t] = t + 1 < L.n ? L.bo[t + 1] : qq;
         int unc = 0;
         if ((far >= 0 && add_piece(&L, p, p + 3) < 0) || add_piece(&L, far < 0 ? p : far, qq) < 0 ||
-            (cut < 0 && join_pieces(B, &L, ev, &C, &unc) < 0))
+            (cut < 0 && join_pieces(B, &L, ev, pg, &C, &unc) < 0))
             goto done;
         if (unc && first_pass) {
             if (reserve((void **)&out->unc, &out->ucap, out->nu + 1, sizeof(Py_ssize_t)) < 0)
@@ -384,14 +384,16 @@ static int cmp_phit(const void *x, const void *y)
 static int pdf_scan(const Buf *B, Sink *k, PyObject *rekey)
 {
     PFound f1 = {0}, f2 = {0}, *fin = &f1;
+    Pages pg = {0};
     Evidence ev = {0};
+    ev.pages = &pg;
     int order = 0, rc = -1;
     k->collect = &f1;
-    if (pdf_pass(B, k, &f1, NULL, 1, &order) < 0)
+    if (pdf_pass(B, k, &f1, NULL, &pg, 1, &order) < 0)
         goto done;
     if (f1.n && f1.nu) {
         if ((ev.dois = PySet_New(NULL)) == NULL || (ev.shapes = PySet_New(NULL)) == NULL ||
-            (ev.parents = PySet_New(NULL)) == NULL || read_pages(&ev, B) < 0)
+            (ev.parents = PySet_New(NULL)) == NULL)
             goto done;
         qsort(f1.unc, (size_t)f1.nu, sizeof(Py_ssize_t), cmp_ssize);
         for (Py_ssize_t i = 0; i < f1.n; i++) {
@@ -404,7 +406,7 @@ static int pdf_scan(const Buf *B, Sink *k, PyObject *rekey)
                 goto done;
         }
         k->collect = &f2;
-        if (pdf_pass(B, k, &f2, &ev, 0, &order) < 0)
+        if (pdf_pass(B, k, &f2, &ev, &pg, 0, &order) < 0)
             goto done;
         fin = &f2;
     }
@@ -437,6 +439,7 @@ static int pdf_scan(const Buf *B, Sink *k, PyObject *rekey)
 done:
     k->collect = NULL;
     evidence_free(&ev);
+    pages_free(&pg);
     pfound_free(&f1);
     pfound_free(&f2);
     return rc;

@@ -56,19 +56,19 @@ def _a_piece(so_far: str) -> bool:
     return shape.piece.fullmatch(suffix) is not None
 
 
-def go_far(text: str, b: int, so_far: str, start: int) -> int:
+def go_far(text: str, b: int, so_far: str, start: int, pages: frozenset[int] = frozenset()) -> int:
     """Where the DOI `so_far` cut at `b` goes on, given the next line's `start` the line-by-line
     join took (-1 for none): far_rest's when there is none, or when the line taken is a page
     number or running header and far_rest finds the rest past it. -1 when it does not go on."""
     if start >= 0 and not PAGE_NUMBER.match(text, start):
         return start
-    far = far_rest(text, b, so_far)
+    far = far_rest(text, b, so_far, pages)
     if far is None or (start >= 0 and PAGE_NUMBER.match(text, far)):
         return start  # a number alone below the number the next line holds: that one is the rest
     return far
 
 
-def far_rest(text: str, b: int, so_far: str) -> int | None:
+def far_rest(text: str, b: int, so_far: str, pages: frozenset[int] = frozenset()) -> int | None:
     """Where the rest of a DOI cut at `b` (a line end) starts when the line-by-line join did not
     take the next line (spec §5): on the next line when it completes the registrant's shape
     (SHAPES) against the page-number and prose rules, or past blank lines, a page number or
@@ -116,7 +116,7 @@ def far_rest(text: str, b: int, so_far: str) -> int | None:
             return None  # a journal's code alone goes on with its number
         return False
 
-    return below(text, b, rest, page_top=True)
+    return below(text, b, rest, page_top=True, pages=pages)
 
 
 # What a DOI's prefix cut after "10." goes on with below: the registrant's code and separator.
@@ -218,11 +218,12 @@ def may_go_far(so_far: str) -> bool:
     return d == len(so_far) or d == m.end() or so_far[d - 1] not in ".-" or len(so_far) - d not in shape.ends
 
 
-def go_far_bytes(window: memoryview, b: int, so_far: str, start: int) -> int:
+def go_far_bytes(window: memoryview, b: int, so_far: str, start: int, pages: frozenset[int]) -> int:
     """go_far for the C matcher, on UTF-8 bytes from over a line before the break: byte offsets.
     The C matcher's own bytes, valid during the call only."""
     if so_far[-1] not in "-/" and not _code_only(so_far) and not _a_piece(so_far):
         return start  # far_rest would find nothing: told before the window is read
     text = str(window, "utf-8", "surrogateescape")
-    r = go_far(text, _char_at(window, b), so_far, _char_at(window, start) if start >= 0 else start)
+    at = _char_at(window, b)
+    r = go_far(text, at, so_far, _char_at(window, start) if start >= 0 else start, pages)
     return r if r < 0 else _byte_at(text, r)

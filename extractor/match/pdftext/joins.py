@@ -3,6 +3,8 @@ decision (breaks.py) in the DOI's column (layout.py), and the far joins (far.py)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..rules import RUN
 from .breaks import (
     BOX_BREAK,
@@ -21,12 +23,18 @@ from .layout import continuation, new_below
 
 
 def join_pieces(
-    text: str, p: int, q: int, pieces: list[tuple[int, int]], evidence: Evidence | None
+    text: str,
+    p: int,
+    q: int,
+    pieces: list[tuple[int, int]],
+    evidence: Evidence | None,
+    pages: Callable[[], frozenset[int]],
 ) -> tuple[list[tuple[int, int]], bool]:
     """Extend a DOI that starts at `p` across line breaks where the break falls inside it.
 
     `pieces` are (start, end) spans of the text that make up the DOI so far; returns the
-    spans after joining, and whether a break was left unjoined on a guess.
+    spans after joining, and whether a break was left unjoined on a guess. `pages` gives the
+    text's page numbers (evidence.page_numbers), which a far join passes over.
     """
     uncertain = False
     for _ in range(MAX_JOINS):
@@ -36,7 +44,7 @@ def join_pieces(
         uncertain = uncertain or nxt is None
         start = -1 if nxt is None else nxt
         if may_go_far(so_far):
-            start = go_far(text, b, so_far, start)
+            start = go_far(text, b, so_far, start, pages())
         if start < 0:
             break
         run = RUN.match(text, start).group()  # type: ignore[union-attr]  # a starred pattern always matches

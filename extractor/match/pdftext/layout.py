@@ -182,7 +182,13 @@ def _other_column(page: str, c1: int) -> int | None:
     return best
 
 
-def below(text: str, b: int, take: Callable[[str, int], bool | None], page_top: bool = False) -> int | None:
+def below(
+    text: str,
+    b: int,
+    take: Callable[[str, int], bool | None],
+    page_top: bool = False,
+    pages: frozenset[int] = frozenset(),
+) -> int | None:
     """Where a DOI cut at `b` goes on below: the first line, at most FAR_LINES down and FAR_CHARS
     on, with a token in the DOI's column (its block's start, or a hanging indent in) that `take`
     takes (True), past blank lines, running headers, page numbers and lines with nothing in the
@@ -190,7 +196,8 @@ def below(text: str, b: int, take: Callable[[str, int], bool | None], page_top: 
     unless its line is one to pass over. A number alone on its line that `take` takes is taken
     only when no line after it is (a page number or the rest: j.canlet.2021.05. + 1578 + 024).
     With `page_top`, a DOI that ends its column's page goes on at the head of the page's other
-    column (column_top) when `take` takes that token. The token's offset, or None."""
+    column (column_top) when `take` takes that token. A number alone that is one of the
+    document's `pages` (evidence.page_numbers) is passed over. The token's offset, or None."""
     columns = doi_columns(text, b)
     if columns is None or columns[1] == columns[2]:
         return None  # a line too long to be a column's, or no block before `b`
@@ -219,7 +226,9 @@ def below(text: str, b: int, take: Callable[[str, int], bool | None], page_top: 
             skipped = skipped or PASSED
             continue
         body = line.strip()
-        if _RUNNING_HEAD.match(body):  # "154 A. Sundström et al.": never a DOI's rest
+        alone = _PAGE_ALONE.fullmatch(body) is not None
+        if _RUNNING_HEAD.match(body) or (alone and int(body) in pages):
+            # "154 A. Sundström et al.", or the document's page number: never a DOI's rest
             skipped = skipped or PASSED
             continue
         if new_page:  # a page's first line: the rest of a column's last DOI starts it
@@ -231,7 +240,6 @@ def below(text: str, b: int, take: Callable[[str, int], bool | None], page_top: 
         took = take(run, skipped) if run else False
         if took and number is not None and STARTS_NEW.match(run):
             took = False  # after a number that completes it, a reference number (119.) does not
-        alone = _PAGE_ALONE.fullmatch(body) is not None
         if took and not alone:
             return start + col  # type: ignore[operator]  # run is empty when col is None
         if alone:  # a page number, or the rest: a line after it may say
