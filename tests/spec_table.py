@@ -629,6 +629,16 @@ CLEANING = {
             None,
             "pdf",
         ),
+        # baselines that do not line up: the next line holds only the other column's text
+        Row(
+            "  Dermal Sarcoma of the Forearm. J Hand Surg Am 395: 132-138. DOI: 10.\n"
+            + " " * 81
+            + "adults: A retrospective database study. Vaccine 327: 731-810. doi:10.\n"
+            "  1038/nbt.2564\n" + " " * 81 + "1016/j.vaccine.2021.04.053\n",
+            ["10.1038/nbt.2564", "10.1016/j.vaccine.2021.04.053"],
+            None,
+            "pdf",
+        ),
     ],
     # A DOI that stops at a -layout column gap goes on in its own column on the next line when
     # the gap is a column boundary: the other column starts there on the next line or on the

@@ -169,16 +169,39 @@ static int long_run(const Buf *B, RunEnd *re, Py_ssize_t q)
 static int elsewhere(const Buf *B, Py_ssize_t p, BlockColumns *C)
 {
     const unsigned char *b = B->b;
-    Py_ssize_t w = p + 3, run = 0;
+    Py_ssize_t w = p + 3, run = 0, nl = -1;
     int cut = 0;
     for (; w < B->n && (b[w] == ' ' || b[w] == '\t' || b[w] == '\r' || b[w] == '\n'); w++) {
         run = b[w] == ' ' || b[w] == '\t' ? run + 1 : 0;
         cut = cut || b[w] == '\n' || run >= 3;
+        if (b[w] == '\n')
+            nl = w;
     }
     if (!cut)
         return 0;
     Py_ssize_t c = continuation(B, p + 3, C);
-    return c == -2 ? -2 : c >= 0 && c != w;
+    if (c != -1)
+        return c == -2 ? -2 : c != w;
+    if (nl < 0)
+        return 0;
+    /* no block of the next line goes on in the DOI's column: the code is the DOI's only there
+     * (its block's start, or a hanging indent in), and not the other column's */
+    Py_ssize_t back = chars_back(B, p + 3, MAX_LINE), ls = 0;
+    for (Py_ssize_t i = p + 3; i > back; i--)
+        if (b[i - 1] == '\n') {
+            ls = i;
+            break;
+        }
+    Py_ssize_t nh = block_starts(B, ls, p + 3, &C->here, &C->hcap);
+    if (nh <= 0)
+        return nh < 0 ? -2 : 0;
+    Py_ssize_t c0 = C->here[nh - 1], x = 0;
+    for (Py_ssize_t i = nl + 1; i < w;) {
+        cp_t ch;
+        i += b[i] < 0x80 ? 1 : dec(b, B->n, i, &ch);
+        x++;
+    }
+    return !(c0 - COLUMN_SLACK <= x && x <= c0 + HANGING_INDENT);
 }
 
 /* pdf.far_anchor at the "10." at byte p, through far_anchor_call (set_far): the byte where its

@@ -92,7 +92,15 @@ def elsewhere(text: str, b: int, r: int) -> bool:
     if "\n" not in between and GAP.search(between) is None:
         return False
     cont = continuation(text, b)
-    return cont is not None and cont != r
+    if cont is not None:
+        return cont != r
+    if "\n" not in between:
+        return False
+    # no block of the next line goes on in the DOI's column: the code is the DOI's only there
+    # (its block's start, or a hanging indent in), and not the other column's
+    here = _block_starts(text[text.rfind("\n", max(0, b - MAX_LINE), b) + 1 : b])
+    x = r - (text.rfind("\n", b, r) + 1)
+    return bool(here) and not here[-1] - COLUMN_SLACK <= x <= here[-1] + HANGING_INDENT
 
 
 def new_below(text: str, b: int) -> bool:
