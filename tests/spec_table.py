@@ -976,6 +976,26 @@ CLEANING = {
             "pdf",
         ),
         Row("doi:10.3233/shti210380", ["10.3233/shti210380"], None, "pdf"),
+        # …the parts of the Endocrine Society's, AACR's, J Oral Implantol's, Ann Intern Med's and Br J
+        # Radiol's DOIs, whose lengths MEDLINE shows fixed
+        Row(
+            "doi:10.1210/jcem-47-3499 doi:10.1210/jcem-482-338 doi:10.1210/endo-101-3776 "
+            "doi:10.1158/0008-5472.can-211188 doi:10.1563/aaid-joi-d-2000301 "
+            "doi:10.7326/00034819-90-3-435_2 doi:10.7326/0003-4819-901-114 doi:10.1259/0007-1285-51-603220",
+            [
+                "10.1210/jcem-47-3-499",
+                "10.1210/jcem-48-2-338",
+                "10.1210/endo-101-3-776",
+                "10.1158/0008-5472.can-21-1188",
+                "10.1563/aaid-joi-d-20-00301",
+                "10.7326/0003-4819-90-3-435_2",
+                "10.7326/0003-4819-90-1-114",
+                "10.1259/0007-1285-51-603-220",
+            ],
+            None,
+            "pdf",
+        ),
+        Row("doi:10.1210/endocr/bqab051", ["10.1210/endocr/bqab051"], None, "pdf"),
         Row("doi:10.1007/978-10716-1514-0_25", ["10.1007/978-10716-1514-0_25"], None, "plain"),
     ],
     "pdf_space_inside_doi": [

@@ -401,7 +401,7 @@ static PyObject *shape_of(PyObject *key)
  * rule ignores case): a prefilter that lets through every key a rule could touch, so that the
  * Python rules run only for those. One clause per rule, in the table's order; DEHYPHENATION_RULES
  * (their count is checked by native.py) and the examples of tests/test_cscan.py keep it whole. */
-#define N_DEHYPHENATION_RULES 27
+#define N_DEHYPHENATION_RULES 32
 static int may_rehyphenate(const char *u, Py_ssize_t n)
 {
     const char *slash = memchr(u, '/', (size_t)n);
@@ -429,9 +429,11 @@ static int may_rehyphenate(const char *u, Py_ssize_t n)
             return 1; /* a SICI contribution id (11) */
     if (slash - u == 7 && (memcmp(u, "10.1055", 7) == 0 || memcmp(u, "10.1146", 7) == 0 || memcmp(u, "10.3760", 7) == 0 ||
                            memcmp(u, "10.1139", 7) == 0 || memcmp(u, "10.4244", 7) == 0 || memcmp(u, "10.1136", 7) == 0 ||
-                           memcmp(u, "10.3233", 7) == 0 || memcmp(u, "10.1210", 7) == 0))
+                           memcmp(u, "10.3233", 7) == 0 || memcmp(u, "10.1210", 7) == 0 || memcmp(u, "10.1563", 7) == 0))
         return 1; /* Thieme, Annual Reviews, the CMA (14-16), CSP, EuroIntervention, the BMJ (17-21),
-                   * IOS Press (23), the Endocrine Society (26); 10.3181's suffix starts with a digit */
+                   * IOS Press (23), the Endocrine Society (26, 27), J Oral Implantol (29); the suffixes
+                   * of 10.3181, AACR, Ann Intern Med and Br J Radiol (24, 25, 28, 30, 31) start with a
+                   * digit */
     for (const char *c = x; c + 6 <= end; c++)
         if (memcmp(c, ".issn.", 6) == 0)
             return 1; /* an ISSN named as one (22) */

@@ -89,6 +89,36 @@ DEHYPHENATION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\A(10\.3181/[0-9]{8}-[0-9]{3})([0-9]{5}[a-z]?)\Z", re.I | re.A), r"\1-\2"),
     # The Endocrine Society's jcem-48-5-816 (all 237 of MEDLINE's): the code's hyphen
     (re.compile(r"\A(10\.1210/[a-z]+)([0-9]+-[0-9]+-[0-9]+)\Z", re.I | re.A), r"\1-\2"),
+    # …and the hyphens of its volume (jcem's two digits, endo's three), issue (one) and page
+    (
+        re.compile(
+            r"\A(10\.1210/(?:jcem-[0-9]{2}|endo-[0-9]{3}))-?([0-9])-?([1-9][0-9]{0,3})\Z", re.I | re.A
+        ),
+        r"\1-\2-\3",
+    ),
+    # AACR's 0008-5472.can-20-2874 (all 35 of MEDLINE's): ISSN, journal code, year, number
+    (
+        re.compile(
+            r"\A(10\.1158/[0-9]{4}-[0-9]{3}[0-9X]\.[a-z]{2,4})-?([0-9]{2})-?([0-9]{4})\Z", re.I | re.A
+        ),
+        r"\1-\2-\3",
+    ),
+    # J Oral Implantol aaid-joi-d-20-00301 (all 15 of MEDLINE's)
+    (re.compile(r"\A(10\.1563/aaid-joi-d)-?([0-9]{2})-?([0-9]{5})\Z", re.I | re.A), r"\1-\2-\3"),
+    # Ann Intern Med 0003-4819-90-1-127_2 (all 91 of MEDLINE's): ISSN, volume, issue, page, part
+    (
+        re.compile(
+            r"\A(10\.7326/0003)-?(4819)-?([0-9]{2})-?([0-9])-?([1-9][0-9]{0,3}(?:_[0-9])?)\Z", re.I | re.A
+        ),
+        r"\1-\2-\3-\4-\5",
+    ),
+    # Br J Radiol 0007-1285-51-603-220-b (all 48 of MEDLINE's): ISSN, volume, issue, page, part
+    (
+        re.compile(
+            r"\A(10\.1259/0007)-?(1285)-?([0-9]{2})-?([0-9]{3})-?([1-9][0-9]{0,3}(?:-[ab])?)\Z", re.I | re.A
+        ),
+        r"\1-\2-\3-\4-\5",
+    ),
 )
 
 
