@@ -181,17 +181,22 @@ def test_windows_keep_the_phase_of_joined_pdf_lines(tmp_path: Path, lines: int) 
     want = [(s.start, s.doi) for s in find_spans(data.decode(), "pdf")]
     per = MAX_JOINS + 1
     assert len(want) == lines // per + (lines % per > 0)
+    _pdf_windows_agree(tmp_path, data, want)
+
+
+def _pdf_windows_agree(tmp_path: Path, data: bytes, want: list[tuple[int, str]], **config: Any) -> None:
+    """PDF text read in small windows, by `find` and by `scan` (with `config`), gives the hits
+    (start, DOI) the whole text gives."""
     got = [
         (h.start, h.doi)
         for h in stream_hits(io.BytesIO(data), "x.txt", FindOptions(kind="pdf", block_size=4096)).hits
     ]
     assert got == want
-    path = tmp_path / "chain.txt"
+    path = tmp_path / "in.txt"
     path.write_bytes(data)
     out = tmp_path / "out"
-    scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10)
-    occ = sorted((r["byte_offset"], r["doi"]) for r in table(out, "occurrences"))
-    assert occ == want
+    scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10, **config)
+    assert sorted((r["byte_offset"], r["doi"]) for r in table(out, "occurrences")) == want
 
 
 def test_windows_keep_a_page_above_each_hit_for_its_column_top(tmp_path: Path) -> None:
@@ -211,16 +216,7 @@ def test_windows_keep_a_page_above_each_hit_for_its_column_top(tmp_path: Path) -
     assert len(pages[0]) > 4 * 1024 * 2
     want = [(s.start, s.doi) for s in find_spans(data.decode(), "pdf")]
     assert sum(d.startswith("10.1016/j.molimm.2021.04.") and len(d) == 28 for _, d in want) == 60
-    got = [
-        (h.start, h.doi)
-        for h in stream_hits(io.BytesIO(data), "x.txt", FindOptions(kind="pdf", block_size=4096)).hits
-    ]
-    assert got == want
-    path = tmp_path / "pages.txt"
-    path.write_bytes(data)
-    out = tmp_path / "out"
-    scan_here([path], out, kind="pdf", occurrences=True, map_min=0, map_window=32 << 10)
-    assert sorted((r["byte_offset"], r["doi"]) for r in table(out, "occurrences")) == want
+    _pdf_windows_agree(tmp_path, data, want, shard_size=200_000)
 
 
 @pytest.mark.parametrize("kind", ["plain", "pdf"])
