@@ -486,6 +486,7 @@ def test_find_and_the_parser_load_no_pyarrow(
 # What `find` on a text file never needs: the record formats' readers, the compressions it does not
 # meet, the Python rules (the C matcher has them), the scan's output and engines, pyarrow.
 NOT_FOR_TEXT = (
+    "logging",  # find logs only at -v and -vv
     "pyarrow",
     "numpy",
     "fsspec",

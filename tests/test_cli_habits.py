@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -120,7 +121,14 @@ def test_verbose_and_log_level_log_what_the_run_does(messy: Path) -> None:
     p = run("scan", "messy", "-o", "out2", "-q", "--log-level", "DEBUG", "-j", "1", cwd=messy)
     assert "DEBUG: shard 0" in p.stderr
     assert "INFO" not in run("scan", "messy", "-o", "out3", "-q", cwd=messy).stderr
-    assert "messy/notes.md: 2 DOIs" in run("find", "-v", "messy", cwd=messy).stderr
+    p = run("find", "-v", "messy", cwd=messy)
+    assert "messy/notes.md: 2 DOIs" in p.stderr and "DEBUG" not in p.stderr
+    debug = run("find", "--log-level", "DEBUG", "messy", cwd=messy).stderr
+    assert (
+        re.search(r"DEBUG: messy/notes\.md: 10\.\S+ at \d+", debug)
+        and "INFO: messy/notes.md: 2 DOIs" in debug
+    )
+    assert run("find", "messy", cwd=messy).stderr == ""
 
 
 def _complete(script: str, *words: str) -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -322,11 +321,15 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _logging(args: argparse.Namespace) -> None:
-    """Log records of the package to stderr at the level asked (-v INFO, -vv DEBUG)."""
-    level = getattr(args, "log_level", None)
-    if level is None:
-        verbose = getattr(args, "verbose", 0)
-        level = "DEBUG" if verbose >= 2 else "INFO" if verbose == 1 else "WARNING"
+    """Log records of the package to stderr at the level asked. `find` logs only below WARNING
+    (-v, -vv; cli/find.py): at the other levels it runs without loading logging."""
+    from .levels import log_level
+
+    level = log_level(args)
+    if args.command == "find" and level not in ("DEBUG", "INFO"):
+        return
+    import logging
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("doi-extract: %(levelname)s: %(message)s"))
     log = logging.getLogger("extractor")
@@ -431,6 +434,8 @@ def run() -> NoReturn:
             rc = rc or 120  # the interpreter's own status when its final flush fails
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.flush()
+        import logging  # loaded by the scan already
+
         logging.shutdown()
         os._exit(rc)
     sys.exit(rc)

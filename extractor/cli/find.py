@@ -7,11 +7,10 @@ import contextlib
 import glob
 import io
 import json
-import logging
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ..match import Hit
 from ..match.entities import entity_of
@@ -36,8 +35,20 @@ from ..pipeline.io.compression import decompressed
 from ..pipeline.io.inputs import expand_inputs
 from ..pipeline.io.read import lines_before, open_input, open_stream, until_cut
 from ..pipeline.units import InputType, ScanConfig, ShardResult
+from .levels import log_level
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+
+def _log(args: argparse.Namespace, level: str) -> logging.Logger | None:
+    """find's logger where records of `level` (DEBUG or INFO) are asked (-vv, -v, --log-level),
+    or None: find logs nothing at the default level, and then loads no logging."""
+    if ("DEBUG", "INFO").index(level) < ("DEBUG", "INFO", "WARNING", "ERROR").index(log_level(args)):
+        return None
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def _inputs(
@@ -266,6 +277,7 @@ def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, par
     source, path, named, end_name, walked = job
     prefix = source + end_name if named else ""
     count = 0
+    debug, info = _log(args, "DEBUG"), _log(args, "INFO")
     if args.max_count == 0:
         return FindResult(0, False)  # grep -m 0: nothing read
     # where an input cut short (a partial download) stopped: its DOIs before are printed
@@ -331,7 +343,8 @@ def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, par
                         continue
                     seen.add(doi)
                 count += 1
-                log.debug("%s: %s at %d", source, doi, offset)
+                if debug is not None:
+                    debug.debug("%s: %s at %d", source, doi, offset)
                 if args.quiet:
                     return FindResult(count, False)  # grep -q: the first DOI decides
                 if args.files_with_matches:
@@ -369,7 +382,8 @@ def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, par
                     out.write(prefix + doi + "\n")
                 if count == args.max_count:
                     break  # -m NUM: the rest of this input is not read
-            log.info("%s: %d DOIs (%s, syntax %s)", source, count, told.fmt, syntax or "none")
+            if info is not None:
+                info.info("%s: %d DOIs (%s, syntax %s)", source, count, told.fmt, syntax or "none")
     except BrokenPipeError:
         raise  # our reader has gone: not an error of this input (cli.main ends quietly)
     except OSError as exc:
@@ -377,7 +391,8 @@ def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, par
         return FindResult(count, True)
     except BinaryInput as exc:
         if walked:
-            log.info("%s: passed over, %s", source, exc)
+            if info is not None:
+                info.info("%s: passed over, %s", source, exc)
             return FindResult(0, False)
         complain(source, exc)
         return FindResult(count, True)
@@ -413,7 +428,7 @@ def _one_doi_a_line(args: argparse.Namespace) -> bool:
     return (
         args.format == "plain"
         and not (args.line_number or args.count or _reads_on(args))
-        and not log.isEnabledFor(logging.DEBUG)
+        and _log(args, "DEBUG") is None
     )
 
 
