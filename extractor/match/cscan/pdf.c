@@ -620,6 +620,16 @@ static Py_ssize_t block_starts(const Buf *B, Py_ssize_t a, Py_ssize_t z, Py_ssiz
     return m;
 }
 
+/* pdf._line_start: where the line holding byte i starts, its newline looked for in the MAX_LINE
+ * characters before (0 when none is). */
+static Py_ssize_t line_start_of(const Buf *B, Py_ssize_t i)
+{
+    for (Py_ssize_t k = i, back = chars_back(B, i, MAX_LINE); k > back; k--)
+        if (B->b[k - 1] == '\n')
+            return k;
+    return 0;
+}
+
 typedef struct {
     Py_ssize_t *here, *below, *above;
     Py_ssize_t hcap, bcap, acap;
@@ -643,12 +653,7 @@ static Py_ssize_t continuation(const Buf *B, Py_ssize_t at, BlockColumns *C)
     }
     if (nl < 0)
         return -1;
-    Py_ssize_t back = chars_back(B, at, MAX_LINE), line_start = 0;
-    for (Py_ssize_t i = at; i > back; i--)
-        if (B->b[i - 1] == '\n') {
-            line_start = i;
-            break;
-        }
+    Py_ssize_t line_start = line_start_of(B, at);
     Py_ssize_t nh = block_starts(B, line_start, at, &C->here, &C->hcap);
     Py_ssize_t next_start = nl + 1, next_end = find_nl(B, next_start);
     if (next_end < 0)
@@ -670,13 +675,8 @@ static Py_ssize_t continuation(const Buf *B, Py_ssize_t at, BlockColumns *C)
         for (Py_ssize_t j = 0; j < nb && !seen; j++)
             seen = below[j] - gap_col <= COLUMN_SLACK && gap_col - below[j] <= COLUMN_SLACK;
         if (!seen && line_start > 0) { /* pdf._line_above: the boundary seen on the line above */
-            Py_ssize_t end = line_start - 1, lo = chars_back(B, end, MAX_LINE), start = 0;
-            for (Py_ssize_t i = end; i > lo; i--)
-                if (B->b[i - 1] == '\n') {
-                    start = i;
-                    break;
-                }
-            Py_ssize_t na = block_starts(B, start, end, &C->above, &C->acap);
+            Py_ssize_t end = line_start - 1;
+            Py_ssize_t na = block_starts(B, line_start_of(B, end), end, &C->above, &C->acap);
             if (na < 0)
                 return -2;
             for (Py_ssize_t j = 0; j < na && !seen; j++)

@@ -186,13 +186,7 @@ static int elsewhere(const Buf *B, Py_ssize_t p, BlockColumns *C)
         return 0;
     /* no block of the next line goes on in the DOI's column: the code is the DOI's only there
      * (its block's start, or a hanging indent in), and not the other column's */
-    Py_ssize_t back = chars_back(B, p + 3, MAX_LINE), ls = 0;
-    for (Py_ssize_t i = p + 3; i > back; i--)
-        if (b[i - 1] == '\n') {
-            ls = i;
-            break;
-        }
-    Py_ssize_t nh = block_starts(B, ls, p + 3, &C->here, &C->hcap);
+    Py_ssize_t nh = block_starts(B, line_start_of(B, p + 3), p + 3, &C->here, &C->hcap);
     if (nh <= 0)
         return nh < 0 ? -2 : 0;
     Py_ssize_t c0 = C->here[nh - 1], x = 0;

@@ -224,6 +224,5 @@ def go_far_bytes(window: memoryview, b: int, so_far: str, start: int, pages: fro
     if so_far[-1] not in "-/" and not _code_only(so_far) and not _a_piece(so_far):
         return start  # far_rest would find nothing: told before the window is read
     text = str(window, "utf-8", "surrogateescape")
-    at = _char_at(window, b)
-    r = go_far(text, at, so_far, _char_at(window, start) if start >= 0 else start, pages)
+    r = go_far(text, _char_at(window, b), so_far, _char_at(window, start) if start >= 0 else start, pages)
     return r if r < 0 else _byte_at(text, r)

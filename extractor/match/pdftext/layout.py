@@ -32,14 +32,19 @@ def _block_starts(line: str) -> list[int]:
     return [m.start() for m in _SEGMENT.finditer(line)]
 
 
+def _line_start(text: str, i: int) -> int:
+    """Where the line holding `i` starts, its newline looked for in the MAX_LINE characters
+    before (0 when none is: a line too long to be a column's is read from there as from 0)."""
+    return text.rfind("\n", max(0, i - MAX_LINE), i) + 1
+
+
 def _line_above(text: str, line_start: int) -> list[int]:
     """The block starts of the line before the one that starts at `line_start` (none for the
     first line; a line longer than MAX_LINE read from MAX_LINE characters before its end)."""
     if line_start == 0:
         return []
     end = line_start - 1
-    start = text.rfind("\n", max(0, end - MAX_LINE), end) + 1
-    return _block_starts(text[start:end])
+    return _block_starts(text[_line_start(text, end) : end])
 
 
 def continuation(text: str, b: int) -> int | None:
@@ -62,7 +67,7 @@ def continuation(text: str, b: int) -> int | None:
         nl = text.find("\n", b, b + MAX_LINE)
     if nl < 0:
         return None
-    line_start = text.rfind("\n", max(0, b - MAX_LINE), b) + 1
+    line_start = _line_start(text, b)
     here = _block_starts(text[line_start:b])
     next_start = nl + 1
     next_end = text.find("\n", next_start, next_start + MAX_LINE)
@@ -98,7 +103,7 @@ def elsewhere(text: str, b: int, r: int) -> bool:
         return False
     # no block of the next line goes on in the DOI's column: the code is the DOI's only there
     # (its block's start, or a hanging indent in), and not the other column's
-    here = _block_starts(text[text.rfind("\n", max(0, b - MAX_LINE), b) + 1 : b])
+    here = _block_starts(text[_line_start(text, b) : b])
     x = r - (text.rfind("\n", b, r) + 1)
     return bool(here) and not here[-1] - COLUMN_SLACK <= x <= here[-1] + HANGING_INDENT
 
