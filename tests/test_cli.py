@@ -509,6 +509,18 @@ NOT_FOR_TEXT = (
     "extractor.match.syntaxes.tex",
     "extractor.match.syntaxes.wikitext",
     "extractor.pipeline.io.seekgz",
+    "extractor.pipeline.formats.archive",
+    "extractor.pipeline.formats.csvrecords",
+    "extractor.pipeline.formats.jsonl",
+    "extractor.pipeline.formats.jsonlines",
+    "extractor.pipeline.formats.mediawiki",
+    "extractor.pipeline.formats.members",
+    "extractor.pipeline.formats.parquet",
+    "extractor.pipeline.formats.pdf",
+    "extractor.pipeline.formats.warc",
+    "csv",
+    "json",  # printed as JSON lines only with --format jsonl
+    "threading",  # a bzip2 stream's read-ahead
     "extractor.pipeline.out",
     "extractor.engines",
     "extractor.cli.score",
@@ -520,7 +532,7 @@ NOT_FOR_TEXT = (
 def test_find_on_a_text_file_loads_only_what_it_reads(tmp_path: Path) -> None:
     """A command imports what it uses: `find` on a text file (a shell loop calls it per file)
     reads it with the C matcher, and loads none of NOT_FOR_TEXT; the same file as gzip loads
-    gzip's reader and no other."""
+    gzip's reader (and its thread) and no other."""
     (tmp_path / "a.txt").write_text("see doi:10.1000/182 here\n")
     (tmp_path / "a.txt.gz").write_bytes(gzip.compress(b"see doi:10.1000/183 here\n"))
     code = (
@@ -533,7 +545,25 @@ def test_find_on_a_text_file_loads_only_what_it_reads(tmp_path: Path) -> None:
     done = run_code(code, str(tmp_path / "a.txt.gz"))
     lines = done.stdout.splitlines()
     assert lines[0] == "10.1000/183", done.stderr
-    assert set(eval(lines[1].split(" ", 1)[1])) <= {"gzip", "isal"}
+    # python-isal's reader decompresses in a thread of its own
+    assert set(eval(lines[1].split(" ", 1)[1])) <= {"gzip", "isal", "threading"}
+
+
+def test_the_records_find_starts_with_are_made_from_evaluated_annotations(tmp_path: Path) -> None:
+    """typing.NamedTuple compiles a string annotation of each field (a ForwardRef) as its class is
+    made, which every `find` pays before its first byte: the modules `find` loads for a text file
+    that define one do not defer their annotations (`from __future__ import annotations`)."""
+    (tmp_path / "a.txt").write_text("see doi:10.1000/182 here\n")
+    code = (
+        "import __future__, sys, extractor.cli\n"
+        "extractor.cli.main(['find', sys.argv[1]])\n"
+        "mods = [m for n, m in sorted(sys.modules.items()) if n.startswith('extractor')]\n"
+        "print([m.__name__ for m in mods if isinstance(vars(m).get('annotations'), __future__._Feature) and "
+        "any(isinstance(c, type) and issubclass(c, tuple) and hasattr(c, '_fields') and c.__module__ == m.__name__ "
+        "for c in vars(m).values())])"
+    )
+    done = run_code(code, str(tmp_path / "a.txt"))
+    assert done.stdout.splitlines() == ["10.1000/182", "[]"], done.stderr
 
 
 def test_canonicalize_loads_no_pipeline_and_no_rules_it_does_not_use() -> None:

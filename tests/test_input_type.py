@@ -9,13 +9,14 @@ import io
 import json
 import os
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
 import zstandard
 
 from extractor.pipeline import InputType, ScanConfig
-from extractor.pipeline.formats import FORMAT_HEAD, tell_input
+from extractor.pipeline.formats import ENTRIES, FORMAT_HEAD, FORMATS, tell_input
 from extractor.pipeline.io.decode import text_input_type
 from extractor.pipeline.io.inputs import plan_shards
 
@@ -32,6 +33,34 @@ def _tar() -> bytes:
     return out.getvalue()
 
 
+def _zip() -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("a.txt", "doi:10.1000/1")
+    return out.getvalue()
+
+
+def _parquet() -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = io.BytesIO()
+    pq.write_table(pa.table({"id": ["1"], "text": ["doi:10.1000/1"]}), out)
+    return out.getvalue()
+
+
+WARC = (
+    b"WARC/1.0\r\nWARC-Type: conversion\r\nWARC-Target-URI: http://example.org/\r\n"
+    b"Content-Type: text/plain\r\nContent-Length: 13\r\n\r\ndoi:10.1000/1\r\n\r\n"
+)
+DUMP = (
+    b'<?xml version="1.0" encoding="utf-8"?>\n<!-- a dump\'s comment -->\n'
+    b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" xml:lang="en">\n'
+    b"<page><title>A</title><ns>0</ns><id>1</id><revision><id>2</id>"
+    b"<text>{{cite journal |doi=10.1000/1}}</text></revision></page></mediawiki>\n"
+)
+# Web of Science's tab-delimited export: a `.txt` whose first line names the fields
+SAVEDRECS = b"PT\tAU\tTI\tDI\n" + b"J\tDoe, J\tA title\t10.1000/1\n"
 # a text with `ustar` where a tar header has its magic: a text still (the header's checksum)
 USTAR_AT_257 = json.dumps({"id": 1, "text": "x" * 238 + "ustar " + "y" * 300}).encode() + b"\n"
 PROSE_AT_257 = b"see doi:10.1000/1 " * 14 + b"x" * 5 + b"ustar  " + b"y" * 300
@@ -51,6 +80,13 @@ PAIRS = [
     ("r.jsonl", USTAR_AT_257, InputType("jsonl")),
     ("u.bin", PROSE_AT_257, InputType("text")),
     ("z.bz2", b"BZh9 starts this text: doi:10.1000/1\n", InputType("text")),  # no bzip2 block follows
+    ("x.bin", _parquet(), InputType("parquet")),
+    ("c.warc.gz", gzip.compress(WARC), InputType("warc", "gzip")),
+    ("p.bin", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", InputType("pdf")),
+    ("a.zip", _zip(), InputType("archive")),
+    ("d.xml.bz2", bz2.compress(DUMP), InputType("mediawiki", "bzip2")),
+    ("savedrecs.txt", SAVEDRECS, InputType("csv")),
+    ("tabbed.txt", b"see doi:10.1000/1\n\tindented by a TAB\n", InputType("text")),
 ]
 
 
@@ -60,8 +96,39 @@ def test_an_input_is_told_by_its_first_bytes_as_stored(
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
-    config = ScanConfig(out="", id_field="DOI" if name.endswith(".csv") else "id")
+    config = ScanConfig(out="", id_field=_ID_FIELD.get(name, "id"))
     assert tell_input(str(path), data[:FORMAT_HEAD], config) == want
+
+
+_ID_FIELD = {"t.csv": "DOI", "savedrecs.txt": "DI"}
+
+
+@pytest.mark.parametrize(("name", "data", "want"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_a_formats_own_tell_is_asked_only_where_its_cheap_test_passes(
+    name: str, data: bytes, want: InputType
+) -> None:
+    """formats.ENTRIES: the registry's cheap test on a name and head passes every file its
+    format's module tells as its own, so that the module is loaded only where it may say yes
+    (a text file loads no record format); and it is asked of no other format's file here."""
+    head = (
+        gzip.decompress(data)
+        if name.endswith(".gz")
+        else bz2.decompress(data)
+        if name.endswith("d.xml.bz2")
+        else data
+    )
+    bare = name.removesuffix(".gz").removesuffix(".bz2")
+    id_field = _ID_FIELD.get(name, "id")
+    for fmt, entry in ENTRIES.items():
+        if FORMATS[fmt].tell(bare, head[:FORMAT_HEAD], "text", id_field):
+            assert entry.may_be(bare, head[:FORMAT_HEAD]), (fmt, name)
+    passing = [f for f, e in ENTRIES.items() if f != "text" and e.may_be(bare, head[:FORMAT_HEAD])]
+    assert passing == ([want.fmt] if want.fmt != "text" else []) or name in _MAY_BE_OTHER, passing
+
+
+# files whose head passes another format's cheap test, which its `tell` then refuses: `ustar` at
+# byte 257 of a text (the tar header's checksum), a JSON object that is a text's only line
+_MAY_BE_OTHER = {"r.jsonl", "u.bin"}
 
 
 def test_the_texts_told_have_the_tar_magic_where_a_header_has_it() -> None:

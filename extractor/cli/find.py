@@ -1,12 +1,9 @@
 """`doi-extract find`: grep-like, the DOIs of each input printed as they are found."""
 
-from __future__ import annotations
-
 import argparse
 import contextlib
 import glob
 import io
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -41,7 +38,28 @@ if TYPE_CHECKING:
     import logging
 
 
-def _log(args: argparse.Namespace, level: str) -> logging.Logger | None:
+class Job(NamedTuple):
+    """An input as find reads it: its name as typed, its path, whether its name is printed, what
+    ends the name, whether it was found by walking a folder or a pattern."""
+
+    source: str
+    path: str
+    named: bool
+    end_name: str
+    walked: bool
+
+
+class FindResult(NamedTuple):
+    """What reading one input gave: its DOIs counted, whether it could not be read, and (read in
+    another process) what it printed and the messages about it."""
+
+    dois: int
+    error: bool
+    text: str = ""
+    messages: tuple[str, ...] = ()
+
+
+def _log(args: argparse.Namespace, level: str) -> "logging.Logger | None":
     """find's logger where records of `level` (DEBUG or INFO) are asked (-vv, -v, --log-level),
     or None: find logs nothing at the default level, and then loads no logging."""
     if ("DEBUG", "INFO").index(level) < ("DEBUG", "INFO", "WARNING", "ERROR").index(log_level(args)):
@@ -248,27 +266,6 @@ def _find_in_worker(job: Job, options: dict[str, Any], part: Part = None) -> Fin
     return got._replace(text=buf.getvalue(), messages=tuple(messages))
 
 
-class Job(NamedTuple):
-    """An input as find reads it: its name as typed, its path, whether its name is printed, what
-    ends the name, whether it was found by walking a folder or a pattern."""
-
-    source: str
-    path: str
-    named: bool
-    end_name: str
-    walked: bool
-
-
-class FindResult(NamedTuple):
-    """What reading one input gave: its DOIs counted, whether it could not be read, and (read in
-    another process) what it printed and the messages about it."""
-
-    dois: int
-    error: bool
-    text: str = ""
-    messages: tuple[str, ...] = ()
-
-
 def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, part: Part = None) -> FindResult:
     """The DOIs of one input, printed to `out` as they are found, grep's way (-c, -l, -m, -q);
     with `part`, those of that byte range of it only, its count not printed (the caller adds up
@@ -295,6 +292,8 @@ def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, par
         stream = until_cut(stream, told.compression, path, read.text_cut(source))
         with stream:
             seen: set[str] = set()
+            if args.format == "jsonl":
+                from json import dumps  # here: a text's DOIs printed as lines need no JSON
             name = None if path == "-" else path
             lines = LineCounter() if args.line_number and told.fmt == "text" else None
             syntax: str | None = None  # the syntax the input (or its last record) is read in
@@ -371,7 +370,7 @@ def find_one(job: Job, args: argparse.Namespace, out: TextIO, complain: Any, par
                         "raw": raw,
                         **({"syntax": syntax} if syntax else {}),
                     }
-                    out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    out.write(dumps(rec, ensure_ascii=False) + "\n")
                 elif args.line_number:
                     if line is not None:
                         where = str(line)

@@ -1,8 +1,6 @@
 """What the matcher reports (spec §2-§4): a DOI's place and form, and what it saw but could not
 report. Records only, so that a caller holding hits need not load the rules."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from .forms import Form

@@ -10,8 +10,6 @@ A new kind, or a source syntax of spec §7 read through views, is one entry here
 a module of match/, its C entry point in cscan/ if it has one).
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from .forms import Form

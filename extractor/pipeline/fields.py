@@ -9,7 +9,6 @@ input's shards (unheld) and words each field no record held (field_note).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -105,6 +104,8 @@ def field_note(source: str, option: str, field: str, records: int, present: Sequ
 def jsonl_field_names(head: bytes, field: str) -> list[str]:
     """The fields of the first records of a JSONL text: top-level keys, or the keys where a
     dotted `field` leads (metadata.doi: metadata's), in order of first sight."""
+    import json  # here: `find` on a text reads no record's fields
+
     names: dict[str, None] = {}
     parents = field.split(".")[:-1]
     for line in head.splitlines()[:100]:

@@ -4,8 +4,6 @@ by processes); counted or listed with no Python object per hit where nothing els
 The processes that share the ranges are the engines' (engines/pool.py); the printing is the
 CLI's."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterator
 from typing import Any, NamedTuple

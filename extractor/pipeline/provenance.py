@@ -18,7 +18,6 @@ whether the cited DOI is it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -82,6 +81,8 @@ def meta_value(value: Any) -> str | int | float | bool | None:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     if isinstance(value, (int, list, dict)):
+        import json  # here: `find` on a text reads no record's fields
+
         return _valid(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str))
     return str(value)
 
@@ -91,6 +92,8 @@ def meta_text(value: str | int | float | bool | None) -> str | None:
     into its type by the merge, column_types)."""
     if value is None or isinstance(value, str):
         return value
+    import json
+
     return json.dumps(value)
 
 

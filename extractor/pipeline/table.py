@@ -5,8 +5,6 @@ The table is a sink of the matcher (match/cscan/sink.h): the C matcher counts ea
 table with no Python object made, and calls the Python table's `add` otherwise.
 """
 
-from __future__ import annotations
-
 from array import array
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol

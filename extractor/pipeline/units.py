@@ -1,9 +1,6 @@
 """The typed records that flow through a scan: its configuration, the shards it is cut into,
 what a shard reports, and the mention chunks a document gives."""
 
-from __future__ import annotations
-
-import json
 from array import array
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
@@ -70,7 +67,7 @@ class ScanConfig(_ScanFields):
 
     __slots__ = ()
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> ScanConfig:
+    def __new__(cls, *args: Any, **kwargs: Any) -> "ScanConfig":
         self = super().__new__(cls, *args, **kwargs)
         for name in (
             "buckets",
@@ -102,6 +99,8 @@ class ScanConfig(_ScanFields):
     def key(self) -> str:
         """What a shard's results depend on besides its input: a completed shard is reused only
         by a run with the same key."""
+        import json  # here: a scan's key, which `find` never asks for
+
         ident = json.dumps(
             [
                 __version__,
@@ -172,7 +171,7 @@ class ShardSpec(NamedTuple):
         """Its text's kind, forced or told (InputType.kind)."""
         return self.input_type.kind
 
-    def inputs(self) -> list[ShardSpec]:
+    def inputs(self) -> list["ShardSpec"]:
         """The inputs read one after the other: the files of a group, or the shard itself."""
         kind = self.input_type.kind
         return [

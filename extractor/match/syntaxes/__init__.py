@@ -8,8 +8,6 @@ and offsets as written. A syntax is told by the file's name, else by its content
 A new syntax is one module beside these (its `views`) and one row of SYNTAX_TABLE.
 """
 
-from __future__ import annotations
-
 import importlib
 import re
 from collections.abc import Callable
@@ -58,7 +56,7 @@ class Syntax(NamedTuple):
 
     name: str
     # The views of a source text, each searched by the kind's rules (plain text's).
-    views: Callable[[str], list[View]]
+    views: Callable[[str], list["View"]]
     # File names (lower case, without a compression suffix) that are of this syntax.
     suffixes: tuple[str, ...]
     # Whether a text's head looks like this syntax when no name tells (None: never guessed),

@@ -3,22 +3,23 @@
 
 A format module says how to tell a file of its format (name, magic bytes, head), how to plan a
 large one into shards, and what documents it yields (ids, provenance, kind); see base.Format.
-Formats are told in the order of FORMATS: the first whose `tell` says yes, text last.
+Formats are told in the order of ENTRIES: the first whose cheap test (Entry.may_be, here) and
+then whose module's `tell` say yes, text last; a module is loaded when its format may be the
+file's, or is read.
 
 A new format is one module beside these and one row below; nothing in match/ or engines/
 changes.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterable, Iterator
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import NamedTuple
 
 from ..errors import InputError
 from ..io.compression import detect_compression
 from ..io.decode import HEAD_BYTES, declared_encoding
 from ..io.read import format_head
 from ..units import InputType, Progress, ScanConfig, ShardResult, ShardSpec
-from . import archive, csvrecords, jsonl, mediawiki, parquet, pdf, text, warc
 from .base import (
     FileText,
     Format,
@@ -31,20 +32,84 @@ from .base import (
     each_record,
 )
 
-# InputType in this order (magic bytes before names, names before contents, text last).
-FORMATS: dict[str, Format] = {
-    f.name: f
-    for f in (
-        parquet.FORMAT,
-        warc.FORMAT,
-        pdf.FORMAT,
-        archive.FORMAT,
-        mediawiki.FORMAT,
-        jsonl.FORMAT,
-        csvrecords.FORMAT,
-        text.FORMAT,
+
+class Entry(NamedTuple):
+    """A format as the registry holds it before its module is loaded: the module, and a cheap
+    test on a file's name (lower case, without a compression suffix) and first bytes that every
+    file of the format passes, so that the module's own `tell` is asked only where it may say
+    yes: `find` on a text file loads no record format's reader."""
+
+    module: str
+    may_be: Callable[[str, bytes], bool]
+
+
+def _starts(*magic: bytes) -> Callable[[str, bytes], bool]:
+    return lambda name, head: head.startswith(magic)
+
+
+def _archive(name: str, head: bytes) -> bool:
+    # zip's local or end-of-directory header first (APPNOTE 4.3.6), tar's `ustar` magic at byte
+    # 257 (POSIX.1), or an archive's name
+    return (
+        head.startswith((b"PK\x03\x04", b"PK\x05\x06"))
+        or head[257:262] == b"ustar"
+        or name.endswith((".tar", ".tgz", ".tbz", ".tbz2", ".txz", ".tzst", ".zip"))
     )
+
+
+def _mediawiki(name: str, head: bytes) -> bool:
+    return b"<mediawiki" in head
+
+
+def _jsonl(name: str, head: bytes) -> bool:
+    return head.startswith(b"{") or name.endswith((".jsonl", ".ndjson", ".jsonlines"))
+
+
+def _csv(name: str, head: bytes) -> bool:
+    # a `.txt` is a TSV of records (Web of Science's export) only with a TAB in its first line
+    return name.endswith((".csv", ".tsv", ".tab")) or (
+        name.endswith(".txt") and b"\t" in head[:HEAD_BYTES].split(b"\n", 1)[0]
+    )
+
+
+# In the order formats are told: magic bytes before names, names before contents, text last.
+ENTRIES: dict[str, Entry] = {
+    "parquet": Entry("parquet", _starts(b"PAR1")),
+    "warc": Entry("warc", _starts(b"WARC/1.0", b"WARC/1.1", b"WARC/0.1", b"WARC/0.9")),
+    "pdf": Entry("pdf", _starts(b"%PDF-")),
+    "archive": Entry("archive", _archive),
+    "mediawiki": Entry("mediawiki", _mediawiki),
+    "jsonl": Entry("jsonl", _jsonl),
+    "csv": Entry("csvrecords", _csv),
+    "text": Entry("text", lambda name, head: True),
 }
+
+
+class _Formats(Mapping[str, Format]):
+    """The formats by name, in the order they are told; a format's module is loaded when its
+    row is first asked for."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Format] = {}
+
+    def __getitem__(self, name: str) -> Format:
+        fmt = self._loaded.get(name)
+        if fmt is None:
+            fmt = importlib.import_module(f".{ENTRIES[name].module}", __name__).FORMAT
+            self._loaded[name] = fmt
+        return fmt
+
+    def __contains__(self, name: object) -> bool:
+        return name in ENTRIES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(ENTRIES)
+
+    def __len__(self) -> int:
+        return len(ENTRIES)
+
+
+FORMATS = _Formats()
 
 # The formats whose files are read in the encoding they declare (decode.declared_encoding); JSON
 # is UTF-8 (RFC 8259 §8.1), the others binary or their own.
@@ -53,15 +118,11 @@ TRANSCODED = ("text", "csv")
 # What is read of a file to tell its format: a JSONL record's first line, within reason.
 FORMAT_HEAD = 1 << 16
 
-# File names planned by their contents whatever their size (a Parquet file: a shard per row group).
-SPLIT_NAMES = tuple(n for f in FORMATS.values() for n in f.names)
-
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 
 __all__ = [
     "FORMATS",
     "FORMAT_HEAD",
-    "SPLIT_NAMES",
     "FileText",
     "Format",
     "PlanInput",
@@ -75,6 +136,7 @@ __all__ = [
     "format_of",
     "missing_extras",
     "records",
+    "split_names",
     "tell_input",
 ]
 
@@ -107,6 +169,12 @@ def format_by_name(path: str) -> str | None:
     return next((f.name for f in FORMATS.values() if f.suffixes and name.endswith(f.suffixes)), None)
 
 
+def split_names() -> tuple[str, ...]:
+    """File names planned by their contents whatever their size (a Parquet file: a shard per
+    row group)."""
+    return tuple(n for f in FORMATS.values() for n in f.names)
+
+
 def _importable(module: str) -> bool:
     import importlib.util
 
@@ -120,7 +188,11 @@ def format_of(path: str, head: bytes, text_field: str = "text", id_field: str = 
     """The format of a file from its name and first decompressed bytes: the first of FORMATS
     that tells it (text when none does)."""
     name = _bare_name(path)
-    return next(f.name for f in FORMATS.values() if f.tell(name, head, text_field, id_field))
+    return next(
+        f
+        for f, e in ENTRIES.items()
+        if e.may_be(name, head) and FORMATS[f].tell(name, head, text_field, id_field)
+    )
 
 
 def tell_input(path: str, stored: bytes, config: ScanConfig) -> InputType:

@@ -1,8 +1,6 @@
 """What an input format is to the pipeline: how it is told, planned into shards and read into
 documents (the `Format` record each format module fills in), and what its readers share."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
@@ -101,7 +99,7 @@ class Planned(NamedTuple):
     text_size: int = -1
     # a pass over a large compressed file to run before its ranges are known (split_gzip): the
     # file is one shard until it has run and said otherwise
-    then: GzipPass | None = None
+    then: "GzipPass | None" = None
 
 
 class GzipPass(NamedTuple):
@@ -162,7 +160,7 @@ class Format(NamedTuple):
     tell: Callable[[str, bytes, str, str], bool]
     plan: Callable[[PlanInput], Planned] | None = None
     records: (
-        Callable[[ShardSpec, ScanConfig, ShardResult, Progress, SkippedRecords], Iterator[Record | Records]]
+        Callable[[ShardSpec, ScanConfig, ShardResult, Progress, "SkippedRecords"], Iterator[Record | Records]]
         | None
     ) = None
     names: tuple[str, ...] = ()

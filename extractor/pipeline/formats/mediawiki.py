@@ -17,8 +17,6 @@ root element, and the tags are found at memchr's speed. tests/test_mediawiki.py 
 ElementTree's reading of the same dumps.
 """
 
-from __future__ import annotations
-
 import io
 import re
 from collections.abc import Iterator

@@ -7,8 +7,6 @@ never fatal; a page limit and a time limit per file keep a hostile PDF from stal
 (the text read until then is searched, and the stop is reported).
 """
 
-from __future__ import annotations
-
 import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple

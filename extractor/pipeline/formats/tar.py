@@ -3,8 +3,6 @@ members (POSIX ustar, pax extended headers, GNU long names and base-256 sizes; V
 reading of a member's header costs most of a small member's time in Python. A header whose
 checksum is wrong raises ReadError; the stream ending inside a header or a member, EOFError."""
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 

@@ -2,8 +2,6 @@
 compression (seekgz.py: gzip and bzip2; seekzst.py: zstd frames): the plan a pass makes, the
 cuts at line ends, how far a shard reads around its range."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 # The blocks the planning pass reads (its memory: one of them).

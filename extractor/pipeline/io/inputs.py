@@ -12,7 +12,7 @@ from typing import Any
 
 from ..cpus import usable_cpus
 from ..errors import InputError, NotStarted, StoreError, StoreUnreachable, rejected_entry
-from ..formats import FORMAT_HEAD, FORMATS, SPLIT_NAMES, PlanInput, tell_input
+from ..formats import FORMAT_HEAD, FORMATS, PlanInput, split_names, tell_input
 from ..formats.base import GzipPass, Planned
 from ..units import InputType, ScanConfig, ShardSpec
 from . import remote
@@ -239,6 +239,7 @@ def plan_shards(
             )
         group, group_ident, group_bytes = [], [], 0
 
+    by_content = split_names()
     for source, path in files:
         try:
             if remote.is_url(path):
@@ -256,7 +257,7 @@ def plan_shards(
                     )
                     continue
                 size, version, ident_path = st.st_size, str(st.st_mtime_ns), realpath(path, link)
-            if size < config.shard_size and not path.lower().endswith(SPLIT_NAMES):
+            if size < config.shard_size and not path.lower().endswith(by_content):
                 # A small file is planned from its size alone: never split, it joins a group
                 # whose shard tells its format (in the workers, in parallel: opening each of
                 # 8,514 small pages here was a third of their scan).

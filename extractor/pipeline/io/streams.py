@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import threading
 from collections.abc import Callable, Iterator
-from queue import Empty, Queue
 from typing import Any, BinaryIO
 
 from ..units import Progress
@@ -210,6 +208,10 @@ class ReadAhead(Chunks):
     compression.py)."""
 
     def __init__(self, chunks: Iterator[bytes], depth: int = 4) -> None:
+        # here: only a bzip2 stream is read ahead (`find` on a text starts no thread)
+        import threading
+        from queue import Queue
+
         super().__init__(chunks)
         self._q: Queue[bytes | BaseException] = Queue(depth)
         self._stop = False
@@ -237,8 +239,10 @@ class ReadAhead(Chunks):
         return got
 
     def close(self) -> None:
+        import queue
+
         self._stop = True
         while self._t.is_alive():  # unblock a full queue
-            with contextlib.suppress(Empty):
+            with contextlib.suppress(queue.Empty):
                 self._q.get(timeout=0.05)
         super().close()

@@ -6,8 +6,6 @@ counts every hit in a mention table (and, with occurrences, lists it); offsets c
 characters for a record's text. With spec §8 asked for, the derived DOIs are found after either.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Protocol
 
@@ -46,7 +44,7 @@ class Window(NamedTuple):
     line_to: int = -1
 
     @classmethod
-    def whole(cls, data: Any, chars: bool = True) -> Window:
+    def whole(cls, data: Any, chars: bool = True) -> "Window":
         """All of `data` in one window, every hit reported (a record's text)."""
         return cls(data, 0, len(data), 0, len(data) + 1, 0, chars)
 

@@ -3,8 +3,6 @@ reading: a source's windows searched by the matcher of the document's kind into 
 table, its rows handed on in chunks as they grow (each hit listed too, with occurrences); a
 record's text held whole searched in one call (match_text)."""
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -29,9 +27,9 @@ class Reading(NamedTuple):
     config: ScanConfig
     progress: Progress
     result: ShardResult
-    occurrences: OccurrenceSink
+    occurrences: "OccurrenceSink"
 
-    def with_progress(self, progress: Progress) -> Reading:
+    def with_progress(self, progress: Progress) -> "Reading":
         """The same reading, reporting its progress elsewhere."""
         return self._replace(progress=progress)
 
