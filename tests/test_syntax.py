@@ -227,3 +227,25 @@ def test_marks_read_on_bytes_decide_most_heads() -> None:
     assert marked_bytes(b"  @article{x, doi = {10.1/2}}") is True
     assert marked_bytes(b'\n  {"a": 1}') is True
     assert marked_bytes("\u00a0@x".encode()) is None  # U+00A0 is white space to str.isspace
+
+
+@pytest.mark.parametrize(
+    ("head", "want"),
+    [
+        ("x" * 70 + "\n@article{a,", True),  # the line before is another line's
+        ("x" * 70 + "\n" + " " * 40 + "@article{a,", True),  # white space past the few read first
+        ("x" * 70 + " " * 40 + "@media print", False),  # a page's long line: mid-line
+        ("\u3000" * 30 + "@x", True),  # Unicode white space before it, as str.isspace says
+        ("é" * 30 + " @x", False),
+        ("@ at the start", True),
+    ],
+)
+def test_a_line_start_mark_is_told_by_its_whole_line(head: str, want: bool) -> None:
+    """A line-start mark (BibTeX's @) is one where nothing but white space stands before it on its
+    line, however far its line goes back; on bytes, a line of non-ASCII before it is for the
+    decoded text to tell."""
+    from extractor.match.syntaxes import marked, marked_bytes
+
+    assert marked(head) is want
+    said = marked_bytes(head.encode())
+    assert said is want or (said is None and not head.isascii())

@@ -121,6 +121,10 @@ MARKS = Marks(
 _PAIRS = tuple(MARKS.pair.split())
 
 
+# How far before a line-start mark is read first: as far as that, a line's start or white space.
+_BEFORE = 16
+
+
 def marked(head: str) -> bool:
     """Whether a text's head holds a mark of a syntax told by content (Marks): the sniffs are
     asked only then, so most prose, asked record by record, passes at memchr's speed."""
@@ -131,7 +135,13 @@ def marked(head: str) -> bool:
     for c in MARKS.line_start:
         at = head.find(c)
         while at >= 0:
-            if not head[head.rfind("\n", 0, at) + 1 : at].strip():
+            # the few characters before decide most: one that is not white space leaves the
+            # mark mid-line (the line is read back only where they all are: a page's lines are long)
+            lo = max(0, at - _BEFORE)
+            nl = head.rfind("\n", lo, at)
+            if (nl >= 0 or not head[lo:at].strip()) and not head[
+                (nl if nl >= 0 else head.rfind("\n", 0, lo)) + 1 : at
+            ].strip():
                 return True
             at = head.find(c, at + 1)
     return False
@@ -160,7 +170,12 @@ def marked_bytes(head: bytes) -> bool | None:
     for c in MARKS.line_start.encode():
         at = head.find(c)
         while at >= 0:
-            before = head[head.rfind(b"\n", 0, at) + 1 : at].strip(_ASCII_SPACE)
+            lo = max(0, at - _BEFORE)
+            nl = head.rfind(b"\n", lo, at)
+            if nl < 0 and head[lo:at].translate(None, _SPACE_OR_NON_ASCII):
+                at = head.find(c, at + 1)  # mid-line, as marked() reads it
+                continue
+            before = head[(nl if nl >= 0 else head.rfind(b"\n", 0, lo)) + 1 : at].strip(_ASCII_SPACE)
             if not before:
                 return True
             if not before.translate(None, _SPACE_OR_NON_ASCII):

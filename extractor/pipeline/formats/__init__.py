@@ -11,7 +11,9 @@ A new format is one module beside these and one row below; nothing in match/ or 
 changes.
 """
 
+import functools
 import importlib
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple
 
@@ -57,8 +59,14 @@ def _archive(name: str, head: bytes) -> bool:
     )
 
 
+# a dump's root element after white space, an XML declaration and comments: its head's first
+# character, after white space, opens a tag (an anchored match: a search of a page's whole head
+# cost more than the dump's own test)
+_OPENS_TAG = re.compile(rb"\s*<")
+
+
 def _mediawiki(name: str, head: bytes) -> bool:
-    return b"<mediawiki" in head
+    return _OPENS_TAG.match(head) is not None
 
 
 def _jsonl(name: str, head: bytes) -> bool:
@@ -166,7 +174,13 @@ def _bare_name(path: str) -> str:
 def format_by_name(path: str) -> str | None:
     """The format a file's name says it is (Format.suffixes), or None."""
     name = _bare_name(path)
-    return next((f.name for f in FORMATS.values() if f.suffixes and name.endswith(f.suffixes)), None)
+    return next((fmt for fmt, suffixes in _suffixes() if name.endswith(suffixes)), None)
+
+
+@functools.cache
+def _suffixes() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each format's file names (Format.suffixes), its module loaded once: a run asks per file."""
+    return tuple((f.name, f.suffixes) for f in FORMATS.values() if f.suffixes)
 
 
 def split_names() -> tuple[str, ...]:
