@@ -299,12 +299,15 @@ static Py_ssize_t find_str(const unsigned char *b, Py_ssize_t from, Py_ssize_t n
     return -1;
 }
 
-static Py_ssize_t count_byte(const unsigned char *b, Py_ssize_t a, Py_ssize_t z, unsigned char c)
+/* The double and the single quotes of b[a:z), in one pass (a tag's, for every tag of a page). */
+static void count_quotes(const unsigned char *b, Py_ssize_t a, Py_ssize_t z, Py_ssize_t *dq, Py_ssize_t *sq)
 {
-    Py_ssize_t k = 0;
-    for (; a < z; a++)
-        k += b[a] == c;
-    return k;
+    Py_ssize_t d = 0, s = 0;
+    for (; a < z; a++) {
+        d += b[a] == '"';
+        s += b[a] == '\'';
+    }
+    *dq = d, *sq = s;
 }
 
 
@@ -328,12 +331,10 @@ static Py_ssize_t tag_match(const unsigned char *b, Py_ssize_t lt, Py_ssize_t st
         if (c == '>')
             return i + 1;
         if (c == '"' || c == '\'') {
-            Py_ssize_t q = i + 1;
-            while (q < stop && b[q] != c)
-                q++;
-            if (q >= stop)
+            const unsigned char *q = i + 1 < stop ? memchr(b + i + 1, (int)c, (size_t)(stop - i - 1)) : NULL;
+            if (q == NULL)
                 return -1;
-            i = q + 1;
+            i = q - b + 1;
             continue;
         }
         i++;
@@ -341,16 +342,37 @@ static Py_ssize_t tag_match(const unsigned char *b, Py_ssize_t lt, Py_ssize_t st
     return -1;
 }
 
-static int name_is(const char *lower, Py_ssize_t n, const char *name)
+/* A lower-case tag name lower[0:n) against a name, in byte order: <0, 0 or >0 (names are short:
+ * compared in place, no strlen and memcmp per tag). */
+static int name_cmp(const char *lower, Py_ssize_t n, const char *name)
 {
-    return (Py_ssize_t)strlen(name) == n && memcmp(lower, name, (size_t)n) == 0;
+    Py_ssize_t k = 0;
+    for (; k < n && name[k]; k++)
+        if (lower[k] != name[k])
+            return (unsigned char)lower[k] < (unsigned char)name[k] ? -1 : 1;
+    return k < n ? 1 : name[k] ? -1 : 0;
 }
 
+static int name_is(const char *lower, Py_ssize_t n, const char *name)
+{
+    return name_cmp(lower, n, name) == 0;
+}
+
+/* Whether a lower-case tag name is of html.INLINE_TAGS: a binary search, INLINE_NAMES being
+ * sorted (ctables.py writes it so; a tag is looked up for every tag of a page). */
 static int is_inline(const char *lower, Py_ssize_t n)
 {
-    for (int i = 0; INLINE_NAMES[i] != NULL; i++)
-        if (INLINE_NAMES[i][0] == lower[0] && name_is(lower, n, INLINE_NAMES[i]))
+    Py_ssize_t lo = 0, hi = (Py_ssize_t)(sizeof(INLINE_NAMES) / sizeof(INLINE_NAMES[0])) - 1;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        int c = name_cmp(lower, n, INLINE_NAMES[mid]);
+        if (c == 0)
             return 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
     return 0;
 }
 
@@ -436,11 +458,9 @@ static int next_attr(const unsigned char *b, Py_ssize_t *i, Py_ssize_t z, Py_ssi
     while (k < z && ws(b[k]))
         k++;
     if (k < z && (b[k] == '"' || b[k] == '\'')) {
-        Py_ssize_t q = k + 1;
-        while (q < z && b[q] != b[k])
-            q++;
-        if (q < z)
-            *vs = k + 1, *ve = q, *i = q + 1;
+        const unsigned char *q = k + 1 < z ? memchr(b + k + 1, b[k], (size_t)(z - k - 1)) : NULL;
+        if (q != NULL)
+            *vs = k + 1, *ve = q - b, *i = q - b + 1;
     } else {
         Py_ssize_t q = k;
         while (q < z && !(ws(b[q]) || b[q] == '>' || b[q] == '"' || b[q] == '\''))
@@ -653,7 +673,8 @@ static int build_views(const unsigned char *b, Py_ssize_t n, HView *flow, HView 
             for (int attempt = 0; attempt < 4; attempt++) {
                 if (gt >= n || (gt - lt > MAX_TAG && count_chars(b, n, lt, gt) > MAX_TAG))
                     break;
-                Py_ssize_t dq = count_byte(b, lt, gt, '"'), sq = count_byte(b, lt, gt, '\'');
+                Py_ssize_t dq, sq;
+                count_quotes(b, lt, gt, &dq, &sq);
                 int one_unclosed = (dq == 0 && sq % 2 == 1) || (sq == 0 && dq % 2 == 1);
                 if (!(attempt && one_unclosed)) {
                     mend = tag_match(b, lt, gt + 1, &name_end);
