@@ -624,7 +624,15 @@ static Py_ssize_t block_starts(const Buf *B, Py_ssize_t a, Py_ssize_t z, Py_ssiz
  * characters before (0 when none is). */
 static Py_ssize_t line_start_of(const Buf *B, Py_ssize_t i)
 {
-    for (Py_ssize_t k = i, back = chars_back(B, i, MAX_LINE); k > back; k--)
+    /* a newline within MAX_LINE bytes is within MAX_LINE characters (one is a byte or more): the
+     * characters are counted only past those bytes, on a line that long */
+    Py_ssize_t k = i, near = i > MAX_LINE ? i - MAX_LINE : 0;
+    for (; k > near; k--)
+        if (B->b[k - 1] == '\n')
+            return k;
+    if (near == 0)
+        return 0;
+    for (Py_ssize_t back = chars_back(B, i, MAX_LINE); k > back; k--)
         if (B->b[k - 1] == '\n')
             return k;
     return 0;
