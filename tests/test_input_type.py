@@ -159,3 +159,20 @@ def test_the_planners_told_is_carried_by_every_shard_of_a_file(tmp_path: Path) -
     assert len(ranges) > 2 and {s.input_type for s in ranges} == {InputType("text", kind="html", syntax="")}
     # a compressed text is one shard, its kind and syntax told by the shard that reads its text
     assert [s.input_type for s in specs if s.path == str(packed)] == [InputType("text", "gzip")]
+
+
+def test_the_cheap_tests_know_every_name_and_magic_their_modules_tell_by() -> None:
+    """formats.ENTRIES names the suffixes and magic bytes of the formats again (a format's module
+    is not loaded to ask them): each of its module's passes its cheap test."""
+    from extractor.pipeline.formats import archive, csvrecords, jsonl, warc, zip
+
+    for fmt, names in (
+        ("archive", archive.TAR_NAMES + zip.ZIP_NAMES),
+        ("jsonl", jsonl.NAMES),
+        ("csv", csvrecords.NAMES),
+    ):
+        for suffix in names:
+            assert ENTRIES[fmt].may_be(f"a{suffix}", b""), (fmt, suffix)
+    for magic in warc.WARC_MAGIC:
+        assert ENTRIES["warc"].may_be("a", magic + b"\r\n"), magic
+    assert ENTRIES["archive"].may_be("a", _zip()) and ENTRIES["archive"].may_be("a", _tar())
