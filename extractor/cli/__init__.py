@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
+from .levels import LEVELS, log_level, logs
 
 
 class _Help(argparse.RawDescriptionHelpFormatter):
@@ -55,9 +56,6 @@ def _columns() -> int:
     return columns or 80
 
 
-_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-
-
 def _common() -> argparse.ArgumentParser:
     """The options every subcommand takes: how much it logs to stderr."""
     c = argparse.ArgumentParser(add_help=False, formatter_class=_Help)
@@ -69,7 +67,7 @@ def _common() -> argparse.ArgumentParser:
         help="log what the run does to stderr: -v inputs, plan and merge; -vv every shard",
     )
     c.add_argument(
-        "--log-level", choices=_LOG_LEVELS, default=argparse.SUPPRESS, help="log level (default: WARNING)"
+        "--log-level", choices=LEVELS, default=argparse.SUPPRESS, help="log level (default: WARNING)"
     )
     return c
 
@@ -323,10 +321,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def _logging(args: argparse.Namespace) -> None:
     """Log records of the package to stderr at the level asked. `find` logs only below WARNING
     (-v, -vv; cli/find.py): at the other levels it runs without loading logging."""
-    from .levels import log_level
-
-    level = log_level(args)
-    if args.command == "find" and level not in ("DEBUG", "INFO"):
+    if args.command == "find" and not logs(args, "INFO"):
         return
     import logging
 
@@ -334,7 +329,7 @@ def _logging(args: argparse.Namespace) -> None:
     handler.setFormatter(logging.Formatter("doi-extract: %(levelname)s: %(message)s"))
     log = logging.getLogger("extractor")
     log.addHandler(handler)
-    log.setLevel(level)
+    log.setLevel(log_level(args))
 
 
 def _matcher() -> str:

@@ -32,7 +32,7 @@ from ..pipeline.io.compression import decompressed
 from ..pipeline.io.inputs import expand_inputs
 from ..pipeline.io.read import lines_before, open_input, open_stream, until_cut
 from ..pipeline.units import InputType, ScanConfig, ShardResult
-from .levels import log_level
+from .levels import logs
 
 if TYPE_CHECKING:
     import logging
@@ -62,7 +62,7 @@ class FindResult(NamedTuple):
 def _log(args: argparse.Namespace, level: str) -> "logging.Logger | None":
     """find's logger where records of `level` (DEBUG or INFO) are asked (-vv, -v, --log-level),
     or None: find logs nothing at the default level, and then loads no logging."""
-    if ("DEBUG", "INFO").index(level) < ("DEBUG", "INFO", "WARNING", "ERROR").index(log_level(args)):
+    if not logs(args, level):
         return None
     import logging
 

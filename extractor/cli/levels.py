@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+# The levels a command takes (--log-level), least severe first.
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
 
 def log_level(args: argparse.Namespace) -> str:
     """The level of log records asked: --log-level, or -v INFO, -vv DEBUG; WARNING by default."""
@@ -13,3 +16,8 @@ def log_level(args: argparse.Namespace) -> str:
         verbose = getattr(args, "verbose", 0)
         level = "DEBUG" if verbose >= 2 else "INFO" if verbose == 1 else "WARNING"
     return str(level)
+
+
+def logs(args: argparse.Namespace, level: str) -> bool:
+    """Whether records of `level` are logged at the level asked."""
+    return LEVELS.index(level) >= LEVELS.index(log_level(args))
