@@ -11,7 +11,7 @@ A new syntax is one module beside these (its `views`) and one row of SYNTAX_TABL
 import importlib
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from ..html import View
@@ -124,6 +124,25 @@ _PAIRS = tuple(MARKS.pair.split())
 # How far before a line-start mark is read first: as far as that, a line's start or white space.
 _BEFORE = 16
 
+_S = TypeVar("_S", str, bytes)
+
+
+def _line_before(head: _S, at: int, newline: _S, may_be_white: Callable[[_S], bool]) -> _S | None:
+    """What stands before the line-start mark at `at` on its line, or None where the _BEFORE
+    characters before it show it mid-line already (`may_be_white`: whether a stretch may be all
+    white space): a page's long lines are read back only where they may be."""
+    lo = max(0, at - _BEFORE)
+    nl = head.rfind(newline, lo, at)
+    if nl < 0:
+        if not may_be_white(head[lo:at]):
+            return None
+        nl = head.rfind(newline, 0, lo)
+    return head[nl + 1 : at]
+
+
+def _white(text: str) -> bool:
+    return not text.strip()
+
 
 def marked(head: str) -> bool:
     """Whether a text's head holds a mark of a syntax told by content (Marks): the sniffs are
@@ -135,13 +154,8 @@ def marked(head: str) -> bool:
     for c in MARKS.line_start:
         at = head.find(c)
         while at >= 0:
-            # the few characters before decide most: one that is not white space leaves the
-            # mark mid-line (the line is read back only where they all are: a page's lines are long)
-            lo = max(0, at - _BEFORE)
-            nl = head.rfind("\n", lo, at)
-            if (nl >= 0 or not head[lo:at].strip()) and not head[
-                (nl if nl >= 0 else head.rfind("\n", 0, lo)) + 1 : at
-            ].strip():
+            line = _line_before(head, at, "\n", _white)
+            if line is not None and _white(line):
                 return True
             at = head.find(c, at + 1)
     return False
@@ -153,6 +167,10 @@ _MARK_BYTES = tuple(c.encode() for c in MARKS.anywhere)
 _PAIR_BYTES = tuple(p.encode() for p in _PAIRS)
 _OPEN_BYTES = tuple(c.encode() for c in MARKS.opens)
 _SPACE_OR_NON_ASCII = _ASCII_SPACE + bytes(range(0x80, 0x100))
+
+
+def _white_or_non_ascii(data: bytes) -> bool:
+    return not data.translate(None, _SPACE_OR_NON_ASCII)
 
 
 def marked_bytes(head: bytes) -> bool | None:
@@ -170,16 +188,13 @@ def marked_bytes(head: bytes) -> bool | None:
     for c in MARKS.line_start.encode():
         at = head.find(c)
         while at >= 0:
-            lo = max(0, at - _BEFORE)
-            nl = head.rfind(b"\n", lo, at)
-            if nl < 0 and head[lo:at].translate(None, _SPACE_OR_NON_ASCII):
-                at = head.find(c, at + 1)  # mid-line, as marked() reads it
-                continue
-            before = head[(nl if nl >= 0 else head.rfind(b"\n", 0, lo)) + 1 : at].strip(_ASCII_SPACE)
-            if not before:
-                return True
-            if not before.translate(None, _SPACE_OR_NON_ASCII):
-                unsure = True  # nothing but non-ASCII and white space before it: all white, perhaps
+            line = _line_before(head, at, b"\n", _white_or_non_ascii)
+            if line is not None:  # None: mid-line, as marked() reads it
+                before = line.strip(_ASCII_SPACE)
+                if not before:
+                    return True
+                if _white_or_non_ascii(before):
+                    unsure = True  # nothing but non-ASCII and white space before it: all white, perhaps
             at = head.find(c, at + 1)
     return None if unsure else False
 
