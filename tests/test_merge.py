@@ -145,6 +145,38 @@ def test_group_mentions_refuses_buffers_that_do_not_hold_its_rows() -> None:
             group_mentions(*args)
 
 
+@pytest.mark.skipif(not HAVE_C, reason="the package was built without its C part")
+def test_the_merges_c_helpers_answer_alike_from_threads_at_once() -> None:
+    """group_mentions and buckets_of work without the GIL (a run of one worker merges its buckets
+    in threads): each call's state is its own, so threads calling them at once on different
+    columns get what one call after another gets; bad offsets are still a ValueError."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from extractor.pipeline.table import buckets_of, group_mentions
+
+    def columns(seed: int) -> tuple[Any, ...]:
+        n = 20_000
+        dois = pa.array([f"10.{1000 + (i * seed) % 37}/{(i * 7919 + seed) % 4001}" for i in range(n)])
+        codes = pa.array([(i * seed) % 5 for i in range(n)], pa.int32()).buffers()[1]
+        counts = pa.array([1 + i % 3 for i in range(n)], pa.int64()).buffers()[1]
+        places = pa.array([(i * 31 + seed) % 997 for i in range(n)], pa.int64()).buffers()[1]
+        forms = pa.array([1 << (i % 9) for i in range(n)], pa.int32()).buffers()[1]
+        _v, offs, data = dois.buffers()
+        return codes, codes, offs, data, 0, counts, places, forms, n
+
+    def both(cols: tuple[Any, ...]) -> tuple[Any, ...]:
+        return group_mentions(*cols), buckets_of(cols[2], cols[3], 0, cols[-1], 16)
+
+    inputs = [columns(seed) for seed in range(1, 9)]
+    alone = [both(cols) for cols in inputs]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(both, inputs * 3)) == alone * 3
+    assert len(set(alone)) == len(alone)  # the inputs differ, so their answers do
+    backwards = pa.py_buffer(b"".join(k.to_bytes(4, "little", signed=True) for k in (0, 9, 3)))
+    with pytest.raises(ValueError):
+        buckets_of(backwards, pa.py_buffer(b"10.1/a10.1/b"), 0, 2, 16)
+
+
 def _check_merge_bucket(rows: list[tuple[int, int, int, int, int, int]]) -> None:
     from extractor.match import forms_of
     from extractor.pipeline.out.dedupe import merge_bucket

@@ -41,17 +41,24 @@ static PyObject *py_buckets_of(PyObject *self, PyObject *args)
         goto done;
     const char *offs = (const char *)off.buf;
     char *o = PyBytes_AS_STRING(out);
+    int bad = 0;
+    /* pure work on buffers this call holds: other threads (the merge's) run meanwhile */
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         int32_t a, b;
         memcpy(&a, offs + (size_t)(start + i) * sizeof(int32_t), sizeof a);
         memcpy(&b, offs + (size_t)(start + i + 1) * sizeof(int32_t), sizeof b);
         if (a < 0 || b < a || b > data.len) {
-            Py_CLEAR(out);
-            PyErr_SetString(PyExc_ValueError, "buckets_of: offsets out of range");
-            goto done;
+            bad = 1;
+            break;
         }
         int32_t k = (int32_t)(fnv1a((const char *)data.buf + a, b - a) % (uint64_t)buckets);
         memcpy(o + (size_t)i * sizeof k, &k, sizeof k);
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        Py_CLEAR(out);
+        PyErr_SetString(PyExc_ValueError, "buckets_of: offsets out of range");
     }
 done:
     PyBuffer_Release(&off);
@@ -88,15 +95,11 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
     const int32_t *offs = (const int32_t *)off.buf + start;
     const int64_t *c = (const int64_t *)cnt.buf, *p = (const int64_t *)plc.buf, *fst = (const int64_t *)fo.buf;
     const char *d = (const char *)data.buf;
-    for (Py_ssize_t i = 0; i <= n; i++)
-        if (offs[i] < 0 || offs[i] > data.len || (i && offs[i] < offs[i - 1])) {
-            PyErr_SetString(PyExc_ValueError, "group_mentions: offsets out of range");
-            goto done;
-        }
     size_t cap = 16;
     while (cap < (size_t)n * 2)
         cap <<= 1;
-    slots = PyMem_Malloc(cap * sizeof *slots);
+    /* the raw allocator: the table is filled without the GIL */
+    slots = PyMem_RawMalloc(cap * sizeof *slots);
     o_first = PyBytes_FromStringAndSize(NULL, n * 4);
     o_count = PyBytes_FromStringAndSize(NULL, n * 8);
     o_place = PyBytes_FromStringAndSize(NULL, n * 8);
@@ -107,12 +110,22 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
             PyErr_NoMemory();
         goto done;
     }
-    memset(slots, 0xff, cap * sizeof *slots);
     int32_t *first = (int32_t *)PyBytes_AS_STRING(o_first), *forms = (int32_t *)PyBytes_AS_STRING(o_forms);
     int64_t *count = (int64_t *)PyBytes_AS_STRING(o_count), *place = (int64_t *)PyBytes_AS_STRING(o_place);
     int64_t *rows = (int64_t *)PyBytes_AS_STRING(o_rows);
     Py_ssize_t groups = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    int bad = 0;
+    /* pure work on buffers this call holds: the merge's other threads run meanwhile (a run of
+     * one worker merges its buckets in threads) */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i <= n; i++)
+        if (offs[i] < 0 || offs[i] > data.len || (i && offs[i] < offs[i - 1])) {
+            bad = 1;
+            break;
+        }
+    if (!bad)
+        memset(slots, 0xff, cap * sizeof *slots);
+    for (Py_ssize_t i = 0; i < n && !bad; i++) {
         const char *key = d + offs[i];
         Py_ssize_t klen = offs[i + 1] - offs[i];
         uint64_t h = probe_hash(key, klen); /* placement only: the groups come in first-seen order */
@@ -145,13 +158,18 @@ static PyObject *py_group_mentions(PyObject *self, PyObject *args)
             at = (at + 1) & (cap - 1);
         }
     }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "group_mentions: offsets out of range");
+        goto done;
+    }
     if (_PyBytes_Resize(&o_first, groups * 4) < 0 || _PyBytes_Resize(&o_count, groups * 8) < 0 ||
         _PyBytes_Resize(&o_place, groups * 8) < 0 || _PyBytes_Resize(&o_forms, groups * 4) < 0 ||
         _PyBytes_Resize(&o_rows, groups * 8) < 0)
         goto done;
     result = PyTuple_Pack(5, o_first, o_count, o_place, o_forms, o_rows);
 done:
-    PyMem_Free(slots);
+    PyMem_RawFree(slots);
     Py_XDECREF(o_first);
     Py_XDECREF(o_count);
     Py_XDECREF(o_place);
