@@ -218,6 +218,22 @@ def test_marks_read_on_bytes_are_the_decoded_texts(text: str, junk: bytes) -> No
     assert said is None or said == marked(data.decode("utf-8", "replace"))
 
 
+@given(
+    st.lists(st.sampled_from(["a", "{", "}", "{{", "\n", "é", "\\", " "]), max_size=30).map("".join)
+    | st.text(max_size=40)
+)
+def test_a_run_of_two_is_found_wherever_it_stands(text: str) -> None:
+    """The syntaxes' runs of two (wikitext's `{{`) are looked for by their first character and a
+    regular expression's search: they are found exactly where `in` finds them, in a text and in
+    its bytes, at its start, its end and between other marks."""
+    from extractor.match.syntaxes import _PAIR_TESTS, _PAIR_TESTS_BYTES, _PAIRS, _holds_pair
+
+    for head in (text, "x" * 5000 + text, text + "{"):
+        assert _holds_pair(head, _PAIR_TESTS) == any(p in head for p in _PAIRS)
+        data = head.encode()
+        assert _holds_pair(data, _PAIR_TESTS_BYTES) == any(p.encode() in data for p in _PAIRS)
+
+
 def test_marks_read_on_bytes_decide_most_heads() -> None:
     """A head with none of the marks, or an e-mail's @ after a word, is prose without decoding;
     a mark is told at once."""
