@@ -73,6 +73,15 @@ def _newlines(data: Any, start: int = 0, stop: int = -1, /) -> int:
     return bytes(data[start:stop]).count(b"\n") if start < stop else 0
 
 
+# Control bytes that text does not hold: below 0x20, but for backspace, tab, line feed, vertical
+# tab, form feed, carriage return and escape (cscan/module.c's is_control says the same).
+CONTROL_BYTES = bytes([*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)])
+
+
+def _control_bytes(data: Any, /) -> int:
+    return len(data) - len(bytes(data).translate(None, CONTROL_BYTES))
+
+
 def _no_c(*args: Any, **kw: Any) -> tuple[int, int, int, int]:
     raise RuntimeError("this needs the C matcher, which was not built")
 
@@ -93,12 +102,15 @@ if _cscan is not None:
     invalid_bytes = _cscan.invalid_bytes
     # (data, start, stop) -> newline bytes in data[start:stop] (line numbers of text files)
     newlines = _cscan.newlines
+    # (data) -> how many of CONTROL_BYTES data holds (whether a file's head is text)
+    control_bytes = _cscan.control_bytes
 else:
     scan = _no_c
     scan_texts = _no_c
     scan_arrow_texts = _no_c
     invalid_bytes = _invalid_bytes
     newlines = _newlines
+    control_bytes = _control_bytes
 
 
 @functools.cache

@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import re
 
+from ...match.native import control_bytes
 from ...match.syntaxes import detect_syntax, marked_bytes
 from ..errors import BinaryInput, NotText
 from ..units import InputType
@@ -92,11 +93,6 @@ def decode_bytes(data: bytes) -> tuple[str, int]:
     return text, text.count("\ufffd") - data.count("\xef\xbf\xbd".encode("latin-1"))
 
 
-# Control bytes that text does not contain (tab, line feed, vertical tab, form feed, carriage
-# return and escape are kept).
-_CONTROL_BYTES = bytes([*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)])
-
-
 _BOMS = (
     (b"\xff\xfe\x00\x00", "utf-32"),
     (b"\x00\x00\xfe\xff", "utf-32"),
@@ -149,8 +145,8 @@ def is_binary(head: bytes) -> str | None:
         )
     if not head:
         return None
-    sample = head[:HEAD_BYTES]
-    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
+    sample = memoryview(head)[:HEAD_BYTES]  # read where it lies: a whole small file is the head
+    controls = control_bytes(sample)  # native.CONTROL_BYTES
     if controls > len(sample) * 0.03:
         return NOT_TEXT
     return None
