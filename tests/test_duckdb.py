@@ -93,6 +93,26 @@ def test_find_array_is_find_dois_text_by_text(texts: list[str]) -> None:
         assert dois == list(dict.fromkeys(h.doi for h in hits)), text
 
 
+def test_texts_read_by_threads_at_once_give_what_one_read_after_another_gives() -> None:
+    """The C reading of a column's texts lets go of the GIL (DuckDB's threads call doi_find over
+    row groups at once): each call's table and buffers are its own, so threads reading different
+    columns at once, and DuckDB with four threads over many texts, give what one call after
+    another gives."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pieces = [t for t in TEXTS if t] * 40
+    columns = [pa.array(pieces[k:]) for k in range(8)]  # each of its own length
+    alone = [find_array(c).to_pylist() for c in columns]
+    with ThreadPoolExecutor(4) as pool:
+        assert [a.to_pylist() for a in pool.map(find_array, columns * 3)] == alone * 3
+    assert len({str(a) for a in alone}) == len(alone) and any(any(a) for a in alone)
+    con = _connection()
+    con.execute("SET threads = 4")
+    many = [f"{t} (row {i})" for i, t in enumerate(pieces * 8)]
+    got = con.execute("SELECT doi_find(t) FROM unnest(?::VARCHAR[]) AS v(t)", [many]).fetchall()
+    assert [g for (g,) in got] == find_array(pa.array(many)).to_pylist()
+
+
 def test_doi_canonicalize_is_canonicalize() -> None:
     con = _connection()
     got = [

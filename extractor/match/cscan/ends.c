@@ -144,7 +144,8 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
     /* _cut_brackets: the first closing bracket that closes nothing opened before it */
     if (m & K_CLOSE) {
         cp_t local[MAX_LOGICAL + 8], *stack = local;
-        if (end > MAX_LOGICAL + 8 && (stack = PyMem_Malloc(sizeof(cp_t) * (size_t)end)) == NULL)
+        /* the raw allocator: a batch of texts is scanned without the GIL */
+        if (end > MAX_LOGICAL + 8 && (stack = PyMem_RawMalloc(sizeof(cp_t) * (size_t)end)) == NULL)
             stack = local, end = MAX_LOGICAL + 8; /* out of memory: the window's bound, as the plain scan has */
         Py_ssize_t depth = 0, cut = end;
         for (i = 0; i < end; i++) {
@@ -164,7 +165,7 @@ static Py_ssize_t first_cut(const cp_t *s, Py_ssize_t n, int form)
             }
         }
         if (stack != local)
-            PyMem_Free(stack);
+            PyMem_RawFree(stack);
         return cut;
     }
     return end;

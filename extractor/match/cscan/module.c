@@ -146,7 +146,8 @@ static int batch_open(TextBatch *t, PyObject *mentions)
 
 /* Read one text (valid UTF-8) as document `doc`: 1 when read, 2 when read and the table holds
  * max_rows rows or more, 0 when it is not plainly prose (prose_head: the caller's to read), -1
- * with an exception. */
+ * with an exception. Into a C table (base.sink) it touches no Python object: it may run
+ * without the GIL. */
 static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_t doc)
 {
     if (!prose_head(u, n, t->head, t->sniff_kind, t->sniff_syntax))
@@ -168,7 +169,7 @@ static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_
     t->reported += k.reported;
     t->too_long += k.too_long;
     if (t->max_rows > 0) {
-        Py_ssize_t rows = PyObject_Size(t->mentions);
+        Py_ssize_t rows = t->base.sink != NULL ? t->base.sink->rows(t->mentions) : PyObject_Size(t->mentions);
         if (rows < 0)
             return -1;
         if (rows >= t->max_rows)
@@ -254,7 +255,12 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
     }
     const unsigned char *d = data.buf;
     Py_ssize_t i = start < 0 ? 0 : start;
-    int rc = 0;
+    int rc = 0, outside = 0;
+    /* Into a C table the texts are read without the GIL: the buffers are held by this call, the
+     * table is the sink's alone, and an error is raised as mem.h's raise_anyhow raises it; so
+     * the threads of an engine that calls this (DuckDB's, over the row groups of a Parquet file)
+     * scan at once. A table of Python's is called with it. */
+    PyThreadState *released = t.base.sink != NULL ? PyEval_SaveThread() : NULL;
     for (; i < length; i++) {
         int64_t a, b;
         if (large) {
@@ -267,7 +273,7 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
             a = a32, b = b32;
         }
         if (a < 0 || b < a || b > data.len) {
-            PyErr_SetString(PyExc_ValueError, "a text's offsets lie outside the data buffer");
+            outside = 1;
             rc = -1;
             break;
         }
@@ -276,6 +282,10 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
             break;
         }
     }
+    if (released != NULL)
+        PyEval_RestoreThread(released);
+    if (outside)
+        PyErr_SetString(PyExc_ValueError, "a text's offsets lie outside the data buffer");
     PyBuffer_Release(&offs);
     PyBuffer_Release(&data);
     return batch_close(&t, i, rc);

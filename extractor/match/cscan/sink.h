@@ -2,7 +2,9 @@
  * (ripgrep's matcher and sink). A table's type holds, as its class attribute __doi_sink__, a
  * capsule named DOI_SINK_CAPSULE whose pointer is a DoiSinkApi; the matcher calls its `add` for
  * every hit, with no Python object made. Any other table is called through its Python method
- * add(doi, offset, form, raw, line). The mention table (pipeline/_ctable.c) is one such sink. */
+ * add(doi, offset, form, raw, line). The mention table (pipeline/_ctable.c) is one such sink.
+ * A C sink's functions run without the GIL (the matcher lets it go over a batch of texts): they
+ * touch no Python object but the table, and report an error as mem.h's raise_anyhow does. */
 #ifndef DOI_SINK_H
 #define DOI_SINK_H
 #include <Python.h>
@@ -20,6 +22,8 @@ typedef struct {
     /* Count the hits from now on as document `doc`'s (a batch of records in one table: rows keyed by
      * document and DOI). Returns 0, or -1 with an exception set. */
     int (*set_doc)(PyObject *table, int64_t doc);
+    /* The rows the table holds. */
+    Py_ssize_t (*rows)(PyObject *table);
 } DoiSinkApi;
 
 #endif

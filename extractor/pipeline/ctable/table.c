@@ -109,16 +109,17 @@ static void store_move(Mentions *to, Mentions *from)
     from->cap = from->arena_cap = from->rarena_cap = from->nslots = 0;
 }
 
+/* The store is on the raw allocator: the matcher fills it without the GIL (a batch of texts). */
 static void store_free(Mentions *m)
 {
-    PyMem_Free(m->rows);
-    PyMem_Free(m->lines);
-    PyMem_Free(m->hashes);
-    PyMem_Free(m->roff);
-    PyMem_Free(m->rlen);
-    PyMem_Free(m->arena);
-    PyMem_Free(m->rarena);
-    PyMem_Free(m->slots);
+    PyMem_RawFree(m->rows);
+    PyMem_RawFree(m->lines);
+    PyMem_RawFree(m->hashes);
+    PyMem_RawFree(m->roff);
+    PyMem_RawFree(m->rlen);
+    PyMem_RawFree(m->arena);
+    PyMem_RawFree(m->rarena);
+    PyMem_RawFree(m->slots);
     Mentions none = {0};
     store_move(m, &none);
 }
@@ -140,9 +141,9 @@ static Py_ssize_t Mentions_len(Mentions *m) { return m->n; }
 
 static int rehash(Mentions *m, Py_ssize_t nslots)
 {
-    Slot *slots = PyMem_Malloc(sizeof(Slot) * (size_t)nslots);
+    Slot *slots = PyMem_RawMalloc(sizeof(Slot) * (size_t)nslots);
     if (slots == NULL) {
-        PyErr_NoMemory();
+        raise_anyhow(PyExc_MemoryError, NULL);
         return -1;
     }
     memset(slots, 0xFF, sizeof(Slot) * (size_t)nslots);
@@ -154,7 +155,7 @@ static int rehash(Mentions *m, Py_ssize_t nslots)
         slots[i].row = (int32_t)r;
         slots[i].tag = (uint32_t)(sh >> 32);
     }
-    PyMem_Free(m->slots);
+    PyMem_RawFree(m->slots);
     m->slots = slots;
     m->nslots = nslots;
     return 0;
@@ -174,7 +175,7 @@ static int raw_keep(Mentions *m, Py_ssize_t r, const unsigned char *raw, Py_ssiz
             return 0;
         }
         /* an invalid byte (one U+FFFD) takes 3 bytes */
-        if (arena_room(&m->rarena, m->rarena_len, &m->rarena_cap, 3 * rawlen) < 0)
+        if (arena_room_in(&m->rarena, m->rarena_len, &m->rarena_cap, 3 * rawlen, 1) < 0)
             return -1;
         char *out = m->rarena + m->rarena_len;
         Py_ssize_t o = 0;
@@ -194,7 +195,7 @@ static int raw_keep(Mentions *m, Py_ssize_t r, const unsigned char *raw, Py_ssiz
         m->rlen[r] = -1;
         return 0;
     }
-    if (arena_room(&m->rarena, m->rarena_len, &m->rarena_cap, un) < 0)
+    if (arena_room_in(&m->rarena, m->rarena_len, &m->rarena_cap, un, 1) < 0)
         return -1;
     memcpy(m->rarena + m->rarena_len, u, (size_t)un);
     m->roff[r] = m->rarena_len;
@@ -209,7 +210,7 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
                         const unsigned char *raw, Py_ssize_t rawlen, PyObject *given)
 {
     if (m->n >= INT32_MAX || klen > INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "too many DOIs, or too long a DOI, in one mention table");
+        raise_anyhow(PyExc_OverflowError, "too many DOIs, or too long a DOI, in one mention table");
         return -1;
     }
     if (2 * (m->n + 1) > m->nslots && rehash(m, m->nslots ? 2 * m->nslots : 4096) < 0)
@@ -237,13 +238,13 @@ static int mentions_add(Mentions *m, const char *key, Py_ssize_t klen, int64_t o
     }
     if (m->n == m->cap) {
         Py_ssize_t cap = m->cap ? 2 * m->cap : 1024;
-        if (grow((void **)&m->rows, cap, sizeof(Row)) < 0 || grow((void **)&m->lines, cap, sizeof(int64_t)) < 0 ||
-            grow((void **)&m->hashes, cap, sizeof(uint64_t)) < 0 ||
-            grow((void **)&m->roff, cap, sizeof(Py_ssize_t)) < 0 || grow((void **)&m->rlen, cap, sizeof(Py_ssize_t)) < 0)
+        if (grow_in((void **)&m->rows, cap, sizeof(Row), 1) < 0 || grow_in((void **)&m->lines, cap, sizeof(int64_t), 1) < 0 ||
+            grow_in((void **)&m->hashes, cap, sizeof(uint64_t), 1) < 0 ||
+            grow_in((void **)&m->roff, cap, sizeof(Py_ssize_t), 1) < 0 || grow_in((void **)&m->rlen, cap, sizeof(Py_ssize_t), 1) < 0)
             return -1;
         m->cap = cap;
     }
-    if (arena_room(&m->arena, m->arena_len, &m->arena_cap, klen) < 0)
+    if (arena_room_in(&m->arena, m->arena_len, &m->arena_cap, klen, 1) < 0)
         return -1;
     Py_ssize_t r = m->n;
     if (raw_keep(m, r, raw, rawlen, given, key, klen) < 0)
@@ -481,7 +482,9 @@ static int sink_set_doc(PyObject *table, int64_t doc)
     return 0;
 }
 
-static const DoiSinkApi SINK_API = {sink_add, sink_set_doc};
+static Py_ssize_t sink_rows(PyObject *table) { return ((Mentions *)table)->n; }
+
+static const DoiSinkApi SINK_API = {sink_add, sink_set_doc, sink_rows};
 
 /* set_doc(doc): the document (of a batch of records, from 0) whose hits are counted from now on. */
 static PyObject *Mentions_set_doc(Mentions *m, PyObject *arg)
