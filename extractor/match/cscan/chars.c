@@ -48,9 +48,9 @@ static inline int run_end(cp_t c) { return c < 0x20 || c == '"' || (c >= 0x7F &&
  * a token (token_stop), C_URL_MARK is '.' or '/' (the left cache's www. and ://). */
 enum { C_RUN_END = 1, C_STOP = 2, C_URL_MARK = 4 };
 static const unsigned char ascii_class[128] = {
-    ['\0' ... 0x1F] = C_RUN_END, [0x7F] = C_RUN_END,
-    ['\t'] = C_RUN_END | C_STOP, ['\n'] = C_RUN_END | C_STOP, [0x0B] = C_RUN_END | C_STOP,
-    ['\f'] = C_RUN_END | C_STOP, ['\r'] = C_RUN_END | C_STOP, [0x1C ... 0x1F] = C_RUN_END | C_STOP,
+    /* each byte once (-Wextra): the controls end a run, and the white space among them a token too */
+    ['\0' ... 0x08] = C_RUN_END, ['\t' ... '\r'] = C_RUN_END | C_STOP, [0x0E ... 0x1B] = C_RUN_END,
+    [0x1C ... 0x1F] = C_RUN_END | C_STOP, [0x7F] = C_RUN_END,
     [' '] = C_RUN_END | C_STOP, ['"'] = C_RUN_END | C_STOP,
     ['\''] = C_STOP, ['('] = C_STOP, ['['] = C_STOP, ['{'] = C_STOP, ['<'] = C_STOP, ['>'] = C_STOP,
     [','] = C_STOP, [';'] = C_STOP, ['.'] = C_URL_MARK, ['/'] = C_URL_MARK,

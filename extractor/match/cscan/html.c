@@ -814,7 +814,7 @@ static int views_find(const unsigned char *b, Py_ssize_t n, PyObject *unescape, 
         k.lo = 0, k.hi = v[w].tn, k.rlo = 0, k.rhi = v[w].tn + 1, k.line_base = -1;
         k.collect = &f->found; /* every hit of the view, in its order */
         k.dropped = dropped;
-        Buf B = {v[w].t, v[w].tn};
+        Buf B = {v[w].t, v[w].tn, NULL};
         ok = scan_in(&B, &k, s, bo) == 0;
         f->too_long += k.too_long;
     }
@@ -934,7 +934,7 @@ static PyObject *views_scan_call(PyObject *args, PyObject *kw, ViewBuilder build
         return NULL;
     }
     k.hits = hits == Py_None ? NULL : hits;
-    Buf B = {(const unsigned char *)view.buf, view.len};
+    Buf B = {(const unsigned char *)view.buf, view.len, NULL};
     HFound f;
     int rc = views_find(B.b, B.n, unescape, &f, build), found = rc == 0;
     Py_ssize_t last_end = 0;

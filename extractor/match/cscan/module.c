@@ -36,7 +36,7 @@ static PyObject *scan_call(PyObject *args, PyObject *kw, int pdf)
     }
     k.base = base;
     k.hits = hits == Py_None ? NULL : hits;
-    Buf B = {(const unsigned char *)view.buf, view.len};
+    Buf B = {(const unsigned char *)view.buf, view.len, NULL};
     int rc = pdf ? pdf_scan(&B, &k, rekey) : scan(&B, &k);
     long long lines = rc == 0 ? newlines_to(&k, &B, line_to) : -1;
     PyBuffer_Release(&view);
@@ -163,7 +163,7 @@ static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_
     }
     Sink k = t->base;
     k.lo = 0, k.hi = n, k.rlo = 0, k.rhi = n + 1, k.chars = 1, k.line_base = -1;
-    Buf B = {u, n};
+    Buf B = {u, n, NULL};
     if (scan_in(&B, &k, t->s, t->bo) < 0)
         return -1;
     t->reported += k.reported;
