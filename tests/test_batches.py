@@ -286,6 +286,39 @@ def test_an_arrow_array_is_read_as_its_strings_are(text_type: Any) -> None:
 
 
 @needs_c
+@pytest.mark.parametrize("table", [False, True])
+def test_an_arrow_batch_lists_each_texts_hits_as_a_scan_of_it_lists_them(table: bool) -> None:
+    """scan_arrow_texts with a list of hits (extract_batch's occurrences) lists, text by text,
+    what scan() lists of each text alone, offsets in characters, each text's end in `ends`; a
+    table given beside it counts the same hits; it stops where a text is not plainly prose."""
+    texts = [r["text"].replace("\ud800", "\ufffd") for r in _records()]
+    arr = pa.array(["10.1/skipped"] * 2 + texts, pa.string()).slice(2)
+    _valid, offsets, data = arr.buffers()
+    i, checked = 0, 0
+    while i < len(texts):
+        hits: list[Any] = []
+        ends: list[int] = []
+        t = Mentions() if table else None
+        stop, reported, _ = native.scan_arrow_texts(
+            offsets, data, arr.offset, len(arr), False, i, t, HEAD_BYTES, True, True, 0, 0, hits, ends
+        )
+        assert len(ends) == stop - i and reported == len(hits) == (ends[-1] if ends else 0)
+        last = 0
+        for text, end in zip(texts[i:stop], ends, strict=True):
+            alone: list[Any] = []
+            raw = text.encode()
+            native.scan(raw, 0, len(raw), 0, len(raw) + 1, 0, None, alone, chars=True)
+            assert hits[last:end] == alone, text
+            last, checked = end, checked + bool(alone)
+        if t is not None:
+            assert sum(count for _doc, _doi, count in _rows(t)[0]) == len(hits)
+        i = stop + 1
+    assert checked > 3
+    with pytest.raises(TypeError):  # no table and no list: nowhere for the hits to go
+        native.scan_arrow_texts(offsets, data, arr.offset, len(arr), False, 0, None, HEAD_BYTES, True, True)
+
+
+@needs_c
 def test_a_batch_stops_when_its_table_is_full() -> None:
     """scan_texts stops after the text that brought the table to max_rows rows, that text read:
     a batch of reference lists is handed on in parts, its memory bounded."""

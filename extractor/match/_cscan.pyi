@@ -101,6 +101,8 @@ def scan_arrow_texts(
     sniff_syntax: bool,
     doc_base: int = 0,
     max_rows: int = 0,
+    hits: list[Any] | None = None,
+    ends: list[int] | None = None,
     /,
 ) -> tuple[int, int, int]: ...
 def set_far(

@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..match import native
 from ..match.entities import entity_of
 from ..match.forms import FORMS
-from ..match.kinds import KINDS
+from ..match.kinds import KINDS, kind_of
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
 from .io.decode import HEAD_BYTES, clean, syntax_for
@@ -81,10 +81,19 @@ def extract_batch(
     id_type = ids.type if ids is not None else pa.int64()
     rows: list[int] = []
     cols: dict[str, list[Any]] = {"char_offset": [], "raw": [], "form": [], "doi": [], "entity": []}
+    # the texts that are plainly prose, read in C a run at a time (batch_docs' reading); any
+    # other, one by one
+    prose = (
+        _prose_hits(batch.column(text), kind, syntax)
+        if _in_c(kind, allow_other_prefix, syntax, sources)
+        else {}
+    )
     for row, data in enumerate(texts):
         if data is None:
             continue
-        hits = _hits(data, kind, allow_other_prefix, syntax, sources)
+        hits = prose.get(row)
+        if hits is None:
+            hits = _hits(data, kind, allow_other_prefix, syntax, sources)
         rows += [row] * len(hits)
         for at, _end, form, doi, raw, _line in hits:
             cols["char_offset"].append(at)
@@ -253,6 +262,65 @@ def _strings(column: pa.Array | pa.ChunkedArray, name: str) -> list[memoryview |
             else:
                 out.append(body[offs[base + i] : offs[base + i + 1]])
     return out
+
+
+def _in_c(kind: str | None, allow_other_prefix: bool, syntax: str | None, derive: tuple[str, ...]) -> bool:
+    """Whether a batch's texts may be read as batch_docs reads a batch of records: those that
+    are plainly prose in C, a run of them in one call."""
+    return (
+        native.HAVE_C
+        and not derive
+        and not allow_other_prefix
+        and (kind is None or kind_of(kind).c_entry == "scan")
+        and syntax in (None, "auto", "none")
+    )
+
+
+def _prose_hits(
+    column: pa.Array | pa.ChunkedArray, kind: str | None, syntax: str | None
+) -> dict[int, list[CHit]]:
+    """The hits of each text of a string column that is plainly prose (native.scan_arrow_texts
+    with a list of hits: what _hits finds in it, without a Python call per text), by row; a
+    text that is not, or a chunk that is not valid UTF-8 throughout, is left to _hits."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    found: dict[int, list[CHit]] = {}
+    base = 0
+    for chunk in column.chunks if isinstance(column, pa.ChunkedArray) else [column]:
+        n = len(chunk)
+        texts = chunk.fill_null("") if chunk.null_count else chunk
+        _valid, offsets, data = texts.buffers()
+        large = pa.types.is_large_string(texts.type)
+        ends = memoryview(offsets).cast("q" if large else "i")
+        data = data if data is not None else b""
+        if n and not invalid_bytes(data, ends[texts.offset], ends[texts.offset + n])[0]:
+            i = 0
+            while i < n:
+                hits: list[CHit] = []
+                stops: list[int] = []
+                stop, _reported, _too_long = native.scan_arrow_texts(
+                    offsets,
+                    data,
+                    texts.offset,
+                    n,
+                    large,
+                    i,
+                    None,
+                    HEAD_BYTES,
+                    kind is None,
+                    syntax != "none",
+                    0,
+                    0,
+                    hits,
+                    stops,
+                )
+                last = 0
+                for j, end in enumerate(stops):  # texts i … stop - 1 read, each one's hits up to its end
+                    found[base + i + j] = hits[last:end]
+                    last = end
+                i = stop + 1  # text `stop` is not plainly prose: _hits reads it
+        base += n
+    return found
 
 
 def _hits(

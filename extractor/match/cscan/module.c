@@ -122,12 +122,21 @@ typedef struct {
     Py_ssize_t head, reported, too_long;
     Py_ssize_t max_rows; /* the table's rows after which no further text is read (0: no bound) */
     int sniff_kind, sniff_syntax;
+    PyObject *ends; /* with a list of hits: each text's end in it (a list), or NULL */
 } TextBatch;
 
-static int batch_open(TextBatch *t, PyObject *mentions)
+/* The batch's table (None: its hits listed alone, in base.hits) and lists; 0, or -1 with an
+ * exception. */
+static int batch_open(TextBatch *t, PyObject *mentions, PyObject *hits, PyObject *ends)
 {
-    if (mentions == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "a batch of texts needs a mention table");
+    if ((hits != NULL && hits != Py_None && !PyList_Check(hits)) || (ends != NULL && ends != Py_None && !PyList_Check(ends))) {
+        PyErr_SetString(PyExc_TypeError, "hits and ends must be lists, or None");
+        return -1;
+    }
+    t->base.hits = hits == Py_None ? NULL : hits;
+    t->ends = t->base.hits == NULL || ends == Py_None ? NULL : ends;
+    if (mentions == Py_None && t->base.hits == NULL) {
+        PyErr_SetString(PyExc_TypeError, "a batch of texts needs a mention table or a list of hits");
         return -1;
     }
     if (sink_bind(&t->base, mentions) < 0)
@@ -155,7 +164,7 @@ static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_
     if (t->base.sink != NULL) {
         if (t->base.sink->set_doc(t->mentions, doc) < 0)
             return -1;
-    } else {
+    } else if (t->mentions != Py_None) {
         PyObject *r = PyObject_CallMethod(t->mentions, "set_doc", "L", (long long)doc);
         if (r == NULL)
             return -1;
@@ -168,7 +177,14 @@ static int batch_text(TextBatch *t, const unsigned char *u, Py_ssize_t n, int64_
         return -1;
     t->reported += k.reported;
     t->too_long += k.too_long;
-    if (t->max_rows > 0) {
+    if (t->ends != NULL) {
+        PyObject *end = PyLong_FromSsize_t(PyList_GET_SIZE(t->base.hits));
+        int bad = end == NULL || PyList_Append(t->ends, end) < 0;
+        Py_XDECREF(end);
+        if (bad)
+            return -1;
+    }
+    if (t->max_rows > 0 && t->mentions != Py_None) {
         Py_ssize_t rows = t->base.sink != NULL ? t->base.sink->rows(t->mentions) : PyObject_Size(t->mentions);
         if (rows < 0)
             return -1;
@@ -203,7 +219,7 @@ static PyObject *py_scan_texts(PyObject *self, PyObject *args)
     TextBatch t = {0};
     if (!PyArg_ParseTuple(args, "O!nOnpp|Ln", &PyList_Type, &texts, &start, &mentions, &t.head, &t.sniff_kind,
                           &t.sniff_syntax, &doc_base, &t.max_rows) ||
-        batch_open(&t, mentions) < 0)
+        batch_open(&t, mentions, NULL, NULL) < 0)
         return NULL;
     Py_ssize_t i = start < 0 ? 0 : start;
     int rc = 0;
@@ -226,20 +242,22 @@ static PyObject *py_scan_texts(PyObject *self, PyObject *args)
 }
 
 /* scan_arrow_texts(offsets, data, offset, length, large, start, mentions, head, sniff_kind,
- * sniff_syntax, doc_base=0, max_rows=0): scan_texts for an Arrow string array given as its buffers (int32
- * offsets, or int64 when `large`; the array's own offset and length), valid UTF-8 and no nulls
- * (the caller checks): no Python object per text. */
+ * sniff_syntax, doc_base=0, max_rows=0, hits=None, ends=None): scan_texts for an Arrow string array
+ * given as its buffers (int32 offsets, or int64 when `large`; the array's own offset and length),
+ * valid UTF-8 and no nulls (the caller checks): no Python object per text. With a list `hits`,
+ * every hit is listed too, as scan() lists a text's (`mentions` may then be None), and each
+ * text's end in that list appended to `ends`: the occurrences of a batch in one call. */
 static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_buffer offs, data;
-    PyObject *mentions;
+    PyObject *mentions, *hits = Py_None, *ends = Py_None;
     Py_ssize_t offset, length, start;
     int large;
     long long doc_base = 0;
     TextBatch t = {0};
-    if (!PyArg_ParseTuple(args, "y*y*nnpnOnpp|Ln", &offs, &data, &offset, &length, &large, &start, &mentions, &t.head,
-                          &t.sniff_kind, &t.sniff_syntax, &doc_base, &t.max_rows))
+    if (!PyArg_ParseTuple(args, "y*y*nnpnOnpp|LnOO", &offs, &data, &offset, &length, &large, &start, &mentions, &t.head,
+                          &t.sniff_kind, &t.sniff_syntax, &doc_base, &t.max_rows, &hits, &ends))
         return NULL;
     Py_ssize_t width = large ? 8 : 4;
     if (offset < 0 || length < 0 || (offset + length + 1) * width > offs.len) {
@@ -248,7 +266,7 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "the offsets buffer is shorter than the array");
         return NULL;
     }
-    if (batch_open(&t, mentions) < 0) {
+    if (batch_open(&t, mentions, hits, ends) < 0) {
         PyBuffer_Release(&offs);
         PyBuffer_Release(&data);
         return NULL;
@@ -259,8 +277,8 @@ static PyObject *py_scan_arrow_texts(PyObject *self, PyObject *args)
     /* Into a C table the texts are read without the GIL: the buffers are held by this call, the
      * table is the sink's alone, and an error is raised as mem.h's raise_anyhow raises it; so
      * the threads of an engine that calls this (DuckDB's, over the row groups of a Parquet file)
-     * scan at once. A table of Python's is called with it. */
-    PyThreadState *released = t.base.sink != NULL ? PyEval_SaveThread() : NULL;
+     * scan at once. A table of Python's, or a list of hits, is filled with it. */
+    PyThreadState *released = t.base.sink != NULL && t.base.hits == NULL ? PyEval_SaveThread() : NULL;
     for (; i < length; i++) {
         int64_t a, b;
         if (large) {
@@ -595,8 +613,8 @@ static PyMethodDef methods[] = {
      "the table to max_rows rows (0: no bound)."},
     {"scan_arrow_texts", py_scan_arrow_texts, METH_VARARGS,
      "scan_arrow_texts(offsets, data, offset, length, large, start, mentions, head, sniff_kind, sniff_syntax,\n"
-     "doc_base=0, max_rows=0) -> (next, reported, too_long): scan_texts for an Arrow string array's buffers (valid\n"
-     "UTF-8, no nulls)."},
+     "doc_base=0, max_rows=0, hits=None, ends=None) -> (next, reported, too_long): scan_texts for an Arrow string\n"
+     "array's buffers (valid UTF-8, no nulls); with a list of hits, each hit listed and each text's end in ends."},
     {"set_far", py_set_far, METH_VARARGS,
      "set_far(go_far, far_anchor, glued, prefixes, ends, heads, far_chars): how PDF text is joined farther\n"
      "down and a glued page number cut (pdf.go_far_bytes, pdf.far_anchor_bytes, pdf.glued_page_end)."},
