@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from .archives import archive_tables
+from .batch import batch_tables
 from .corpora import write_pdf_text, write_small_files
 from .documents import documents_tables
 from .engines import engine_tables
@@ -77,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             "plain",
             "startup",
             "documents",
+            "batch",
         ),
         help="run only this part (the scans are skipped)",
     )
@@ -135,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
             startup_tables(a.repeat, tmp, say)
         elif a.only == "documents":
             documents_tables(a.repeat, tmp, say)
+        elif a.only == "batch":
+            batch_tables(corpus, a.repeat, say)
         if a.only:
             if a.record:
                 record(lines, argv, a.repeat)
