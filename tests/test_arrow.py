@@ -417,6 +417,11 @@ PLAIN_URL_EDGES = [
     "https://www.scopus.com/inward/record.uri?eid=1&doi=10.1016%2fabc%29&x=1",
     "https://x.com/go?u=https://doi.org/b6v3&doi=10.1234/abc",
     "https://x.com/go?u=doi:10/b6v3&doi=10.1234/abc",
+    # a token's stop before the DOI's "/" ends the URL there: the DOI is bare, and no URL's (fuzz
+    # target columns, fuzz/corpus/columns/found-token-stop-before-a-urls-doi)
+    *(f"https://ab.org{c}/10.1038/A.1" for c in "'(,;<>[{"),
+    "https://doA.org[/10.1038/A.1",
+    "https://ab.org/x(y/10.1038/A.1",
 ]
 
 

@@ -134,8 +134,9 @@ static const unsigned char *col_find10(const unsigned char *s, const unsigned ch
  * that runs to the value's end (a path) or to "&" (a query) and ends in a letter or digit, with
  * no "/" (no view segment, file store or OUP id), its last "."-piece all digits (no extension:
  * .pdf, .mp4, .full), and no "<digit>v<digits>" end without a "." (bioRxiv's version tail). No
- * "10/" or "rg/" (a shortDOI's trigger) anywhere. So the SpringerLink and Scopus export columns'
- * values; anything else is read by the plain scan. The key's length into out, or -2. */
+ * "10/" or "rg/" (a shortDOI's trigger) anywhere, and no character that stops a token before the
+ * "10.". So the SpringerLink and Scopus export columns' values; anything else is read by the plain
+ * scan. The key's length into out, or -2. */
 static Py_ssize_t col_plain_url_key(const unsigned char *s, Py_ssize_t n, char *out)
 {
     for (const unsigned char *sl = memchr(s, '/', (size_t)n); sl != NULL;
@@ -149,6 +150,12 @@ static Py_ssize_t col_plain_url_key(const unsigned char *s, Py_ssize_t n, char *
     const unsigned char *at = col_find10(s, s + n);
     if (at == NULL || at == s || col_find10(at + 1, s + n) != NULL)
         return -2;
+    /* a character that stops a token (token_stop: `(`, `[`, `<`, `,`, `;` …) before the DOI may
+     * end the URL there, which makes the DOI bare and no URL's (the fuzz target `columns` found
+     * `https://ab.org[/10.1038/x`): such a value goes to the scan */
+    for (const unsigned char *q = s; q < at; q++)
+        if (*q < 128 && (ascii_class[*q] & C_STOP))
+            return -2;
     Py_ssize_t p = at - s;
     int query = 0;
     if (s[p - 1] == '=') {
