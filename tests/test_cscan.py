@@ -504,11 +504,12 @@ def test_lines_of_hits_are_counted_from_a_given_byte_and_newline_count() -> None
 
 @given(st.binary(max_size=200), st.integers(0, 40))
 @example(bytes(range(256)), 0)
-@example(b"\x05" * (255 * 16 * 3 + 21), 7)  # a control byte in every byte, past a lane's 255 steps
+@example(b"\x05" * (255 * 16 * 3 + 21), 7)  # a control byte in every byte, over many 16-byte steps
 def test_control_bytes_are_counted_in_c_as_python_counts_them(data: bytes, skip: int) -> None:
     """A file's head is told binary by its control bytes (decode.is_binary): C counts them 16
     bytes a step as the Python rule counts them, every byte value, every length and alignment."""
-    from extractor.match.native import CONTROL_BYTES, _control_bytes
+    from extractor.match.bounds import CONTROL_BYTES
+    from extractor.match.native import _control_bytes
 
     view = memoryview(data)[skip:]
     assert native.control_bytes(view) == _control_bytes(view) == sum(b in CONTROL_BYTES for b in view)

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from . import bounds, canonical, html, left, rules, tails
+from .bounds import CONTROL_BYTES
 from .emoji import EMOJI_RANGES
 from .forms import FORMS
 from .pdftext import breaks, hyphens, layout
@@ -135,6 +136,13 @@ def _define(name: str, value: int, source: str) -> str:
     return f"#define {name} {value} /* {source} */\n"
 
 
+def _control_mask() -> str:
+    """bounds.CONTROL_BYTES, all below 0x20, as the bits of one 32-bit mask (bit b: byte b)."""
+    assert all(b < 0x20 for b in CONTROL_BYTES)
+    mask = sum(1 << b for b in set(CONTROL_BYTES))
+    return f"#define CONTROL_MASK 0x{mask:08X}u /* bounds.CONTROL_BYTES: bit b for control byte b */\n"
+
+
 def _form_enum() -> str:
     names = ", ".join(f"F_{f.name}" for f in FORMS)
     return f"/* forms.FORMS, in order: a hit's form index */\nenum {{ {names}, F_COUNT }};\n"
@@ -158,6 +166,7 @@ def render() -> str:
         _define("PAGE_CHARS", bounds.PAGE_CHARS, "bounds.PAGE_CHARS"),
         _define("NEXT_TOKEN", breaks.NEXT_TOKEN, "breaks.NEXT_TOKEN"),
         _define("MAX_TAG", html.MAX_TAG, "html.MAX_TAG, in characters"),
+        _control_mask(),
         _form_enum(),
         _strings("FORM_NAMES", (f.value for f in FORMS), "forms.FORMS' names, by index"),
         _char_test("trailing", rules.TRAILING, "rules.TRAILING"),

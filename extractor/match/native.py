@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .bounds import CONTROL_BYTES
 from .forms import FORMS
 from .hits import Span
 from .kinds import kind_of
@@ -71,11 +72,6 @@ def _newlines(data: Any, start: int = 0, stop: int = -1, /) -> int:
         stop = n
     start = max(0, start)
     return bytes(data[start:stop]).count(b"\n") if start < stop else 0
-
-
-# Control bytes that text does not hold: below 0x20, but for backspace, tab, line feed, vertical
-# tab, form feed, carriage return and escape (cscan/module.c's is_control says the same).
-CONTROL_BYTES = bytes([*range(0, 8), 14, 15, *range(16, 27), *range(28, 32)])
 
 
 def _control_bytes(data: Any, /) -> int:
@@ -298,6 +294,8 @@ def _python_tables() -> dict[str, object]:
         "pdf_hyphens": "".join(sorted(PDF_HYPHENS)),
         # the marks that send a record's text to the syntaxes' sniffs (syntaxes.Marks)
         "syntax_marks": tuple(MARKS),
+        # whether a file's head is text (control_bytes)
+        "control_mask": sum(1 << b for b in set(CONTROL_BYTES)),
     }
 
 

@@ -356,12 +356,12 @@ static PyObject *py_set_far(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* A control byte that text does not hold (native.CONTROL_BYTES): below 0x20, but for backspace,
- * tab, line feed, vertical tab, form feed, carriage return (0x08-0x0D) and escape (0x1B). */
-static inline int is_control(unsigned char c) { return c < 0x20 && (c < 0x08 || c > 0x0d) && c != 0x1b; }
+/* A control byte that text does not hold (bounds.CONTROL_BYTES, all below 0x20: tables.h). */
+static inline int is_control(unsigned char c) { return c < 0x20 && (CONTROL_MASK >> c) & 1; }
 
 /* control_bytes(data) -> how many control bytes `data` holds (decode.is_binary's test of a file's
- * head), 16 bytes a step where SSE2 is: a text's head is read once, never copied. */
+ * head), the bytes below 0x20 found 16 at a time where SSE2 is: a text's head is read once,
+ * never copied. */
 static PyObject *py_control_bytes(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -371,21 +371,13 @@ static PyObject *py_control_bytes(PyObject *self, PyObject *args)
     const unsigned char *b = view.buf;
     Py_ssize_t n = view.len, i = 0, count = 0;
 #ifdef __SSE2__
-    const __m128i c31 = _mm_set1_epi8(0x1f), c8 = _mm_set1_epi8(0x08), c5 = _mm_set1_epi8(0x05),
-                  esc = _mm_set1_epi8(0x1b), zero = _mm_setzero_si128();
-    while (i + 16 <= n) {
-        /* each byte lane counts up to 255 steps, then the lanes are summed */
-        Py_ssize_t stop = n - i > 16 * 255 ? i + 16 * 255 : n;
-        __m128i lanes = zero;
-        for (; i + 16 <= stop; i += 16) {
-            __m128i x = _mm_loadu_si128((const __m128i *)(b + i));
-            __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(x, c31), c31); /* x <= 0x1f */
-            __m128i y = _mm_sub_epi8(x, c8);
-            __m128i kept = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(y, c5), y), _mm_cmpeq_epi8(x, esc));
-            lanes = _mm_sub_epi8(lanes, _mm_andnot_si128(kept, low)); /* + 1 where a control byte */
-        }
-        __m128i sums = _mm_sad_epu8(lanes, zero);
-        count += _mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4);
+    const __m128i c31 = _mm_set1_epi8(0x1f);
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(b + i));
+        /* the bytes <= 0x1f (in text, its line ends and tabs), each asked of the mask */
+        unsigned low = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, c31), c31));
+        for (; low; low &= low - 1)
+            count += is_control(b[i + __builtin_ctz(low)]);
     }
 #endif
     for (; i < n; i++)
@@ -548,7 +540,7 @@ static PyObject *py_tables(PyObject *self, PyObject *args)
         ;
     if (pairs_joined == NULL)
         return NULL;
-    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N,s:(ssNs)}", "trailing",
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:N,s:N,s:(ssNs),s:k}", "trailing",
                          chars_where(trailing, last), "format", chars_where(format_char, last), "openers",
                          chars_where(is_opener, last), "closers", chars_where(is_closer, last), "pairs",
                          PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, pairs, k), "views", word_tuple(VIEWS), "rxiv",
@@ -556,7 +548,8 @@ static PyObject *py_tables(PyObject *self, PyObject *args)
                          str_tuple(PY_RULES), "max_doi_chars", MAX_DOI_CHARS, "short_window", SHORT_WINDOW,
                          "left_window", LEFT_WINDOW, "forms", str_tuple(FORM_NAMES), "ported",
                          str_tuple(PORTED_RULES), "pdf_hyphens", chars_where(pdf_hyphen, last),
-                         "syntax_marks", MARK_OPENS, MARK_ANYWHERE, pairs_joined, MARK_LINE_START);
+                         "syntax_marks", MARK_OPENS, MARK_ANYWHERE, pairs_joined, MARK_LINE_START,
+                         "control_mask", (unsigned long)CONTROL_MASK);
 }
 
 static PyMethodDef methods[] = {

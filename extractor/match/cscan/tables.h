@@ -23,6 +23,8 @@
 
 #define MAX_TAG 8192 /* html.MAX_TAG, in characters */
 
+#define CONTROL_MASK 0xF7FFC0FFu /* bounds.CONTROL_BYTES: bit b for control byte b */
+
 /* forms.FORMS, in order: a hit's form index */
 enum { F_BARE, F_LABEL, F_RESOLVER, F_DX_RESOLVER, F_HANDLE, F_URN, F_EIDR_URN, F_INFO_URI, F_OTHER_URL, F_PERCENT, F_SHORT_DOI, F_PDF_LINK, F_DERIVED_ARXIV, F_DERIVED_ZENODO, F_DERIVED_SSRN, F_DERIVED_ELIFE, F_DERIVED_PEERJ, F_DERIVED_NATURE, F_COUNT };
 

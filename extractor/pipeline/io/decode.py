@@ -146,7 +146,7 @@ def is_binary(head: bytes) -> str | None:
     if not head:
         return None
     sample = memoryview(head)[:HEAD_BYTES]  # read where it lies: a whole small file is the head
-    controls = control_bytes(sample)  # native.CONTROL_BYTES
+    controls = control_bytes(sample)  # bounds.CONTROL_BYTES
     if controls > len(sample) * 0.03:
         return NOT_TEXT
     return None
