@@ -17,11 +17,11 @@ import pyarrow as pa
 from ..match import native
 from ..match.entities import entity_of
 from ..match.forms import FORMS
-from ..match.kinds import KINDS, kind_of
+from ..match.kinds import KINDS
 from ..match.native import CHit, invalid_bytes
 from ..match.syntaxes import SYNTAX_CHOICES
 from .io.decode import HEAD_BYTES, clean, syntax_for
-from .scan.batches import texts_mentions
+from .scan.batches import prose_in_c, prose_sniffs, texts_mentions
 from .scan.matchers import match_record
 from .scan.sinks import columns_arrays
 from .table import doi_lists
@@ -76,18 +76,15 @@ def extract_batch(
             f"no id column {id!r} in the batch (its columns: {', '.join(names)}); id=None numbers the rows"
         )
     sources = _sources(derive)
-    texts = _strings(batch.column(text), text)
+    column = _string_column(batch.column(text), text)
+    texts = _strings(column)
     ids = batch.column(id) if id is not None else None
     id_type = ids.type if ids is not None else pa.int64()
     rows: list[int] = []
     cols: dict[str, list[Any]] = {"char_offset": [], "raw": [], "form": [], "doi": [], "entity": []}
     # the texts that are plainly prose, read in C a run at a time (batch_docs' reading); any
     # other, one by one
-    prose = (
-        _prose_hits(batch.column(text), kind, syntax)
-        if _in_c(kind, allow_other_prefix, syntax, sources)
-        else {}
-    )
+    prose = _prose_hits(column, kind, syntax) if prose_in_c(kind, syntax, allow_other_prefix, sources) else {}
     for row, data in enumerate(texts):
         if data is None:
             continue
@@ -240,12 +237,18 @@ def _value_type(t: pa.DataType) -> pa.DataType:
     return pa.string() if pa.types.is_null(t) else t
 
 
-def _strings(column: pa.Array | pa.ChunkedArray, name: str) -> list[memoryview | None]:
-    """The UTF-8 bytes of each value of a string column, as views of its Arrow buffers."""
+def _string_column(column: pa.Array | pa.ChunkedArray, name: str) -> pa.Array | pa.ChunkedArray:
+    """A text column as strings (a dictionary-encoded one decoded once); TypeError for any other."""
     if pa.types.is_dictionary(column.type):
         column = column.cast(column.type.value_type)
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         raise TypeError(f"text column {name!r} holds {column.type}, not strings")
+    return column
+
+
+def _strings(column: pa.Array | pa.ChunkedArray) -> list[memoryview | None]:
+    """The UTF-8 bytes of each value of a string column (_string_column), as views of its Arrow
+    buffers."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out: list[memoryview | None] = []
     for chunk in chunks:
@@ -264,26 +267,12 @@ def _strings(column: pa.Array | pa.ChunkedArray, name: str) -> list[memoryview |
     return out
 
 
-def _in_c(kind: str | None, allow_other_prefix: bool, syntax: str | None, derive: tuple[str, ...]) -> bool:
-    """Whether a batch's texts may be read as batch_docs reads a batch of records: those that
-    are plainly prose in C, a run of them in one call."""
-    return (
-        native.HAVE_C
-        and not derive
-        and not allow_other_prefix
-        and (kind is None or kind_of(kind).c_entry == "scan")
-        and syntax in (None, "auto", "none")
-    )
-
-
 def _prose_hits(
     column: pa.Array | pa.ChunkedArray, kind: str | None, syntax: str | None
 ) -> dict[int, list[CHit]]:
     """The hits of each text of a string column that is plainly prose (native.scan_arrow_texts
     with a list of hits: what _hits finds in it, without a Python call per text), by row; a
     text that is not, or a chunk that is not valid UTF-8 throughout, is left to _hits."""
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
     found: dict[int, list[CHit]] = {}
     base = 0
     for chunk in column.chunks if isinstance(column, pa.ChunkedArray) else [column]:
@@ -291,9 +280,9 @@ def _prose_hits(
         texts = chunk.fill_null("") if chunk.null_count else chunk
         _valid, offsets, data = texts.buffers()
         large = pa.types.is_large_string(texts.type)
-        ends = memoryview(offsets).cast("q" if large else "i")
+        offs = memoryview(offsets).cast("q" if large else "i")
         data = data if data is not None else b""
-        if n and not invalid_bytes(data, ends[texts.offset], ends[texts.offset + n])[0]:
+        if n and not invalid_bytes(data, offs[texts.offset], offs[texts.offset + n])[0]:
             i = 0
             while i < n:
                 hits: list[CHit] = []
@@ -306,9 +295,7 @@ def _prose_hits(
                     large,
                     i,
                     None,
-                    HEAD_BYTES,
-                    kind is None,
-                    syntax != "none",
+                    *prose_sniffs(kind, syntax),
                     0,
                     0,
                     hits,

@@ -79,6 +79,27 @@ class Batch:
         return self._full()
 
 
+def prose_in_c(
+    kind: str | None, syntax: str | None, allow_other_prefix: bool, derive: tuple[str, ...]
+) -> bool:
+    """Whether the texts of a batch read in this kind and syntax (None: each text's own) that are
+    plainly prose are read in C, a run of them a call: plain text's C reading, nothing derived,
+    no other prefix."""
+    return (
+        native.HAVE_C
+        and not derive
+        and not allow_other_prefix
+        and (kind is None or kind_of(kind).c_entry == "scan")
+        and syntax in (None, "auto", "none")
+    )
+
+
+def prose_sniffs(kind: str | None, syntax: str | None) -> tuple[int, bool, bool]:
+    """What the C prose test reads of each text (native.scan_texts' head, sniff_kind and
+    sniff_syntax): its kind's marks unless the kind is forced, its syntaxes' unless "none"."""
+    return HEAD_BYTES, kind is None, syntax != "none"
+
+
 def batch_docs(r: Reading, batch: Batch, table: MentionTable) -> Iterator[DocBatch]:
     """The mentions of a batch of records (of no kind or name of their own, nothing before their
     text, no occurrences asked), read into one table keyed by record: the texts that are plainly
@@ -87,14 +108,8 @@ def batch_docs(r: Reading, batch: Batch, table: MentionTable) -> Iterator[DocBat
     whenever the table holds config.max_mentions (a batch of reference lists holds hundreds of
     thousands of distinct DOIs), and at the end; the batch is emptied."""
     spec, config, result = r.spec, r.config, r.result
-    in_c = (
-        native.HAVE_C
-        and not config.derive
-        and not config.allow_other_prefix
-        and (spec.kind is None or kind_of(spec.kind).c_entry == "scan")  # plain text's C reading
-        and config.syntax in (None, "auto", "none")
-    )
-    sniffs = (HEAD_BYTES, spec.kind is None, config.syntax != "none")
+    in_c = prose_in_c(spec.kind, config.syntax, config.allow_other_prefix, config.derive)
+    sniffs = prose_sniffs(spec.kind, config.syntax)
     limit = config.max_mentions
 
     def rows() -> DocBatch:
